@@ -1,0 +1,12 @@
+include(CMakePackageConfigHelpers)
+install(EXPORT sowdbTargets NAMESPACE sowdb:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/sowdb)
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/sowdbConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/sowdbConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/sowdb)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/sowdbConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/sowdbConfig.cmake
+  ${CMAKE_CURRENT_BINARY_DIR}/sowdbConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/sowdb)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/sowdb.pc.in ${CMAKE_CURRENT_BINARY_DIR}/sowdb.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/sowdb.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,93 @@
+#include "board_text.h"
+
+#include <charconv>
+#include <cstdio>
+
+namespace sowdb::cli {
+
+std::string board_diagram(const Rules& rules, const Pits& board) {
+  const int p = rules.pits_per_side();
+  const int k = rules.pits();
+  auto cell = [](int v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%3d ", v);
+    return std::string(buf);
+  };
+  std::string rule = "        +";
+  for (int i = 0; i < p; ++i) rule += "----+";
+  rule += "\n";
+  std::string s = "         ";
+  for (int i = k - 1; i >= p; --i) s += cell(i) + " ";
+  s += "\n" + rule + "opponent|";
+  for (int i = k - 1; i >= p; --i) s += cell(board[i]) + "|";
+  s += "\n" + rule + "   mover|";
+  for (int i = 0; i < p; ++i) s += cell(board[i]) + "|";
+  s += "\n" + rule + "         ";
+  for (int i = 0; i < p; ++i) s += cell(i) + " ";
+  s += "\n";
+  return s;
+}
+
+std::string pits_text(const Rules& rules, const Pits& board) {
+  std::string s;
+  for (int i = 0; i < rules.pits(); ++i) {
+    if (i) s += ' ';
+    s += std::to_string(board[i]);
+  }
+  return s;
+}
+
+bool parse_pits(const Rules& rules,
+                const std::vector<std::string>& words,
+                Pits& board,
+                std::string& error) {
+  const int k = rules.pits();
+  if (static_cast<int>(words.size()) != k) {
+    error = "expected " + std::to_string(k) + " pit counts (2 x " +
+            std::to_string(rules.pits_per_side()) + " pits, mover first), got " +
+            std::to_string(words.size());
+    return false;
+  }
+  board = Pits{};
+  int total = 0;
+  for (int i = 0; i < k; ++i) {
+    const std::string& w = words[i];
+    long long v = 0;
+    auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), v);
+    if (w.empty() || ec != std::errc() || ptr != w.data() + w.size()) {
+      error = "pit " + std::to_string(i) + ": '" + w + "' is not a whole number of seeds";
+      return false;
+    }
+    if (v < 0) {
+      error = "pit " + std::to_string(i) + ": seed count " + w + " is negative";
+      return false;
+    }
+    if (v > kMaxBoardStones || total + v > kMaxBoardStones) {
+      error = "too many seeds: a board holds at most " + std::to_string(kMaxBoardStones);
+      return false;
+    }
+    total += static_cast<int>(v);
+    board[i] = static_cast<std::uint8_t>(v);
+  }
+  return true;
+}
+
+bool resolve_variant(std::string_view text, int pits_override, Variant& out, std::string& error) {
+  auto v = parse_variant(text, &error);
+  if (!v) return false;
+  if (pits_override != 0) {
+    if (pits_override < 1 || pits_override > kMaxPitsPerSide) {
+      error = "--pits must be 1..8, not " + std::to_string(pits_override);
+      return false;
+    }
+    v->rules.pits_per_side = static_cast<std::uint8_t>(pits_override);
+    if (v->total_stones() > kMaxBoardStones) {
+      error = "the start position would hold more than 255 seeds";
+      return false;
+    }
+  }
+  out = *v;
+  return true;
+}
+
+}  // namespace sowdb::cli

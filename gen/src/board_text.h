@@ -1,0 +1,30 @@
+// Text rendering shared by the CLI's subcommands.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sowdb/probe/rules.h"
+#include "sowdb/probe/variant.h"
+
+namespace sowdb::cli {
+
+/// A two-row board diagram: the opponent's pits on top (right to left, as seen across the
+/// board), the mover's pits below, pit numbers outside.
+std::string board_diagram(const Rules& rules, const Pits& board);
+
+/// Pits as space-separated numbers, mover first.
+std::string pits_text(const Rules& rules, const Pits& board);
+
+/// Parses PITS... (mover first, counter-clockwise) for a board of `rules`. Returns false with a
+/// one-line reason on a wrong count, a non-numeric or negative count, or too many seeds.
+bool parse_pits(const Rules& rules,
+                const std::vector<std::string>& words,
+                Pits& board,
+                std::string& error);
+
+/// Resolves --variant and --pits into a variant; false with a one-line reason.
+bool resolve_variant(std::string_view text, int pits_override, Variant& out, std::string& error);
+
+}  // namespace sowdb::cli

@@ -1,0 +1,33 @@
+// sowdb: the command-line front end. Only this program talks to the user.
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"sowdb: exact mancala tables (generate, verify, look up)", "sowdb"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("sowdb 0.1.0"));
+  sowdb::cli::Runner run;
+  sowdb::cli::add_variants(app, run);
+  sowdb::cli::add_show(app, run);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One clear line, not CLI11's two-line banner.
+    std::fprintf(stderr, "sowdb: error: %s (see sowdb --help)\n", e.what());
+    return e.get_exit_code() == 0 ? 2 : e.get_exit_code();
+  }
+  try {
+    return run ? run() : 2;
+  } catch (const sowdb::cli::UsageError& e) {
+    std::fprintf(stderr, "sowdb: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sowdb: error: %s\n", e.what());
+    return 1;
+  }
+}

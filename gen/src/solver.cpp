@@ -1,0 +1,1 @@
+#include "sowdb/probe/rules.h"

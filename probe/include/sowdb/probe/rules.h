@@ -1,0 +1,90 @@
+// The rules engine: legal moves, sowing, captures and the end of the game for every rule set.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "sowdb/format/rule_set.h"
+
+namespace sowdb {
+
+/// Seeds in each pit. Pits 0..P-1 belong to the player to move (left to right as they see them),
+/// pits P..2P-1 to the opponent; pit i faces pit 2P-1-i. Pits at 2P and beyond hold 0.
+using Pits = std::array<std::uint8_t, kMaxPits>;
+
+/// What one legal move does.
+struct Move {
+  Pits child{};                 ///< Resulting position, from the side of the player to move next.
+  std::uint8_t pit = 0;         ///< The mover's pit sown from, 0..P-1.
+  std::uint8_t stored = 0;      ///< Seeds sown into the mover's store (Kalah family, wari-us).
+  std::uint8_t captured = 0;    ///< Seeds captured into the mover's store.
+  bool extra_turn = false;      ///< The same player moves again: `child` is from their side.
+  bool grand_slam = false;      ///< Oware family: the sowing would capture every opposing seed.
+  std::uint8_t sowings = 1;     ///< wari-us: sowings in the turn (1 + capture continuations).
+
+  /// Seeds that leave the board for the mover's store.
+  int gain() const { return stored + captured; }
+};
+
+/// The legal moves of a position, at most one per pit of the mover.
+struct MoveList {
+  std::array<Move, kMaxPitsPerSide> moves;
+  int size = 0;
+
+  const Move* begin() const { return moves.data(); }
+  const Move* end() const { return moves.data() + size; }
+};
+
+/// Move generation for one rule set. Construction precomputes the sowing tables; afterwards
+/// every member is const, allocation-free and thread safe.
+class Rules {
+ public:
+  /// `rules.pits_per_side` must be 1..8.
+  explicit Rules(const RuleSet& rules);
+
+  const RuleSet& rule_set() const { return rules_; }
+  /// Pits per side P.
+  int pits_per_side() const { return p_; }
+  /// Pits on the board, 2P.
+  int pits() const { return k_; }
+
+  /// Writes every legal move of `board` into `out` (in pit order) and returns how many there
+  /// are. Zero means the game is over (see final_value). Requires at most 255 seeds in all.
+  int legal_moves(const Pits& board, MoveList& out) const noexcept;
+
+  /// The mover's seeds minus the opponent's: what the end of the game gives the mover when it
+  /// has no legal move (every family lets each player take the seeds on their own side).
+  int final_value(const Pits& board) const noexcept;
+
+  /// Seeds on the mover's side (first) and on the opponent's side.
+  int own_seeds(const Pits& board) const noexcept;
+  int opponent_seeds(const Pits& board) const noexcept;
+
+  /// Turns the board so that the opponent becomes the mover.
+  Pits rotate(const Pits& board) const noexcept;
+
+  /// The value of a move: its gain plus (extra turn) or minus the value of its child.
+  static int worth(const Move& m, int child_value) noexcept {
+    return m.gain() + (m.extra_turn ? child_value : -child_value);
+  }
+
+ private:
+  // Sows `seeds` from pit `origin` into `b`; returns the last pit sown (kStore for the store) and
+  // adds the seeds sown into the store to `stored`.
+  int sow(Pits& b, int origin, int seeds, int& stored) const noexcept;
+  int oware_moves(const Pits& board, MoveList& out) const noexcept;
+  int kalah_moves(const Pits& board, MoveList& out) const noexcept;
+  int wari_us_moves(const Pits& board, MoveList& out) const noexcept;
+
+  static constexpr int kStore = 255;
+
+  RuleSet rules_;
+  int p_;
+  int k_;
+  int cycle_;  // sowing positions in one lap for a sowing from any origin
+  // path_[origin][j] = the j-th place sown from origin (a pit, or kStore), j < cycle_.
+  std::array<std::array<std::uint8_t, 2 * kMaxPits + 2>, kMaxPitsPerSide> path_{};
+};
+
+}  // namespace sowdb
