@@ -5,15 +5,21 @@ namespace sowdb {
 Rules::Rules(const RuleSet& rules)
     : rules_(rules.normalised()), p_(rules.pits_per_side), k_(2 * rules.pits_per_side) {
   const bool store = rules_.family != Family::kOware;
-  // Places in one lap, in sowing order, starting after the origin (VARIANTS.md: Oware skips the
-  // stores; Kalah and wari-us sow the mover's own store, between pit P-1 and pit P).
+  // The places of the board in sowing order (VARIANTS.md: Oware skips the stores; Kalah and
+  // wari-us sow the mover's own store, between pit P-1 and pit P). A pit i < P sits at ring[i].
+  std::array<std::uint8_t, 2 * kMaxPits + 1> ring{};
+  int ring_size = 0;
+  for (int pit = 0; pit < k_; ++pit) {
+    ring[ring_size++] = static_cast<std::uint8_t>(pit);
+    if (store && pit == p_ - 1) ring[ring_size++] = kStore;
+  }
+  // One lap starting after the origin: from pit P-1 the first seed goes into the store.
   for (int origin = 0; origin < p_; ++origin) {
     int n = 0;
-    for (int step = 1; step <= k_; ++step) {
-      int pit = (origin + step) % k_;
-      if (pit == origin && rules_.skip_origin) continue;
-      path_[origin][n++] = static_cast<std::uint8_t>(pit);
-      if (store && pit == p_ - 1) path_[origin][n++] = kStore;
+    for (int step = 1; step <= ring_size; ++step) {
+      const std::uint8_t place = ring[(origin + step) % ring_size];
+      if (place == origin && rules_.skip_origin) continue;
+      path_[origin][n++] = place;
     }
     cycle_ = n;
   }
@@ -70,130 +76,152 @@ int Rules::sow(Pits& b, int origin, int seeds, int& stored) const noexcept {
 }
 
 int Rules::legal_moves(const Pits& board, MoveList& out) const noexcept {
+  int n = 0;
   switch (rules_.family) {
-    case Family::kOware:
-      return oware_moves(board, out);
-    case Family::kKalah:
-      return kalah_moves(board, out);
-    case Family::kWariUs:
-      return wari_us_moves(board, out);
-  }
-  out.size = 0;
-  return 0;
-}
-
-int Rules::oware_moves(const Pits& board, MoveList& out) const noexcept {
-  // VARIANTS.md, Oware family, items 1-5.
-  const bool opponent_empty = opponent_seeds(board) == 0;
-  int n = 0;
-  int grand_slams = 0;
-  for (int i = 0; i < p_; ++i) {
-    if (board[i] == 0) continue;
-    Move& m = out.moves[n];
-    Pits b = board;
-    int stored = 0;
-    const int last = sow(b, i, board[i], stored);
-    int opp_after = 0;
-    for (int j = p_; j < k_; ++j) opp_after += b[j];
-    if (opponent_empty && opp_after == 0) continue;  // feeding rule
-    int captured = 0;
-    int first = last;  // lowest pit of the captured run
-    while (first >= p_ && (b[first] == 2 || b[first] == 3)) {
-      captured += b[first];
-      --first;
-    }
-    m.pit = static_cast<std::uint8_t>(i);
-    m.stored = 0;
-    m.extra_turn = false;
-    m.sowings = 1;
-    m.grand_slam = captured > 0 && captured == opp_after;
-    if (m.grand_slam) ++grand_slams;
-    if (captured > 0 && !(m.grand_slam && rules_.grand_slam == GrandSlam::kNoCapture)) {
-      for (int j = first + 1; j <= last; ++j) b[j] = 0;
-      m.captured = static_cast<std::uint8_t>(captured);
-    } else {
-      m.captured = 0;
-    }
-    m.child = rotate(b);
-    ++n;
-  }
-  if (rules_.grand_slam == GrandSlam::kForbidden && grand_slams > 0 && grand_slams < n) {
-    int kept = 0;
-    for (int j = 0; j < n; ++j) {
-      if (!out.moves[j].grand_slam) out.moves[kept++] = out.moves[j];
-    }
-    n = kept;
-  }
-  out.size = n;
-  return n;
-}
-
-int Rules::kalah_moves(const Pits& board, MoveList& out) const noexcept {
-  // VARIANTS.md, Kalah. Under `empty_side` a position with an empty side is already over.
-  if (rules_.end == KalahEnd::kEmptySide && (own_seeds(board) == 0 || opponent_seeds(board) == 0)) {
-    out.size = 0;
-    return 0;
-  }
-  int n = 0;
-  for (int i = 0; i < p_; ++i) {
-    if (board[i] == 0) continue;
-    Move& m = out.moves[n++];
-    Pits b = board;
-    int stored = 0;
-    const int last = sow(b, i, board[i], stored);
-    m.pit = static_cast<std::uint8_t>(i);
-    m.stored = static_cast<std::uint8_t>(stored);
-    m.captured = 0;
-    m.grand_slam = false;
-    m.sowings = 1;
-    m.extra_turn = last == kStore;
-    if (!m.extra_turn && last < p_ && b[last] == 1) {
-      const int opposite = k_ - 1 - last;
-      if (b[opposite] > 0 || rules_.capture_empty_opposite) {
-        m.captured = static_cast<std::uint8_t>(1 + b[opposite]);
-        b[last] = 0;
-        b[opposite] = 0;
+    case Family::kOware: {
+      // VARIANTS.md, Oware family, items 3-5: the feeding rule first, then (under `forbidden`)
+      // the grand-slam rule among the moves that remain.
+      const bool opponent_empty = opponent_seeds(board) == 0;
+      int grand_slams = 0;
+      for (int i = 0; i < p_; ++i) {
+        if (board[i] != 0 && oware_move(board, i, opponent_empty, out.moves[n])) {
+          grand_slams += out.moves[n].grand_slam;
+          ++n;
+        }
       }
+      if (rules_.grand_slam == GrandSlam::kForbidden && grand_slams > 0 && grand_slams < n) {
+        int kept = 0;
+        for (int j = 0; j < n; ++j) {
+          if (!out.moves[j].grand_slam) out.moves[kept++] = out.moves[j];
+        }
+        n = kept;
+      }
+      break;
     }
-    m.child = m.extra_turn ? b : rotate(b);
+    case Family::kKalah:
+      if (kalah_over(board)) break;
+      for (int i = 0; i < p_; ++i) {
+        if (board[i] != 0) kalah_move(board, i, out.moves[n++]);
+      }
+      break;
+    case Family::kWariUs:
+      for (int i = 0; i < p_; ++i) {
+        if (board[i] != 0) wari_us_move(board, i, out.moves[n++]);
+      }
+      break;
   }
   out.size = n;
   return n;
 }
 
-int Rules::wari_us_moves(const Pits& board, MoveList& out) const noexcept {
+bool Rules::play(const Pits& board, int pit, Move& out) const noexcept {
+  if (pit < 0 || pit >= p_ || board[pit] == 0) return false;
+  switch (rules_.family) {
+    case Family::kOware: {
+      if (!oware_move(board, pit, opponent_seeds(board) == 0, out)) return false;
+      if (out.grand_slam && rules_.grand_slam == GrandSlam::kForbidden) {
+        // Legal only when every legal move is a grand slam: rare, so take the long way.
+        MoveList all;
+        legal_moves(board, all);
+        for (const Move& m : all) {
+          if (m.pit == pit) return true;
+        }
+        return false;
+      }
+      return true;
+    }
+    case Family::kKalah:
+      if (kalah_over(board)) return false;
+      kalah_move(board, pit, out);
+      return true;
+    case Family::kWariUs:
+      wari_us_move(board, pit, out);
+      return true;
+  }
+  return false;
+}
+
+bool Rules::kalah_over(const Pits& board) const noexcept {
+  // VARIANTS.md, Kalah item 4: under `empty_side` a position with an empty side is already over.
+  return rules_.end == KalahEnd::kEmptySide &&
+         (own_seeds(board) == 0 || opponent_seeds(board) == 0);
+}
+
+bool Rules::oware_move(const Pits& board, int i, bool opponent_empty, Move& m) const noexcept {
+  Pits b = board;
+  int stored = 0;
+  const int last = sow(b, i, board[i], stored);
+  int opp_after = 0;
+  for (int j = p_; j < k_; ++j) opp_after += b[j];
+  if (opponent_empty && opp_after == 0) return false;  // feeding rule
+  int captured = 0;
+  int first = last;  // one below the lowest pit of the captured run
+  while (first >= p_ && (b[first] == 2 || b[first] == 3)) {
+    captured += b[first];
+    --first;
+  }
+  m.pit = static_cast<std::uint8_t>(i);
+  m.stored = 0;
+  m.extra_turn = false;
+  m.sowings = 1;
+  m.grand_slam = captured > 0 && captured == opp_after;
+  if (captured > 0 && !(m.grand_slam && rules_.grand_slam == GrandSlam::kNoCapture)) {
+    for (int j = first + 1; j <= last; ++j) b[j] = 0;
+    m.captured = static_cast<std::uint8_t>(captured);
+  } else {
+    m.captured = 0;
+  }
+  m.child = rotate(b);
+  return true;
+}
+
+void Rules::kalah_move(const Pits& board, int i, Move& m) const noexcept {
+  Pits b = board;
+  int stored = 0;
+  const int last = sow(b, i, board[i], stored);
+  m.pit = static_cast<std::uint8_t>(i);
+  m.stored = static_cast<std::uint8_t>(stored);
+  m.captured = 0;
+  m.grand_slam = false;
+  m.sowings = 1;
+  m.extra_turn = last == kStore;
+  if (!m.extra_turn && last < p_ && b[last] == 1) {
+    const int opposite = k_ - 1 - last;
+    if (b[opposite] > 0 || rules_.capture_empty_opposite) {
+      m.captured = static_cast<std::uint8_t>(1 + b[opposite]);
+      b[last] = 0;
+      b[opposite] = 0;
+    }
+  }
+  m.child = m.extra_turn ? b : rotate(b);
+}
+
+void Rules::wari_us_move(const Pits& board, int i, Move& m) const noexcept {
   // VARIANTS.md, seed 003's alternate rules: a capture of exactly 2 opposite the last seed, then
   // the turn goes on from the own pit just clockwise of it while that pit holds seeds.
-  int n = 0;
-  for (int i = 0; i < p_; ++i) {
-    if (board[i] == 0) continue;
-    Move& m = out.moves[n++];
-    Pits b = board;
-    int stored = 0;
-    int captured = 0;
-    int sowings = 0;
-    int origin = i;
-    while (true) {
-      ++sowings;
-      const int last = sow(b, origin, b[origin], stored);
-      if (last == kStore || last >= p_) break;
-      const int opposite = k_ - 1 - last;
-      if (b[opposite] != 2) break;
-      captured += 2;
-      b[opposite] = 0;
-      if (last == 0 || b[last - 1] == 0) break;
-      origin = last - 1;
-    }
-    m.pit = static_cast<std::uint8_t>(i);
-    m.stored = static_cast<std::uint8_t>(stored);
-    m.captured = static_cast<std::uint8_t>(captured);
-    m.extra_turn = false;
-    m.grand_slam = false;
-    m.sowings = static_cast<std::uint8_t>(sowings);
-    m.child = rotate(b);
+  Pits b = board;
+  int stored = 0;
+  int captured = 0;
+  int sowings = 0;
+  int origin = i;
+  while (true) {
+    ++sowings;
+    const int last = sow(b, origin, b[origin], stored);
+    if (last == kStore || last >= p_) break;
+    const int opposite = k_ - 1 - last;
+    if (b[opposite] != 2) break;
+    captured += 2;
+    b[opposite] = 0;
+    if (last == 0 || b[last - 1] == 0) break;
+    origin = last - 1;
   }
-  out.size = n;
-  return n;
+  m.pit = static_cast<std::uint8_t>(i);
+  m.stored = static_cast<std::uint8_t>(stored);
+  m.captured = static_cast<std::uint8_t>(captured);
+  m.extra_turn = false;
+  m.grand_slam = false;
+  m.sowings = static_cast<std::uint8_t>(sowings);
+  m.child = rotate(b);
 }
 
 }  // namespace sowdb

@@ -53,6 +53,10 @@ class Rules {
   /// are. Zero means the game is over (see final_value). Requires at most 255 seeds in all.
   int legal_moves(const Pits& board, MoveList& out) const noexcept;
 
+  /// Plays the mover's pit `pit` if that is a legal move: fills `out` exactly as legal_moves
+  /// would and returns true; returns false (out unspecified) for an illegal move or pit.
+  bool play(const Pits& board, int pit, Move& out) const noexcept;
+
   /// The mover's seeds minus the opponent's: what the end of the game gives the mover when it
   /// has no legal move (every family lets each player take the seeds on their own side).
   int final_value(const Pits& board) const noexcept;
@@ -64,6 +68,14 @@ class Rules {
   /// Turns the board so that the opponent becomes the mover.
   Pits rotate(const Pits& board) const noexcept;
 
+  /// Places sown from `origin` in one lap, in order: pit numbers, or kStore for the mover's store.
+  std::span<const std::uint8_t> sowing_path(int origin) const noexcept {
+    return {path_[origin].data(), static_cast<std::size_t>(cycle_)};
+  }
+
+  /// Marks the mover's store in sowing_path().
+  static constexpr std::uint8_t kStore = 255;
+
   /// The value of a move: its gain plus (extra turn) or minus the value of its child.
   static int worth(const Move& m, int child_value) noexcept {
     return m.gain() + (m.extra_turn ? child_value : -child_value);
@@ -73,11 +85,12 @@ class Rules {
   // Sows `seeds` from pit `origin` into `b`; returns the last pit sown (kStore for the store) and
   // adds the seeds sown into the store to `stored`.
   int sow(Pits& b, int origin, int seeds, int& stored) const noexcept;
-  int oware_moves(const Pits& board, MoveList& out) const noexcept;
-  int kalah_moves(const Pits& board, MoveList& out) const noexcept;
-  int wari_us_moves(const Pits& board, MoveList& out) const noexcept;
-
-  static constexpr int kStore = 255;
+  bool kalah_over(const Pits& board) const noexcept;
+  // One move from the mover's non-empty pit `i`, without the grand-slam legality rule; false
+  // when the feeding rule forbids it.
+  bool oware_move(const Pits& board, int i, bool opponent_empty, Move& m) const noexcept;
+  void kalah_move(const Pits& board, int i, Move& m) const noexcept;
+  void wari_us_move(const Pits& board, int i, Move& m) const noexcept;
 
   RuleSet rules_;
   int p_;
