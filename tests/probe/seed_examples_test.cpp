@@ -1,0 +1,691 @@
+// Every worked example of the seed rule documents that survives in text, as a test of the rules
+// engine (VARIANTS.md is the normative model; the seed documents are quoted in the comments).
+//
+// Positions are written mover first: pits 0..P-1 are the mover's, left to right as the mover sees
+// them, pits P..2P-1 the opponent's, counter-clockwise. Player A's cup #k is pit k-1; the
+// opponent's cup #k is pit P+k-1 (the first opposing cup a sowing from A's last cup reaches).
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sowdb/probe/rules.h"
+#include "sowdb/probe/variant.h"
+
+namespace sowdb {
+namespace {
+
+Pits make_pits(std::initializer_list<int> seeds) {
+  Pits p{};
+  int i = 0;
+  for (int s : seeds)
+    p[i++] = static_cast<std::uint8_t>(s);
+  return p;
+}
+
+std::vector<int> as_vector(const Pits& p, int pits) {
+  return std::vector<int>(p.begin(), p.begin() + pits);
+}
+
+Rules rules_of(std::string_view variant) {
+  std::string error;
+  std::optional<Variant> v = parse_variant(variant, &error);
+  EXPECT_TRUE(v.has_value()) << variant << ": " << error;
+  return Rules(v ? v->rules : RuleSet{});
+}
+
+std::vector<int> legal_pits(const Rules& rules, const Pits& board) {
+  MoveList list;
+  const int n = rules.legal_moves(board, list);
+  EXPECT_EQ(n, list.size);
+  std::vector<int> pits;
+  for (const Move& m : list)
+    pits.push_back(m.pit);
+  return pits;
+}
+
+// The legal move from `pit`, or nullopt (with a test failure) when it is not legal.
+std::optional<Move> move_from(const Rules& rules, const Pits& board, int pit) {
+  MoveList list;
+  rules.legal_moves(board, list);
+  for (const Move& m : list) {
+    if (m.pit == pit)
+      return m;
+  }
+  ADD_FAILURE() << "pit " << pit << " is not a legal move";
+  return std::nullopt;
+}
+
+int stones(const Pits& p, int pits) {
+  int s = 0;
+  for (int i = 0; i < pits; ++i)
+    s += p[i];
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seed 004 (pbmserv Wari): the example game, every board it shows.
+//
+// The diagrams show "your side" (the 2nd player) on top, houses a..f from right to left, and the
+// 1st player's houses a..f below, left to right; sowing runs a..f along the bottom, then a..f
+// along the top. So when the 1st player moves, pits 0..5 are the bottom a..f and pits 6..11 the
+// top a..f; when the 2nd player moves, pits 0..5 are the top a..f (read right to left) and
+// pits 6..11 the bottom a..f.
+// ---------------------------------------------------------------------------------------------
+
+struct GameStep {
+  const char* what;
+  Pits before;   // from the mover's side
+  int pit;       // house a..f = pit 0..5
+  int captured;  // seeds the move takes
+  Pits after;    // the diagram after the move (before it is turned), from the mover's side
+  Pits child;    // from the next mover's side
+};
+
+TEST(Seed004, ExampleGameOpeningWithBothCaptures) {
+  const Rules rules = rules_of("wari-pbm");
+  const std::vector<GameStep> steps = {
+      // "your opponent decides to move the stones in his second house": b, 4 stones.
+      // Diagram: top f..a 4 4 4 4 4 4; bottom a..f 4 _ 5 5 5 5.
+      {"1st player moves b",
+       make_pits({4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}),
+       1,
+       0,
+       make_pits({4, 0, 5, 5, 5, 5, 4, 4, 4, 4, 4, 4}),
+       make_pits({4, 4, 4, 4, 4, 4, 4, 0, 5, 5, 5, 5})},
+      // "move the stones in your fourth house (d)": top f..a 5 5 _ 4 4 4; bottom 5 1 5 5 5 5.
+      {"2nd player moves d",
+       make_pits({4, 4, 4, 4, 4, 4, 4, 0, 5, 5, 5, 5}),
+       3,
+       0,
+       make_pits({4, 4, 4, 0, 5, 5, 5, 1, 5, 5, 5, 5}),
+       make_pits({5, 1, 5, 5, 5, 5, 4, 4, 4, 0, 5, 5})},
+      // "moves the five stones in his sixth house": top f..a 5 6 1 5 5 5; bottom 5 1 5 5 5 _.
+      {"1st player moves f",
+       make_pits({5, 1, 5, 5, 5, 5, 4, 4, 4, 0, 5, 5}),
+       5,
+       0,
+       make_pits({5, 1, 5, 5, 5, 0, 5, 5, 5, 1, 6, 5}),
+       make_pits({5, 5, 5, 1, 6, 5, 5, 1, 5, 5, 5, 0})},
+      // "Move the five stones in your third house": top f..a 6 7 2 _ 5 5; bottom 6 2* 5 5 5 _.
+      // The last stone makes 2 in the opponent's b: "The score is now 2 to 0"; a holds 6.
+      {"2nd player moves c and captures 2",
+       make_pits({5, 5, 5, 1, 6, 5, 5, 1, 5, 5, 5, 0}),
+       2,
+       2,
+       make_pits({5, 5, 0, 2, 7, 6, 6, 0, 5, 5, 5, 0}),
+       make_pits({6, 0, 5, 5, 5, 0, 5, 5, 0, 2, 7, 6})},
+      // "He moves the 5 stones in his fifth house": top f..a 6 7 3* 1 6 6; bottom 6 _ 5 5 _ 1.
+      // The last stone makes 3 in your d; your c holds 1: "The score is now 2 to 3".
+      {"1st player moves e and captures 3",
+       make_pits({6, 0, 5, 5, 5, 0, 5, 5, 0, 2, 7, 6}),
+       4,
+       3,
+       make_pits({6, 0, 5, 5, 0, 1, 6, 6, 1, 0, 7, 6}),
+       make_pits({6, 6, 1, 0, 7, 6, 6, 0, 5, 5, 0, 1})},
+  };
+  for (const GameStep& s : steps) {
+    SCOPED_TRACE(s.what);
+    std::optional<Move> m = move_from(rules, s.before, s.pit);
+    ASSERT_TRUE(m.has_value());
+    EXPECT_EQ(m->captured, s.captured);
+    EXPECT_EQ(m->stored, 0);
+    EXPECT_FALSE(m->extra_turn);
+    EXPECT_FALSE(m->grand_slam);
+    EXPECT_EQ(as_vector(m->child, 12), as_vector(s.child, 12));
+    EXPECT_EQ(as_vector(rules.rotate(s.after), 12), as_vector(s.child, 12));
+    EXPECT_EQ(stones(s.before, 12), stones(m->child, 12) + s.captured);
+  }
+  // The steps chain: each child is the next step's position.
+  for (std::size_t i = 0; i + 1 < steps.size(); ++i) {
+    EXPECT_EQ(as_vector(steps[i].child, 12), as_vector(steps[i + 1].before, 12)) << i;
+  }
+  // The running score of the text: 2 to 0, then 2 to 3.
+  EXPECT_EQ(steps[3].captured, 2);
+  EXPECT_EQ(steps[4].captured, 3);
+}
+
+// "wari move 2346 me xxxx a": you moved 1 stone from your first house into your second house.
+// Diagram after it: top f..a 17 1 4 _ 1 _; bottom a..f _ 3 _ _ _ _.
+constexpr int kBeforeMoveInHand[12] = {1, 0, 0, 4, 1, 17, 0, 3, 0, 0, 0, 0};
+// The same board from the 1st player's side: "Your opponent has only one move".
+constexpr int kOpponentOnlyMove[12] = {0, 3, 0, 0, 0, 0, 0, 1, 0, 4, 1, 17};
+// After "wari move 2346 him xxxx b": bottom a..f _ _ 1 1 1 _, from your side.
+constexpr int kBeforeGrandSlam[12] = {0, 1, 0, 4, 1, 17, 0, 0, 1, 1, 1, 0};
+
+Pits from_array(const int (&a)[12]) {
+  Pits p{};
+  for (int i = 0; i < 12; ++i)
+    p[i] = static_cast<std::uint8_t>(a[i]);
+  return p;
+}
+
+TEST(Seed004, MoveInHandAndTheOpponentsOnlyMove) {
+  const Rules rules = rules_of("wari-pbm");
+  std::optional<Move> a = move_from(rules, from_array(kBeforeMoveInHand), 0);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->captured, 0);
+  EXPECT_EQ(as_vector(a->child, 12), as_vector(from_array(kOpponentOnlyMove), 12));
+
+  // "Your opponent has only one move": b, 3 stones, into c d e.
+  EXPECT_EQ(legal_pits(rules, from_array(kOpponentOnlyMove)), std::vector<int>{1});
+  std::optional<Move> b = move_from(rules, from_array(kOpponentOnlyMove), 1);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->captured, 0);
+  EXPECT_EQ(as_vector(b->child, 12), as_vector(from_array(kBeforeGrandSlam), 12));
+}
+
+// "Now hit him with a GRAND SLAM by moving the 17 stones from your sixth house twice around the
+// board": top f..a _ 2 5 1 2 1; bottom a..f 2* 2* 3* 3* 3* 2*. "You take 15 stones".
+TEST(Seed004, GrandSlamOf17SeedsTakes15UnderWariPbmAndAyo) {
+  const std::vector<int> sown = {1, 2, 1, 5, 2, 0, 2, 2, 3, 3, 3, 2};
+  for (const char* variant : {"wari-pbm", "ayo"}) {
+    SCOPED_TRACE(variant);
+    const Rules rules = rules_of(variant);
+    const Pits board = from_array(kBeforeGrandSlam);
+    EXPECT_EQ(legal_pits(rules, board), (std::vector<int>{1, 3, 4, 5}));
+    std::optional<Move> m = move_from(rules, board, 5);
+    ASSERT_TRUE(m.has_value());
+    EXPECT_TRUE(m->grand_slam);
+    EXPECT_EQ(m->captured, 15);
+    // The opponent is left with nothing; from their side: 0 0 0 0 0 0 | 1 2 1 5 2 0.
+    EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{0, 0, 0, 0, 0, 0, 1, 2, 1, 5, 2, 0}));
+    Pits after_sowing{};
+    for (int i = 0; i < 12; ++i)
+      after_sowing[i] = static_cast<std::uint8_t>(sown[i]);
+    EXPECT_EQ(stones(after_sowing, 12), 26);
+    EXPECT_EQ(stones(m->child, 12) + m->captured, 26);
+    // The 1st player is to move with no stones: no legal move, the game ends and the 2nd player
+    // keeps the 11 on their side.
+    EXPECT_TRUE(legal_pits(rules, m->child).empty());
+    EXPECT_EQ(rules.final_value(m->child), -11);
+  }
+}
+
+TEST(Seed004, SameGrandSlamUnderAbapaCapturesNothing) {
+  for (const char* variant : {"abapa", "warri", "wari-modar"}) {
+    SCOPED_TRACE(variant);
+    const Rules rules = rules_of(variant);
+    const Pits board = from_array(kBeforeGrandSlam);
+    EXPECT_EQ(legal_pits(rules, board), (std::vector<int>{1, 3, 4, 5}));
+    std::optional<Move> m = move_from(rules, board, 5);
+    ASSERT_TRUE(m.has_value());
+    EXPECT_TRUE(m->grand_slam);
+    EXPECT_EQ(m->captured, 0);
+    // The sown board of the diagram, turned to the opponent's side.
+    EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{2, 2, 3, 3, 3, 2, 1, 2, 1, 5, 2, 0}));
+  }
+}
+
+TEST(Seed004, SameGrandSlamUnderOwareIsIllegalWhileAnotherMoveExists) {
+  for (const char* variant : {"oware", "wari-kc"}) {
+    SCOPED_TRACE(variant);
+    const Rules rules = rules_of(variant);
+    const Pits board = from_array(kBeforeGrandSlam);
+    EXPECT_EQ(legal_pits(rules, board), (std::vector<int>{1, 3, 4}));
+    MoveList list;
+    rules.legal_moves(board, list);
+    for (const Move& m : list) {
+      EXPECT_FALSE(m.grand_slam);
+      EXPECT_EQ(m.captured, 0);
+    }
+    // With the 17 in the sixth house as the only move, the grand slam is forced and captures.
+    const Pits forced = make_pits({0, 0, 0, 0, 0, 17, 0, 0, 1, 1, 1, 0});
+    EXPECT_EQ(legal_pits(rules, forced), std::vector<int>{5});
+    std::optional<Move> m = move_from(rules, forced, 5);
+    ASSERT_TRUE(m.has_value());
+    EXPECT_TRUE(m->grand_slam);
+    EXPECT_EQ(m->captured, 15);
+    EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0}));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seed 000 (Warri Society, "INSTRUCTIONS FOR PLAYING WARRI"): the sample moves described in
+// words, on boards consistent with the words.
+// ---------------------------------------------------------------------------------------------
+
+// "If player A moves cup #5 they will end in cup #3 on player B's side" (start position).
+TEST(Seed000, Rule1MoveOfCup5EndsInCup3OfB) {
+  const Rules rules = rules_of("warri");
+  std::optional<Move> m = move_from(rules, make_pits({4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}), 4);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->captured, 0);
+  // A: 4 4 4 4 _ 5; B: 5 5 5 4 4 4 (B's cup #3 received the last marble); B to move.
+  EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{5, 5, 5, 4, 4, 4, 4, 4, 4, 4, 0, 5}));
+}
+
+// "If player A moves cup #4 they will end in cup #3 on player B's side winning 3 marbles".
+TEST(Seed000, Rule2CaptureOfThreeInOneCup) {
+  const Rules rules = rules_of("warri");
+  // Cup #4 holds 5 (cups #5, #6, B#1, B#2, B#3); B's cup #3 holds 2, B's cup #2 holds 4.
+  const Pits board = make_pits({4, 4, 4, 5, 4, 4, 4, 4, 2, 4, 4, 4});
+  std::optional<Move> m = move_from(rules, board, 3);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->captured, 3);
+  EXPECT_FALSE(m->grand_slam);
+  EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{5, 5, 0, 4, 4, 4, 4, 4, 4, 0, 5, 5}));
+}
+
+// "winning 3 marbles from B's cup #3; 2 marbles from cup #2; and 2 marbles from cup #1".
+TEST(Seed000, Rule3MultipleCaptureThreeTwoTwo) {
+  const Pits board = make_pits({4, 4, 4, 5, 4, 4, 1, 1, 2, 4, 4, 4});
+  for (const char* variant : {"warri", "ayo", "oware"}) {
+    SCOPED_TRACE(variant);
+    const Rules rules = rules_of(variant);
+    std::optional<Move> m = move_from(rules, board, 3);
+    ASSERT_TRUE(m.has_value());
+    EXPECT_EQ(m->captured, 3 + 2 + 2);
+    EXPECT_FALSE(m->grand_slam);
+    EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{0, 0, 0, 4, 4, 4, 4, 4, 4, 0, 5, 5}));
+  }
+}
+
+// "Marbles can only be won from cups on the opponents' side": the run stops at B's cup #1 even
+// when A's cup #6 then holds 2 or 3.
+TEST(Seed000, Rule3RunStopsAtTheOpponentsFirstCup) {
+  const Rules rules = rules_of("warri");
+  // A's cup #6 holds 1 and receives one: 2. B's cups #1, #2 end with 2 and 3.
+  const Pits board = make_pits({0, 0, 0, 0, 3, 1, 1, 2, 5, 5, 5, 5});
+  std::optional<Move> m = move_from(rules, board, 4);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->captured, 5);
+  EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{0, 0, 5, 5, 5, 5, 0, 0, 0, 0, 0, 2}));
+}
+
+// The Important Note: under Warri Society rules "no capture is possible if it would leave an
+// opponent with no marbles"; Ayo captures them.
+TEST(Seed000, NoteWarriCannotWipeOutAyoCan) {
+  const Pits board = make_pits({4, 4, 4, 5, 4, 4, 1, 1, 2, 0, 0, 0});
+  {
+    const Rules rules = rules_of("warri");
+    std::optional<Move> m = move_from(rules, board, 3);
+    ASSERT_TRUE(m.has_value());
+    EXPECT_TRUE(m->grand_slam);
+    EXPECT_EQ(m->captured, 0);
+    EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{2, 2, 3, 0, 0, 0, 4, 4, 4, 0, 5, 5}));
+  }
+  {
+    const Rules rules = rules_of("ayo");
+    std::optional<Move> m = move_from(rules, board, 3);
+    ASSERT_TRUE(m.has_value());
+    EXPECT_TRUE(m->grand_slam);
+    EXPECT_EQ(m->captured, 7);
+    EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{0, 0, 0, 0, 0, 0, 4, 4, 4, 0, 5, 5}));
+  }
+}
+
+// "If player A moves cup #5 they will end in cup #2 on player B's side after having placed 1
+// marble into each cup except the storehouses and the cup moved from, which is skipped."
+// Cup #5 holds 14: 11 around the board (skipping cup #5), then cup #6, B#1, B#2.
+TEST(Seed000, Rule4SkippingTheCupMovedFromWith12OrMore) {
+  const Rules rules = rules_of("warri");
+  const Pits board = make_pits({0, 2, 2, 2, 14, 2, 4, 4, 4, 4, 5, 5});
+  ASSERT_EQ(stones(board, 12), 48);
+  std::optional<Move> m = move_from(rules, board, 4);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->captured, 0);
+  // A: 1 3 3 3 _ 4 (cup #5 stays empty); B: 6 6 5 5 6 6.
+  EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{6, 6, 5, 5, 6, 6, 1, 3, 3, 3, 0, 4}));
+  // Without skip_origin the 12th marble goes back into cup #5 and the last lands in B's cup #1.
+  const Rules no_skip = rules_of("warri/6x4/skip_origin=off");
+  std::optional<Move> n = move_from(no_skip, board, 4);
+  ASSERT_TRUE(n.has_value());
+  EXPECT_EQ(as_vector(n->child, 12), (std::vector<int>{6, 5, 5, 5, 6, 6, 1, 3, 3, 3, 1, 4}));
+}
+
+// "Since player B has no marbles in any of their cups player A must give them a marble from their
+// cup #6. This is the only cup that player A has that would reach the empty cups of player B."
+TEST(Seed000, Rule5MandatoryFeeding) {
+  const Rules rules = rules_of("warri");
+  const Pits board = make_pits({1, 1, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0});
+  EXPECT_EQ(legal_pits(rules, board), std::vector<int>{5});
+  std::optional<Move> m = move_from(rules, board, 5);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{1, 0, 0, 0, 0, 0, 1, 1, 0, 2, 0, 0}));
+}
+
+// "But player A has no cups that would reach player B. The game would now end and player A would
+// keep the marbles in their cups."
+TEST(Seed000, Rule5NoFeedingMoveEndsTheGame) {
+  for (const char* variant : {"warri", "oware", "ayo"}) {
+    SCOPED_TRACE(variant);
+    const Rules rules = rules_of(variant);
+    const Pits board = make_pits({3, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0});
+    EXPECT_TRUE(legal_pits(rules, board).empty());
+    EXPECT_EQ(rules.final_value(board), 7);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seed 001 (Warri Society, "SINGLE LAP MANCALA"): preset kalah. The mover's store lies between
+// pit 5 (cup #6) and the opponent's cup #1 (pit 6).
+// ---------------------------------------------------------------------------------------------
+
+// "If player A moves cup #5 they will end in cup #2 on player B's side" (start position).
+TEST(Seed001, SampleMove1Cup5EndsInCup2OfB) {
+  const Rules rules = rules_of("kalah");
+  std::optional<Move> m = move_from(rules, make_pits({4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}), 4);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->stored, 1);
+  EXPECT_EQ(m->captured, 0);
+  EXPECT_FALSE(m->extra_turn);
+  EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{5, 5, 4, 4, 4, 4, 4, 4, 4, 4, 0, 5}));
+}
+
+// "If player A moves cup #3 they will end in their storehouse and get to move again".
+TEST(Seed001, SampleMove2EndInStoreGivesAnExtraTurn) {
+  const Rules rules = rules_of("kalah");
+  std::optional<Move> m = move_from(rules, make_pits({4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}), 2);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->stored, 1);
+  EXPECT_TRUE(m->extra_turn);
+  // The same player moves again: the child is from A's side.
+  EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{4, 4, 0, 5, 5, 5, 4, 4, 4, 4, 4, 4}));
+}
+
+// The last seed of a sowing from cup #6 goes straight into the store.
+TEST(Seed001, OneSeedFromTheLastCupGoesIntoTheStore) {
+  const Rules rules = rules_of("kalah");
+  std::optional<Move> m = move_from(rules, make_pits({4, 4, 4, 4, 4, 1, 4, 4, 4, 4, 4, 4}), 5);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->stored, 1);
+  EXPECT_TRUE(m->extra_turn);
+  EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{4, 4, 4, 4, 4, 0, 4, 4, 4, 4, 4, 4}));
+}
+
+// "If player A moves cup #2 they will place their last marble into cup #5, winning that marble
+// and the contents of cup #2 on player B's side and place these 7 marbles into their storehouse."
+// Cup #5 (pit 4) faces B's cup #2 (pit 7), which holds 6.
+TEST(Seed001, SampleMove3CaptureOfSixPlusOne) {
+  const Rules rules = rules_of("kalah");
+  const Pits board = make_pits({4, 3, 4, 4, 0, 4, 4, 6, 4, 4, 4, 4});
+  std::optional<Move> m = move_from(rules, board, 1);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->captured, 7);
+  EXPECT_EQ(m->stored, 0);
+  EXPECT_FALSE(m->extra_turn);
+  EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{4, 0, 4, 4, 4, 4, 4, 0, 5, 5, 0, 4}));
+}
+
+// "If player B moves cup #6 they will place their last marble into their storehouse and have no
+// marbles left in their playing cups. [...] Player A takes the remaining marbles".
+TEST(Seed001, SampleMove4LastSeedIntoStoreEndsTheGame) {
+  const Rules rules = rules_of("kalah");
+  // B is the mover here: B's cups first.
+  const Pits board = make_pits({0, 0, 0, 0, 0, 1, 3, 2, 0, 1, 4, 2});
+  EXPECT_EQ(legal_pits(rules, board), std::vector<int>{5});
+  std::optional<Move> m = move_from(rules, board, 5);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->stored, 1);
+  EXPECT_TRUE(m->extra_turn);
+  EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{0, 0, 0, 0, 0, 0, 3, 2, 0, 1, 4, 2}));
+  // B moves again but has nothing to move: the game ends, A takes the 12 on their side.
+  EXPECT_TRUE(legal_pits(rules, m->child).empty());
+  EXPECT_EQ(rules.final_value(m->child), -12);
+}
+
+// Under no_move a mover with seeds plays on while the opponent is empty; under empty_side the
+// game is already over there.
+TEST(Seed001, NoMoveVersusEmptySide) {
+  const Pits board = make_pits({0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0});
+  EXPECT_EQ(legal_pits(rules_of("kalah"), board), (std::vector<int>{1, 5}));
+  for (const char* variant : {"kalah-tournament", "kalah-irving", "kalah/6x4/end=empty_side"}) {
+    SCOPED_TRACE(variant);
+    const Rules rules = rules_of(variant);
+    EXPECT_TRUE(legal_pits(rules, board).empty());
+    EXPECT_EQ(rules.final_value(board), 3);
+  }
+}
+
+// VARIANTS.md Kalah 3: "was empty" includes the emptied origin after a lap (13 seeds from a
+// pit: 12 places, then the origin itself); capture_empty_opposite takes a lone last seed.
+TEST(Seed001, CaptureIntoTheEmptiedOriginAndCaptureEmptyOpposite) {
+  const Rules rules = rules_of("kalah");
+  const Pits lap = make_pits({13, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2});
+  std::optional<Move> m = move_from(rules, lap, 0);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->stored, 1);
+  EXPECT_EQ(m->captured, 1 + 3);
+  EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1}));
+
+  // The last seed lands in the empty pit 3, which faces the empty pit 8.
+  const Pits lone = make_pits({0, 0, 1, 0, 0, 0, 4, 4, 0, 4, 4, 4});
+  std::optional<Move> plain = move_from(rules, lone, 2);
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(plain->captured, 0);
+  EXPECT_EQ(as_vector(plain->child, 12), (std::vector<int>{4, 4, 0, 4, 4, 4, 0, 0, 0, 1, 0, 0}));
+  const Rules irving = rules_of("kalah-irving");
+  std::optional<Move> taken = move_from(irving, lone, 2);
+  ASSERT_TRUE(taken.has_value());
+  EXPECT_EQ(taken->captured, 1);
+  EXPECT_EQ(as_vector(taken->child, 12), (std::vector<int>{4, 4, 0, 4, 4, 4, 0, 0, 0, 0, 0, 0}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seed 003 (Modar Neznanich): the main rules are abapa's (presets wari-modar, abapa).
+// ---------------------------------------------------------------------------------------------
+
+// "Should there be enough markers that a complete circle of the board is made, the cup just
+// emptied is skipped over." "if the next cup clockwise from the captured cup has only two or three
+// markers in it, that cup is likewise captured [...] AND is an opponent's cup."
+TEST(Seed003, MainRulesSkipTheEmptiedCupAndCaptureClockwise) {
+  const Rules rules = rules_of("wari-modar");
+  // 18 from pit 1: one lap of 11 places skipping pit 1, then 7 more (pits 2..8).
+  const Pits board = make_pits({0, 18, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1});
+  std::optional<Move> m = move_from(rules, board, 1);
+  ASSERT_TRUE(m.has_value());
+  // After sowing: 1 0 2 2 2 2 | 3 2 3 1 1 2; pits 8, 7, 6 hold 3, 2, 3: captured 8.
+  EXPECT_EQ(m->captured, 8);
+  EXPECT_FALSE(m->grand_slam);
+  EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{0, 0, 0, 1, 1, 2, 1, 0, 2, 2, 2, 2}));
+}
+
+// "In capturing cups, if there is only one opponent cup left with markers in it, you cannot
+// capture it." (read as abapa's grand slam without capture).
+TEST(Seed003, MainRulesCannotCaptureTheLastOpponentCup) {
+  for (const char* variant : {"wari-modar", "abapa"}) {
+    SCOPED_TRACE(variant);
+    const Rules rules = rules_of(variant);
+    const Pits board = make_pits({0, 0, 0, 0, 3, 1, 1, 0, 0, 0, 0, 0});
+    EXPECT_EQ(legal_pits(rules, board), (std::vector<int>{4, 5}));
+    std::optional<Move> m = move_from(rules, board, 5);
+    ASSERT_TRUE(m.has_value());
+    EXPECT_TRUE(m->grand_slam);
+    EXPECT_EQ(m->captured, 0);
+    EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0}));
+  }
+}
+
+// "you cannot leave your opponent with all empty cups if you have a move that would put some
+// pieces in one or more of his cups." "When one side of the board is all empty, play is ended
+// [...] each player takes any markers left on his side".
+TEST(Seed003, MainRulesFeedingAndTheEnd) {
+  const Rules rules = rules_of("wari-modar");
+  EXPECT_EQ(legal_pits(rules, make_pits({0, 3, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0})),
+            std::vector<int>{3});
+  const Pits own_empty = make_pits({0, 0, 0, 0, 0, 0, 1, 0, 4, 0, 0, 2});
+  EXPECT_TRUE(legal_pits(rules, own_empty).empty());
+  EXPECT_EQ(rules.final_value(own_empty), -7);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seed 003's alternate rules: preset wari-us (VARIANTS.md, "Seed 003's alternate rules").
+// ---------------------------------------------------------------------------------------------
+
+// "1. [...] a marker IS placed in the reservoirs" (the own store; VARIANTS.md skips the
+// opponent's). "2. If a complete circle of the board is made, a marker IS placed back in the cup
+// just emptied."
+TEST(Seed003Alternate, StoreIsSownAndTheOriginIsNotSkipped) {
+  const Rules rules = rules_of("wari-us");
+  // 14 from pit 0: 1..5, store, 6..11, 0, 1.
+  const Pits board = make_pits({14, 0, 0, 0, 0, 0, 4, 4, 4, 4, 4, 4});
+  std::optional<Move> m = move_from(rules, board, 0);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->stored, 1);
+  EXPECT_EQ(m->captured, 0);  // pit 1 faces pit 10, which holds 5
+  EXPECT_FALSE(m->extra_turn);
+  EXPECT_EQ(m->sowings, 1);
+  EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{5, 5, 5, 5, 5, 5, 1, 2, 1, 1, 1, 1}));
+}
+
+// "3. [...] the last marker put down must be in your own cup which is opposite an opponent's cup
+// with just two markers in it. 4. To capture a cup it must have only two markers (not 2 OR 3)."
+TEST(Seed003Alternate, CaptureExactlyTwoOppositeAnOwnPit) {
+  const Rules rules = rules_of("wari-us");
+  // Pit 0's seed lands in pit 1, which faces pit 10.
+  std::optional<Move> two = move_from(rules, make_pits({1, 0, 0, 0, 0, 3, 4, 4, 4, 4, 2, 4}), 0);
+  ASSERT_TRUE(two.has_value());
+  EXPECT_EQ(two->captured, 2);
+  EXPECT_EQ(two->sowings, 1);  // pit 0, clockwise of pit 1, is empty: the turn ends
+  EXPECT_EQ(as_vector(two->child, 12), (std::vector<int>{4, 4, 4, 4, 0, 4, 0, 1, 0, 0, 0, 3}));
+  std::optional<Move> three = move_from(rules, make_pits({1, 0, 0, 0, 0, 3, 4, 4, 4, 4, 3, 4}), 0);
+  ASSERT_TRUE(three.has_value());
+  EXPECT_EQ(three->captured, 0);
+  // The own pit that receives the last seed may hold any number of seeds.
+  std::optional<Move> full = move_from(rules, make_pits({1, 7, 0, 0, 0, 3, 4, 4, 4, 4, 2, 4}), 0);
+  ASSERT_TRUE(full.has_value());
+  EXPECT_EQ(full->captured, 2);
+  // A last seed on the opponent's side captures nothing, whatever it makes there.
+  std::optional<Move> far = move_from(rules, make_pits({0, 0, 0, 0, 0, 3, 1, 1, 4, 4, 4, 4}), 5);
+  ASSERT_TRUE(far.has_value());
+  EXPECT_EQ(far->captured, 0);
+  EXPECT_EQ(far->stored, 1);
+}
+
+// "5. You do NOT keep capturing opponent cups to the clockwise [...] Although you DO get an
+// additional move, but it has to use the markers in the cup clockwise to one you just placed the
+// last marker into."
+TEST(Seed003Alternate, CaptureContinuesFromTheOwnPitClockwise) {
+  const Rules rules = rules_of("wari-us");
+  // Pit 0 (3) ends in pit 3 opposite pit 8 (2): capture 2, go on from pit 2 (now 2 seeds),
+  // which ends in pit 4 opposite pit 7 (2): capture 2, go on from pit 3 (now 2), which ends in
+  // pit 5 opposite pit 6 (5): the turn ends. No backward chain: pit 9 (2) is never taken.
+  const Pits board = make_pits({3, 0, 1, 0, 0, 0, 5, 2, 2, 2, 4, 4});
+  std::optional<Move> m = move_from(rules, board, 0);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->captured, 4);
+  EXPECT_EQ(m->stored, 0);
+  EXPECT_EQ(m->sowings, 3);
+  EXPECT_FALSE(m->extra_turn);
+  EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{5, 0, 0, 2, 4, 4, 0, 1, 0, 0, 2, 1}));
+}
+
+// A continuation that ends in the store ends the turn, with no extra turn; a last seed in pit 0
+// has no own pit clockwise of it.
+TEST(Seed003Alternate, StoreAndPitZeroEndTheTurn) {
+  const Rules rules = rules_of("wari-us");
+  // Pit 1 (4) ends in pit 5 opposite pit 6 (2): capture 2; the turn goes on from pit 4
+  // (1 + 1 = 2), which sows pit 5 and the store: the turn ends there.
+  const Pits board = make_pits({0, 4, 0, 0, 1, 0, 2, 4, 4, 4, 4, 4});
+  std::optional<Move> m = move_from(rules, board, 1);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->captured, 2);
+  EXPECT_EQ(m->stored, 1);
+  EXPECT_EQ(m->sowings, 2);
+  EXPECT_FALSE(m->extra_turn);
+  EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{0, 4, 4, 4, 4, 4, 0, 0, 1, 1, 0, 2}));
+  // A sowing that ends in the store directly: no extra turn either.
+  std::optional<Move> s = move_from(rules, make_pits({0, 0, 0, 0, 2, 0, 4, 4, 4, 4, 4, 4}), 4);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->stored, 1);
+  EXPECT_FALSE(s->extra_turn);
+  EXPECT_EQ(s->sowings, 1);
+  // 8 from pit 5: store, 6..11, 0. Pit 0 faces pit 11 (1 + 1 = 2): capture; pit 0 has no own
+  // pit clockwise of it, so the turn ends (pit 4's 3 seeds stay).
+  const Pits zero = make_pits({0, 0, 0, 0, 3, 8, 4, 4, 4, 4, 4, 1});
+  std::optional<Move> z = move_from(rules, zero, 5);
+  ASSERT_TRUE(z.has_value());
+  EXPECT_EQ(z->captured, 2);
+  EXPECT_EQ(z->stored, 1);
+  EXPECT_EQ(z->sowings, 1);
+  EXPECT_EQ(as_vector(z->child, 12), (std::vector<int>{5, 5, 5, 5, 5, 0, 1, 0, 0, 0, 3, 0}));
+}
+
+// "6. You CAN capture all of an opponent's cups." No feeding rule either; the game ends when the
+// player to move has no stones.
+TEST(Seed003Alternate, GrandSlamCapturesAndNoFeeding) {
+  const Rules rules = rules_of("wari-us");
+  std::optional<Move> m = move_from(rules, make_pits({1, 0, 0, 0, 0, 3, 0, 0, 0, 0, 2, 0}), 0);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->captured, 2);
+  EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 3}));
+  EXPECT_TRUE(legal_pits(rules, m->child).empty());
+  EXPECT_EQ(rules.final_value(m->child), -4);
+  // The opponent is empty and no move feeds: the mover still plays.
+  EXPECT_EQ(legal_pits(rules, make_pits({1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})),
+            (std::vector<int>{0, 1}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seed 002 (Kids and Caboodles): presets wari-kc and oware.
+// ---------------------------------------------------------------------------------------------
+
+// "You're not allowed to make a move that would take away all of the other player's pieces
+// unless there is no other move you can possibly make."
+TEST(Seed002, GrandSlamForbiddenUnlessForced) {
+  for (const char* variant : {"wari-kc", "oware"}) {
+    SCOPED_TRACE(variant);
+    const Rules rules = rules_of(variant);
+    // Pit 5 (2) makes 2 and 2 in pits 6, 7: everything the opponent has.
+    const Pits board = make_pits({1, 0, 0, 0, 0, 2, 1, 1, 0, 0, 0, 0});
+    EXPECT_EQ(legal_pits(rules, board), std::vector<int>{0});
+    const Pits forced = make_pits({0, 0, 0, 0, 0, 2, 1, 1, 0, 0, 0, 0});
+    EXPECT_EQ(legal_pits(rules, forced), std::vector<int>{5});
+    std::optional<Move> m = move_from(rules, forced, 5);
+    ASSERT_TRUE(m.has_value());
+    EXPECT_TRUE(m->grand_slam);
+    EXPECT_EQ(m->captured, 4);
+    EXPECT_TRUE(legal_pits(rules, m->child).empty());
+  }
+}
+
+// "If there are enough picked-up pieces to go around the board more than once, don't put any
+// pieces back in the empty circle". "If the other player's side get emptied [...] you have to use
+// your turn to put some pieces back onto their side." "The game ends when there are no more
+// pieces to pick up on one side of the board and no moves that can be made to add any pieces
+// back to the empty side."
+TEST(Seed002, SkipFeedAndEnd) {
+  const Rules rules = rules_of("wari-kc");
+  std::optional<Move> lap = move_from(rules, make_pits({12, 0, 0, 0, 0, 0, 4, 4, 4, 4, 4, 4}), 0);
+  ASSERT_TRUE(lap.has_value());
+  EXPECT_EQ(as_vector(lap->child, 12), (std::vector<int>{5, 5, 5, 5, 5, 5, 0, 2, 1, 1, 1, 1}));
+  EXPECT_EQ(legal_pits(rules, make_pits({0, 0, 5, 1, 0, 0, 0, 0, 0, 0, 0, 0})),
+            std::vector<int>{2});
+  const Pits stuck = make_pits({2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  EXPECT_TRUE(legal_pits(rules, stuck).empty());
+  EXPECT_EQ(rules.final_value(stuck), 3);
+}
+
+// VARIANTS.md's reference position for oware: `1 1 1 1 1 2 4 2 3 0 0 0` has six moves.
+TEST(VariantsReference, OwarePositionHasSixMoves) {
+  const Rules rules = rules_of("oware");
+  const Pits board = make_pits({1, 1, 1, 1, 1, 2, 4, 2, 3, 0, 0, 0});
+  MoveList list;
+  ASSERT_EQ(rules.legal_moves(board, list), 6);
+  const std::vector<std::vector<int>> children = {
+      {4, 2, 3, 0, 0, 0, 0, 2, 1, 1, 1, 2},
+      {4, 2, 3, 0, 0, 0, 1, 0, 2, 1, 1, 2},
+      {4, 2, 3, 0, 0, 0, 1, 1, 0, 2, 1, 2},
+      {4, 2, 3, 0, 0, 0, 1, 1, 1, 0, 2, 2},
+      {4, 2, 3, 0, 0, 0, 1, 1, 1, 1, 0, 3},
+      // Pit 5: 2 seeds into pits 6 (5) and 7 (3): captures 3; pit 6 holds 5.
+      {5, 0, 3, 0, 0, 0, 1, 1, 1, 1, 1, 0},
+  };
+  for (int i = 0; i < 6; ++i) {
+    SCOPED_TRACE(i);
+    const Move& m = list.moves[i];
+    EXPECT_EQ(m.pit, i);
+    EXPECT_EQ(m.captured, i == 5 ? 3 : 0);
+    EXPECT_FALSE(m.grand_slam);
+    EXPECT_FALSE(m.extra_turn);
+    EXPECT_EQ(m.stored, 0);
+    EXPECT_EQ(as_vector(m.child, 12), children[i]);
+  }
+}
+
+}  // namespace
+}  // namespace sowdb
