@@ -81,16 +81,23 @@ void add_show(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("show", "Show a position's legal moves and what each does");
   cmd->add_option("--variant", args->variant, "Rule system, e.g. oware or kalah/4x3")
       ->required();
-  cmd->add_option("--pits", args->pits, "Pits per side (overrides the variant's board)");
+  auto* pits_option =
+      cmd->add_option("--pits", args->pits, "Pits per side (overrides the variant's board)");
   cmd->add_flag("--json", args->json, "Print one JSON object");
+  // No positionals_at_end(): flags may follow the pit counts, and CLI11 takes "-1" for a
+  // positional anyway (no option is named -1), so parse_pits reports it as negative.
   cmd->add_option("PITS", args->board, "Seeds per pit, mover first, counter-clockwise")
       ->required()
       ->allow_extra_args();
-  cmd->positionals_at_end();
-  cmd->callback([&run, args] {
-    run = [args] {
+  cmd->callback([&run, args, pits_option] {
+    const bool pits_given = pits_option->count() > 0;
+    run = [args, pits_given] {
       Variant v;
       std::string error;
+      // resolve_variant takes 0 for "no override": an explicit --pits 0 is out of range.
+      if (pits_given && args->pits == 0) {
+        throw UsageError("--pits must be 1..8, not 0");
+      }
       if (!resolve_variant(args->variant, args->pits, v, error)) throw UsageError(error);
       Rules rules(v.rules);
       Pits board{};

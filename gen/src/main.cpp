@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   sowdb::cli::Runner run;
   sowdb::cli::add_variants(app, run);
   sowdb::cli::add_show(app, run);
+  sowdb::cli::add_gen(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

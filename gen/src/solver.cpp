@@ -57,9 +57,14 @@ class LayerSolver {
     list_cap_ = std::max<std::uint64_t>(size_ / 32, 4096);
   }
 
-  Layer run() {
+  Layer run(const std::function<void(double)>& progress) {
+    const double steps = stones_ + 1;
     init();
-    for (int t = stones_; t >= 1; --t) solve_threshold(t);
+    if (progress) progress(1 / steps);
+    for (int t = stones_; t >= 1; --t) {
+      solve_threshold(t);
+      if (progress) progress((stones_ - t + 2) / steps);
+    }
     Layer layer;
     layer.stones = stones_;
     layer.value.resize(size_);
@@ -355,12 +360,15 @@ class LayerSolver {
 
 }  // namespace
 
-Layer solve_layer(const RuleSet& rules, int stones, const SmallerValues& smaller) {
+Layer solve_layer(const RuleSet& rules,
+                  int stones,
+                  const SmallerValues& smaller,
+                  const std::function<void(double)>& progress) {
   if (stones < 0 || stones > kMaxIndexedStones) {
     throw std::invalid_argument("stone count out of range: " + std::to_string(stones));
   }
   LayerSolver solver(rules, stones, smaller);
-  return solver.run();
+  return solver.run(progress);
 }
 
 }  // namespace sowdb::gen

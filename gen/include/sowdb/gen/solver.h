@@ -35,7 +35,11 @@ using SmallerValues = std::function<const std::int8_t*(int stones)>;
 /// Solves layer `stones` of `rules`. `smaller(m)` must return the value array of layer m for
 /// every m < stones (it is called once per m before the work starts). Uses the calling thread's
 /// oneTBB arena (the thread count is set by the caller with tbb::global_control). The result is
-/// the same for every thread count. Throws std::runtime_error when a depth exceeds 65535.
-Layer solve_layer(const RuleSet& rules, int stones, const SmallerValues& smaller);
+/// the same for every thread count. `progress`, if set, is called from the calling thread with
+/// the fraction of the work done. Throws std::runtime_error when a depth exceeds 65535.
+Layer solve_layer(const RuleSet& rules,
+                  int stones,
+                  const SmallerValues& smaller,
+                  const std::function<void(double)>& progress = {});
 
 }  // namespace sowdb::gen

@@ -1,0 +1,52 @@
+// Building a directory of tables, layer by layer, with resume.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "sowdb/format/table_file.h"
+#include "sowdb/probe/variant.h"
+
+namespace sowdb::gen {
+
+/// What happened to one layer.
+struct LayerReport {
+  int stones = 0;
+  std::uint64_t positions = 0;
+  double seconds = 0;             ///< Solve and write time (0 for a reused layer).
+  double positions_per_s = 0;
+  std::uint64_t peak_rss_bytes = 0;
+  std::uint64_t bytes_on_disk = 0;
+  bool reused = false;            ///< The table was already present and valid.
+};
+
+struct GenerateOptions {
+  Variant variant;
+  int max_stones = 0;
+  std::filesystem::path out;
+  WriteOptions write;
+  /// Called after each layer (from the calling thread).
+  std::function<void(const LayerReport&)> on_layer;
+  /// Called while a layer is solved: stones, fraction done in [0, 1] (from the calling thread).
+  std::function<void(int, double)> on_progress;
+};
+
+/// File name of layer `stones` inside a table directory.
+std::string layer_file_name(int stones);
+
+/// File name of the directory manifest (the variant's canonical text and rules, as JSON).
+inline constexpr const char* kManifestName = "sowdb.json";
+
+/// Builds layers 0..max_stones into `out` (created if missing). Layers already present and
+/// valid are reused; others are solved with the calling thread's oneTBB arena and written to a
+/// temporary file that is renamed into place when complete. Throws std::runtime_error with a
+/// clear message when `out` holds tables of another rule set or board, on an I/O failure (full
+/// disk included), or when max_stones is out of range (0..kMaxIndexedStones).
+void generate(const GenerateOptions& options);
+
+/// Peak resident set size of this process in bytes (0 if unknown).
+std::uint64_t peak_rss_bytes();
+
+}  // namespace sowdb::gen

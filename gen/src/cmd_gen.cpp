@@ -1,0 +1,143 @@
+// `sowdb gen`: build a table directory.
+#include <tbb/global_control.h>
+#include <tbb/info.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "board_text.h"
+#include "commands.h"
+#include "sowdb/format/index.h"
+#include "sowdb/gen/generate.h"
+
+namespace sowdb::cli {
+namespace {
+
+std::string human_bytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %s", b, units[u]);
+  return buf;
+}
+
+}  // namespace
+
+void add_gen(CLI::App& app, Runner& run) {
+  struct Args {
+    std::string variant;
+    int pits = 0;
+    int max_stones = -1;
+    std::string out;
+    int threads = 0;
+    bool quiet = false;
+    bool json = false;
+    unsigned block_entries = kDefaultBlockEntries;
+    int level = 19;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("gen", "Solve every layer up to N seeds and write the tables");
+  cmd->add_option("--variant", args->variant, "Rule system, e.g. oware or kalah/4x3")->required();
+  cmd->add_option("--pits", args->pits, "Pits per side (overrides the variant's board)")
+      ->check(CLI::Range(1, 8));
+  cmd->add_option("--max-stones", args->max_stones, "Largest layer: seeds on the board")
+      ->required()
+      ->check(CLI::Range(0, kMaxIndexedStones));
+  cmd->add_option("--out", args->out, "Table directory (created if missing)")->required();
+  cmd->add_option("--threads", args->threads, "Worker threads (default: all cores)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_flag("--quiet", args->quiet, "No progress or summary lines");
+  cmd->add_flag("--json", args->json, "One JSON line per layer on stdout");
+  cmd->add_option("--block-entries", args->block_entries, "Entries per compressed block")
+      ->check(CLI::Range(1u, kMaxBlockEntries));
+  cmd->add_option("--zstd-level", args->level, "zstd compression level")->check(CLI::Range(1, 22));
+  cmd->callback([&run, args] {
+    run = [args] {
+      Variant v;
+      std::string error;
+      if (!resolve_variant(args->variant, args->pits, v, error)) throw UsageError(error);
+      const int threads =
+          args->threads > 0 ? args->threads : tbb::info::default_concurrency();
+      tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                                static_cast<std::size_t>(threads));
+      const bool tty = isatty(fileno(stderr)) && !args->quiet && !args->json;
+      gen::GenerateOptions options;
+      options.variant = v;
+      options.max_stones = args->max_stones;
+      options.out = args->out;
+      options.write.block_entries = args->block_entries;
+      options.write.zstd_level = args->level;
+      auto layer_start = std::make_shared<std::chrono::steady_clock::time_point>();
+      auto last_draw = std::make_shared<std::chrono::steady_clock::time_point>();
+      if (tty) {
+        options.on_progress = [layer_start, last_draw, v](int n, double f) {
+          const auto now = std::chrono::steady_clock::now();
+          if (now - *last_draw < std::chrono::milliseconds(200) && f < 1) return;
+          *last_draw = now;
+          const double el = std::chrono::duration<double>(now - *layer_start).count();
+          const double positions = static_cast<double>(layer_size(v.rules.pits(), n));
+          const double eta = f > 0 ? el * (1 - f) / f : 0;
+          std::fprintf(stderr, "\r  layer %3d: %5.1f%% of %.0f positions, %.2f M/s, ETA %.0f s   ",
+                       n, 100 * f, positions, el > 0 ? positions * f / el / 1e6 : 0.0, eta);
+          std::fflush(stderr);
+        };
+      }
+      double total_seconds = 0;
+      std::uint64_t total_positions = 0;
+      std::uint64_t total_bytes = 0;
+      options.on_layer = [&, layer_start](const gen::LayerReport& r) {
+        *layer_start = std::chrono::steady_clock::now();
+        total_seconds += r.seconds;
+        total_positions += r.positions;
+        total_bytes += r.bytes_on_disk;
+        if (args->json) {
+          nlohmann::json j;
+          j["n"] = r.stones;
+          j["positions"] = r.positions;
+          j["seconds"] = r.seconds;
+          j["positions_per_s"] = r.positions_per_s;
+          j["peak_rss_bytes"] = r.peak_rss_bytes;
+          j["bytes_on_disk"] = r.bytes_on_disk;
+          j["reused"] = r.reused;
+          std::printf("%s\n", j.dump().c_str());
+          std::fflush(stdout);
+        } else if (!args->quiet) {
+          if (tty) std::fprintf(stderr, "\r%80s\r", "");
+          if (r.reused) {
+            std::printf("layer %3d: %12llu positions, reused (%s on disk)\n", r.stones,
+                        static_cast<unsigned long long>(r.positions),
+                        human_bytes(static_cast<double>(r.bytes_on_disk)).c_str());
+          } else {
+            std::printf(
+                "layer %3d: %12llu positions, %8.2f s, %7.2f M positions/s, %s on disk "
+                "(%.3f bytes/position), peak RSS %s\n",
+                r.stones, static_cast<unsigned long long>(r.positions), r.seconds,
+                r.positions_per_s / 1e6, human_bytes(static_cast<double>(r.bytes_on_disk)).c_str(),
+                static_cast<double>(r.bytes_on_disk) / static_cast<double>(r.positions),
+                human_bytes(static_cast<double>(r.peak_rss_bytes)).c_str());
+          }
+          std::fflush(stdout);
+        }
+      };
+      *layer_start = std::chrono::steady_clock::now();
+      gen::generate(options);
+      if (!args->quiet && !args->json) {
+        std::printf("done: %s, layers 0..%d, %llu positions, %.2f s solving, %s on disk, %d threads\n",
+                    v.to_string().c_str(), args->max_stones,
+                    static_cast<unsigned long long>(total_positions), total_seconds,
+                    human_bytes(static_cast<double>(total_bytes)).c_str(), threads);
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace sowdb::cli
