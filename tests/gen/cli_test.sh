@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# CLI acceptance tests of `sowdb show` and `sowdb variants`.
+# Usage: cli_test.sh PATH/TO/sowdb
+#
+# Bad input must give exactly one line on stderr, nothing on stdout, and a non-zero exit code
+# below 128 (no crash). Good input exits 0; --json output is one JSON object with the fields
+# variant, pits, stones and moves.
+set -u
+
+if [[ $# -ne 1 || ! -x "$1" ]]; then
+  echo "usage: $0 PATH/TO/sowdb" >&2
+  exit 2
+fi
+SOWDB=$1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+FAILURES=0
+CHECKS=0
+
+fail() {
+  echo "FAIL: $*" >&2
+  FAILURES=$((FAILURES + 1))
+}
+
+# bad ARGS...: a usage error.
+bad() {
+  CHECKS=$((CHECKS + 1))
+  "$SOWDB" "$@" >"$TMP/out" 2>"$TMP/err"
+  local rc=$?
+  local what="sowdb $*"
+  if [[ $rc -eq 0 ]]; then
+    fail "$what: exit code 0 for bad input"
+  elif [[ $rc -ge 128 ]]; then
+    fail "$what: exit code $rc (crashed?)"
+  fi
+  local lines
+  lines=$(wc -l <"$TMP/err")
+  if [[ $lines -ne 1 ]]; then
+    fail "$what: $lines lines on stderr, want 1: $(cat "$TMP/err")"
+  elif ! grep -q '^sowdb: error: .' "$TMP/err"; then
+    fail "$what: stderr is not 'sowdb: error: ...': $(cat "$TMP/err")"
+  fi
+  if [[ -s "$TMP/out" ]]; then
+    fail "$what: wrote to stdout: $(head -c 200 "$TMP/out")"
+  fi
+}
+
+# good ARGS...: exit 0, nothing on stderr, something on stdout.
+good() {
+  CHECKS=$((CHECKS + 1))
+  "$SOWDB" "$@" >"$TMP/out" 2>"$TMP/err"
+  local rc=$?
+  if [[ $rc -ne 0 ]]; then
+    fail "sowdb $*: exit code $rc: $(cat "$TMP/err")"
+    return 1
+  fi
+  if [[ -s "$TMP/err" ]]; then
+    fail "sowdb $*: wrote to stderr: $(cat "$TMP/err")"
+  fi
+  if [[ ! -s "$TMP/out" ]]; then
+    fail "sowdb $*: no output"
+    return 1
+  fi
+  return 0
+}
+
+# json_check PYTHON_EXPRESSIONS...: $TMP/out parses as JSON, and each expression holds of `j`,
+# the object in it.
+cat >"$TMP/check.py" <<'EOF'
+import json, sys
+j = json.load(sys.stdin)
+for field in ("variant", "pits", "stones", "moves"):
+    assert field in j, "missing field " + field
+assert isinstance(j["pits"], list) and all(isinstance(x, int) and x >= 0 for x in j["pits"])
+assert j["stones"] == sum(j["pits"]), "stones != sum(pits)"
+assert isinstance(j["moves"], list)
+for m in j["moves"]:
+    assert len(m["result"]) == len(j["pits"]), "result has the wrong length"
+    assert sum(m["result"]) + m["captured"] + m["stored"] == j["stones"], "seeds not conserved"
+for expr in sys.argv[1:]:
+    assert eval(expr, {"j": j}), "does not hold: " + expr
+EOF
+json_check() {
+  CHECKS=$((CHECKS + 1))
+  if ! python3 -c 'import json,sys; json.load(sys.stdin)' <"$TMP/out" 2>"$TMP/py"; then
+    fail "output does not parse as JSON: $(tail -n 1 "$TMP/py")"
+  elif ! python3 "$TMP/check.py" "$@" <"$TMP/out" 2>"$TMP/py"; then
+    fail "json: $(tail -n 1 "$TMP/py") in: $(head -c 300 "$TMP/out")"
+  fi
+}
+
+TWELVE=(1 1 1 1 1 1 1 1 1 1 1 1)
+
+# --- bad input to `sowdb show` -------------------------------------------------------------
+bad show --variant oware 1 1 1                      # too few pits
+bad show --variant oware "${TWELVE[@]}" 1           # too many pits
+bad show --variant oware                            # no pits at all
+bad show --variant oware -1 1 1 1 1 1 1 1 1 1 1 1   # negative count, first
+bad show --variant oware 1 1 1 1 1 -3 1 1 1 1 1 1   # negative count, in the middle
+bad show --variant oware 1 1 1 1 1 1 1 1 1 1 1 -1   # negative count, last
+bad show --variant oware x 1 1 1 1 1 1 1 1 1 1 1    # non-numeric
+bad show --variant oware 1.5 1 1 1 1 1 1 1 1 1 1 1  # not whole
+bad show --variant oware "" 1 1 1 1 1 1 1 1 1 1 1   # empty
+bad show --variant oware 99999999999999999999 1 1 1 1 1 1 1 1 1 1 1
+bad show --variant oware 200 100 0 0 0 0 0 0 0 0 0 0  # more than 255 seeds
+bad show --variant nosuch "${TWELVE[@]}"            # unknown variant
+bad show --variant "" "${TWELVE[@]}"
+bad show --variant oware --pits 9 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1
+bad show --variant oware --pits 0 "${TWELVE[@]}"
+bad show --variant oware --pits -1 1 1
+bad show --variant oware --pits x 1 1
+bad show --variant oware/9x4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1
+bad show --variant oware/0x4 1 1
+bad show --variant oware/6x0 "${TWELVE[@]}"
+bad show --variant oware/8x16 "${TWELVE[@]}"
+bad show --variant oware/6x4/grand_slam=maybe "${TWELVE[@]}"
+bad show --variant kalah/6x4/grand_slam=capture "${TWELVE[@]}"
+bad show "${TWELVE[@]}"                             # missing --variant
+bad show --variant oware --bogus "${TWELVE[@]}"
+bad nosuchcommand
+bad
+
+# --- good input ----------------------------------------------------------------------------
+# VARIANTS.md's reference position: six moves; the last captures 3.
+if good show --variant oware --json 1 1 1 1 1 2 4 2 3 0 0 0; then
+  json_check 'j["variant"] == "oware/6x4"' 'j["pits"] == [1,1,1,1,1,2,4,2,3,0,0,0]' \
+    'j["stones"] == 16' 'len(j["moves"]) == 6' '[m["pit"] for m in j["moves"]] == [0,1,2,3,4,5]' \
+    '[m["captured"] for m in j["moves"]] == [0,0,0,0,0,3]' \
+    'j["moves"][5]["result"] == [5,0,3,0,0,0,1,1,1,1,1,0]' 'j["game_over"] is False'
+fi
+# Flags may come after the pit counts.
+if good show --variant kalah 4 4 4 4 4 4 4 4 4 4 4 4 --json; then
+  json_check 'j["variant"] == "kalah/6x4"' 'j["stones"] == 48' 'len(j["moves"]) == 6' \
+    '[m["extra_turn"] for m in j["moves"]] == [False,False,True,False,False,False]' \
+    'j["moves"][2]["result"] == [4,4,0,5,5,5,4,4,4,4,4,4]' 'j["moves"][2]["stored"] == 1'
+fi
+# --pits overrides the board of the variant.
+if good show --variant abapa --pits 2 --json 0 3 1 0; then
+  json_check 'j["variant"] == "abapa/2x4"' 'j["pits"] == [0,3,1,0]' 'len(j["moves"]) == 1'
+fi
+if good show --variant wari-us/3x2/skip_origin=on --json 1 0 0 0 2 0; then
+  json_check 'j["variant"] == "wari-us/3x2/skip_origin=on"' 'j["moves"][0]["captured"] == 2'
+fi
+# A finished game: no legal move and the final split.
+if good show --variant oware --json 3 2 1 1 0 0 0 0 0 0 0 0; then
+  json_check 'j["moves"] == []' 'j["game_over"] is True' 'j["final_value"] == 7'
+fi
+# The text form.
+if good show --variant ayo 0 1 0 4 1 17 0 0 1 1 1 0; then
+  CHECKS=$((CHECKS + 1))
+  grep -q 'captures 15, grand slam' "$TMP/out" || fail "show text: no 'captures 15, grand slam'"
+fi
+
+# --- sowdb variants --------------------------------------------------------------------------
+PRESETS=(oware abapa warri wari-modar ayo wari-pbm wari-kc kalah kalah-tournament kalah-irving
+  wari-us)
+if good variants; then
+  for p in "${PRESETS[@]}"; do
+    CHECKS=$((CHECKS + 1))
+    grep -q "^$p " "$TMP/out" || fail "sowdb variants does not list $p"
+  done
+fi
+if good variants --json; then
+  CHECKS=$((CHECKS + 1))
+  names=$(python3 -c '
+import json, sys
+print(" ".join(json.loads(line)["name"] for line in sys.stdin if line.strip()))' <"$TMP/out") ||
+    fail "sowdb variants --json: a line does not parse"
+  [[ "$names" == "${PRESETS[*]}" ]] || fail "sowdb variants --json lists '$names'"
+fi
+
+if [[ $FAILURES -ne 0 ]]; then
+  echo "$FAILURES of $CHECKS checks failed" >&2
+  exit 1
+fi
+echo "all $CHECKS checks passed"
