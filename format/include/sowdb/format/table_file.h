@@ -1,0 +1,173 @@
+// One table file: one layer (stone count) of one rule set. Byte layout in format/FORMAT.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sowdb/format/rule_set.h"
+
+namespace sowdb {
+
+/// The format version this library writes, and the only one it reads (FORMAT.md, "Version").
+inline constexpr std::uint16_t kTableFormatVersion = 1;
+
+/// Largest block the reader accepts, in entries (FORMAT.md, check 10): bounds the memory one
+/// decoded block takes (3 bytes an entry).
+inline constexpr std::uint32_t kMaxBlockEntries = std::uint32_t{1} << 24;
+
+/// Default entries per block (FORMAT.md, "Blocks").
+inline constexpr std::uint32_t kDefaultBlockEntries = std::uint32_t{1} << 16;
+
+/// The error every table function throws. `what()` names the file, the failed check (numbered as
+/// in FORMAT.md, "Reader checks") and what was found.
+struct TableError : std::runtime_error {
+  /// What went wrong, coarse enough to act on.
+  enum class Code {
+    kIo,               ///< The operating system refused: open, read, write, fsync or rename failed.
+    kNotATable,        ///< The file does not start with the table magic.
+    kVersion,          ///< A format version this reader does not know.
+    kUnsupported,      ///< A required flag or a codec this reader does not know.
+    kBadHeader,        ///< A header field is out of its range or disagrees with another.
+    kRuleMismatch,     ///< A valid table, but not of the rule set or stone count asked for.
+    kTruncated,        ///< The file ends early (or has bytes after its footer).
+    kCorrupt,          ///< The value table, the seek table or a block is malformed.
+    kChecksum,         ///< A checksum does not match the bytes.
+    kInvalidArgument,  ///< The caller passed bad data (writer input, span sizes).
+  };
+
+  /// Builds an error with `code` and the full message `message`.
+  TableError(Code code, const std::string& message);
+
+  /// The error code.
+  Code code() const noexcept { return code_; }
+
+ private:
+  Code code_;
+};
+
+/// The name of `code` without its `k` ("Io", "NotATable", ...). Never null. Thread safe.
+const char* to_string(TableError::Code code) noexcept;
+
+/// What a table file's header says (FORMAT.md, "Header").
+struct LayerInfo {
+  RuleSet rules;                     ///< The rule set, normalised (RuleSet::normalised()).
+  int stones = 0;                    ///< n: seeds on the board in every position of the layer.
+  std::uint64_t entries = 0;         ///< layer_size(rules.pits(), stones).
+  std::uint32_t block_entries = 0;   ///< Entries per block; the last block may hold fewer.
+  std::uint32_t block_count = 0;     ///< ceil(entries / block_entries).
+  std::uint16_t format_version = 0;  ///< Always kTableFormatVersion for a file that opened.
+  std::vector<std::int8_t> value_table;  ///< Distinct values of the layer, symbol order.
+  std::uint64_t file_size = 0;       ///< Bytes in the file, footer included.
+};
+
+/// Options of `write_layer`.
+struct WriteOptions {
+  /// Entries per block, 1..kMaxBlockEntries. Smaller blocks: faster random probes, worse ratio.
+  std::uint32_t block_entries = kDefaultBlockEntries;
+  /// zstd compression level, ZSTD_minCLevel()..ZSTD_maxCLevel(). Output is a pure function of
+  /// the input, the options and the zstd library version.
+  int zstd_level = 19;
+};
+
+/// Writes one layer as a table file at `path` (FORMAT.md).
+///
+/// PARAMETERS
+///   path     the file to create or replace.
+///   rules    the rule set; its normalised() form is written, so the file reads back normalised.
+///   stones   n, 0..kMaxIndexedStones.
+///   values   layer_size(rules.pits(), stones) values in index order, each in [-n, n].
+///   depths   as many depths to conversion, in index order.
+///   options  block size and zstd level.
+/// ERRORS
+///   Throws TableError: kInvalidArgument for bad input (nothing is created), kIo when the
+///   operating system fails (disk full included: every write is checked). It writes to
+///   `path` + ".tmp.<pid>" in the same directory, fsyncs it, renames it onto `path` and fsyncs
+///   the directory, so `path` holds either its old content or the complete new file, never a
+///   partial one; on failure the temporary is removed.
+/// THREAD SAFETY
+///   Single-threaded per file. Calls for different paths may run in parallel; two concurrent
+///   calls for the same path from one process share a temporary name and must not happen.
+void write_layer(const std::filesystem::path& path,
+                 const RuleSet& rules,
+                 int stones,
+                 std::span<const std::int8_t> values,
+                 std::span<const std::uint16_t> depths,
+                 const WriteOptions& options = {});
+
+/// Options of `LayerReader::open`.
+struct OpenOptions {
+  /// Decoded blocks kept per reader, value and depth blocks counted separately; 0 caches none.
+  std::size_t cache_blocks = 8;
+  /// Verify the header checksum and the whole-file checksum on open and every frame checksum
+  /// on decode (FORMAT.md, checks 5, 14 and 17). Turn off only for fuzzing or forensics: without them the reader still
+  /// never reads out of bounds or crashes, but a corrupt file may give wrong values.
+  bool verify_checksums = true;
+  /// When set, open fails with kRuleMismatch unless the file's rule set equals its normalised()
+  /// form.
+  std::optional<RuleSet> expected_rules;
+  /// When set, open fails with kRuleMismatch unless the file holds this many stones.
+  std::optional<int> expected_stones;
+};
+
+/// Random access to one table file. The file is read with pread on demand, so the reader
+/// keeps a file descriptor open; a writer replaces files by rename, which leaves an open reader
+/// on the old file.
+class LayerReader {
+ public:
+  /// Opens and checks the table file at `path`: header, sizes, value table, seek table and (if
+  /// options.verify_checksums) the whole-file checksum, i.e. FORMAT.md checks 1..15.
+  /// RETURN a reader, never null. ERRORS throws TableError with the first failed check's code.
+  /// THREAD SAFETY any number of opens may run in parallel.
+  static std::unique_ptr<LayerReader> open(const std::filesystem::path& path,
+                                           const OpenOptions& options = {});
+
+  /// As `open`, for a table held in memory (the reader takes the bytes). For tests and fuzzing.
+  static std::unique_ptr<LayerReader> open_memory(std::vector<std::byte> bytes,
+                                                  const OpenOptions& options = {});
+
+  ~LayerReader();
+  LayerReader(const LayerReader&) = delete;
+  LayerReader& operator=(const LayerReader&) = delete;
+
+  /// The header's content. Thread safe.
+  const LayerInfo& info() const noexcept;
+
+  /// The value of the position with index `index` (see index.h), in [-n, n].
+  /// RETURN nullopt when index >= info().entries or when its block fails to read or decode
+  /// (FORMAT.md checks 16..20); never a wrong value from a corrupt block.
+  /// NOTES decodes only the value stream of the one block needed; recent blocks are cached.
+  /// THREAD SAFETY thread safe: the cache is behind a mutex, decoding happens outside it.
+  std::optional<std::int8_t> value(std::uint64_t index) const noexcept;
+
+  /// The depth to conversion of the position with index `index`. As `value`, for the depth
+  /// stream.
+  std::optional<std::uint16_t> depth(std::uint64_t index) const noexcept;
+
+  /// Decodes the whole layer, bypassing the cache.
+  /// PARAMETERS values, depths: each either empty (that stream is skipped) or exactly
+  ///   info().entries long.
+  /// ERRORS throws TableError: kInvalidArgument for a wrong span size, else the code of the
+  ///   first failed block check (kIo, kTruncated, kChecksum, kCorrupt).
+  /// THREAD SAFETY thread safe.
+  void read_all(std::span<std::int8_t> values, std::span<std::uint16_t> depths) const;
+
+  struct Impl;
+
+ private:
+  explicit LayerReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Reads and checks the header of the table file at `path` (FORMAT.md checks 1..12: header,
+/// value table, file size, footer magic), without the seek table, the blocks or the checksum.
+/// RETURN its LayerInfo. ERRORS throws TableError. THREAD SAFETY thread safe.
+LayerInfo read_info(const std::filesystem::path& path);
+
+}  // namespace sowdb

@@ -1,0 +1,887 @@
+// Table file writer and reader. Every section and check number cited here is from FORMAT.md.
+#include "sowdb/format/table_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <string_view>
+
+#include "sowdb/format/index.h"
+#include "sowdb/format/xxhash64.h"
+
+namespace sowdb {
+namespace {
+
+using Code = TableError::Code;
+
+// "Header" section.
+constexpr std::array<std::uint8_t, 8> kMagic = {0x89, 'S', 'O', 'W', 'D', 'B', '\r', '\n'};
+constexpr std::array<std::uint8_t, 8> kFooterMagic = {'S', 'O', 'W', 'D', 'B', 'E', 'N', 'D'};
+constexpr std::size_t kHeaderSize = 64;
+constexpr std::size_t kHeaderHashedBytes = 56;  // the header checksum covers bytes 0..55
+constexpr std::size_t kSeekEntrySize = 24;
+constexpr std::size_t kFooterSize = 16;
+constexpr std::uint32_t kRequiredFlagsMask = 0x0000FFFFu;
+constexpr std::size_t kHashChunk = std::size_t{1} << 20;
+
+// --- Little-endian field access ("Conventions": every integer is little-endian). -----------
+
+void put_le(std::byte* p, std::uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFF);
+}
+
+std::uint64_t get_le(const std::byte* p, int bytes) {
+  std::uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);
+  return v;
+}
+
+std::uint8_t get8(const std::byte* p) { return std::to_integer<std::uint8_t>(*p); }
+
+std::uint64_t pad8(std::uint64_t n) { return (n + 7) & ~std::uint64_t{7}; }
+
+std::uint32_t hash32(std::span<const std::byte> bytes) {
+  return static_cast<std::uint32_t>(xxh64(bytes) & 0xFFFFFFFFu);
+}
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+[[noreturn]] void fail(Code code, const std::string& where, const std::string& what) {
+  throw TableError(code, where + ": " + what);
+}
+
+[[noreturn]] void fail_check(Code code, const std::string& where, int check,
+                             const std::string& what) {
+  throw TableError(code, where + ": check " + std::to_string(check) + ": " + what);
+}
+
+// --- Rule set fields ("Rule set"). -------------------------------------------------------
+
+bool rules_in_range(const RuleSet& r) {
+  return static_cast<int>(r.family) <= 2 && r.pits_per_side >= 1 &&
+         r.pits_per_side <= kMaxPitsPerSide && static_cast<int>(r.grand_slam) <= 2 &&
+         static_cast<int>(r.end) <= 1;
+}
+
+std::uint64_t block_count_for(std::uint64_t entries, std::uint32_t block_entries) {
+  return entries / block_entries + (entries % block_entries != 0 ? 1 : 0);
+}
+
+// The entries in block `b`: block_entries except possibly in the last block.
+std::uint32_t entries_in_block(const LayerInfo& info, std::uint32_t b) {
+  const std::uint64_t first = std::uint64_t{b} * info.block_entries;
+  return static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(info.block_entries, info.entries - first));
+}
+
+// --- Sources: a file read with pread, or bytes in memory. ------------------------------------
+
+class Source {
+ public:
+  virtual ~Source() = default;
+  virtual std::uint64_t size() const = 0;
+  // Reads exactly out.size() bytes at `offset`; throws TableError (kTruncated, kIo) otherwise.
+  virtual void read(std::uint64_t offset, std::span<std::byte> out) const = 0;
+  const std::string& name() const { return name_; }
+
+ protected:
+  std::string name_;
+};
+
+class FileSource final : public Source {
+ public:
+  explicit FileSource(const std::filesystem::path& path) {
+    name_ = path.string();
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) fail_check(Code::kIo, name_, 1, "cannot open: " + errno_text(errno));
+    struct stat st{};
+    if (::fstat(fd_, &st) != 0) {
+      const int err = errno;
+      ::close(fd_);
+      fail_check(Code::kIo, name_, 1, "cannot stat: " + errno_text(err));
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd_);
+      fail_check(Code::kIo, name_, 1, "not a regular file");
+    }
+    size_ = static_cast<std::uint64_t>(st.st_size);
+  }
+  ~FileSource() override { ::close(fd_); }
+  FileSource(const FileSource&) = delete;
+  FileSource& operator=(const FileSource&) = delete;
+
+  std::uint64_t size() const override { return size_; }
+
+  void read(std::uint64_t offset, std::span<std::byte> out) const override {
+    std::size_t done = 0;
+    while (done < out.size()) {
+      const ssize_t got = ::pread(fd_, out.data() + done, out.size() - done,
+                                  static_cast<off_t>(offset + done));
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        fail(Code::kIo, name_, "read failed at offset " + std::to_string(offset + done) + ": " +
+                                   errno_text(errno));
+      }
+      if (got == 0) {
+        fail(Code::kTruncated, name_,
+             "file ended at offset " + std::to_string(offset + done) + " while reading " +
+                 std::to_string(out.size()) + " bytes at " + std::to_string(offset));
+      }
+      done += static_cast<std::size_t>(got);
+    }
+  }
+
+ private:
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+};
+
+class MemorySource final : public Source {
+ public:
+  explicit MemorySource(std::vector<std::byte> bytes) : bytes_(std::move(bytes)) {
+    name_ = "<memory>";
+  }
+  std::uint64_t size() const override { return bytes_.size(); }
+  void read(std::uint64_t offset, std::span<std::byte> out) const override {
+    if (offset > bytes_.size() || out.size() > bytes_.size() - offset) {
+      fail(Code::kTruncated, name_,
+           "read of " + std::to_string(out.size()) + " bytes at " + std::to_string(offset) +
+               " passes the end (" + std::to_string(bytes_.size()) + " bytes)");
+    }
+    std::memcpy(out.data(), bytes_.data() + offset, out.size());
+  }
+
+ private:
+  std::vector<std::byte> bytes_;
+};
+
+// --- Parsing ("Reader checks"). ------------------------------------------------------------
+
+struct SeekEntry {
+  std::uint64_t offset = 0;
+  std::uint32_t value_size = 0;
+  std::uint32_t depth_size = 0;
+  std::uint32_t value_hash = 0;
+  std::uint32_t depth_hash = 0;
+};
+
+struct Parsed {
+  LayerInfo info;
+  std::uint64_t data_start = 0;
+  std::uint64_t seek_offset = 0;
+  std::vector<SeekEntry> seek;
+};
+
+// Checks 1..12: everything read_info promises. `verify_header_checksum` guards check 5.
+Parsed parse_header(const Source& src, bool verify_header_checksum) {
+  const std::string& name = src.name();
+  const std::uint64_t size = src.size();
+  std::array<std::byte, kHeaderSize> h{};
+  const std::size_t have = static_cast<std::size_t>(std::min<std::uint64_t>(size, kHeaderSize));
+  src.read(0, std::span(h.data(), have));
+
+  // Check 2: magic.
+  const bool magic_prefix = std::equal(
+      h.begin(), h.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(have, 8)),
+      kMagic.begin(), [](std::byte a, std::uint8_t b) { return std::to_integer<std::uint8_t>(a) == b; });
+  if (have == 0 || !magic_prefix) {
+    fail_check(Code::kNotATable, name, 2, "no sowdb table magic at offset 0");
+  }
+  if (have < 8) fail_check(Code::kTruncated, name, 2, "file ends inside the magic");
+  // Check 3: format version.
+  if (have < 10) fail_check(Code::kTruncated, name, 3, "file ends inside the header");
+  const auto version = static_cast<std::uint16_t>(get_le(&h[8], 2));
+  if (version != kTableFormatVersion) {
+    fail_check(Code::kVersion, name, 3,
+               "format version " + std::to_string(version) + " (this reader knows version " +
+                   std::to_string(kTableFormatVersion) + ")");
+  }
+  // Check 4: the header is complete.
+  if (have < kHeaderSize) {
+    fail_check(Code::kTruncated, name, 4,
+               "file has " + std::to_string(size) + " bytes, shorter than the 64-byte header");
+  }
+  // Check 5: header checksum.
+  const std::uint64_t header_hash = get_le(&h[56], 8);
+  if (verify_header_checksum && header_hash != xxh64(std::span(h.data(), kHeaderHashedBytes))) {
+    fail_check(Code::kChecksum, name, 5, "header checksum mismatch");
+  }
+  // Check 6: header size and reserved bytes.
+  const auto header_size = get_le(&h[10], 2);
+  if (header_size != kHeaderSize) {
+    fail_check(Code::kBadHeader, name, 6,
+               "header_size is " + std::to_string(header_size) + ", must be 64");
+  }
+  for (std::size_t i = 42; i < 56; ++i) {
+    if (get8(&h[i]) != 0) {
+      fail_check(Code::kBadHeader, name, 6, "reserved byte " + std::to_string(i) + " is not 0");
+    }
+  }
+  // Check 7: flags.
+  const auto flags = static_cast<std::uint32_t>(get_le(&h[12], 4));
+  if ((flags & kRequiredFlagsMask) != 0) {
+    fail_check(Code::kUnsupported, name, 7,
+               "unknown required flags 0x" + [&] {
+                 char buf[16];
+                 std::snprintf(buf, sizeof buf, "%04x", flags & kRequiredFlagsMask);
+                 return std::string(buf);
+               }());
+  }
+  // Check 8: codecs.
+  if (get8(&h[40]) != 0) {
+    fail_check(Code::kUnsupported, name, 8,
+               "unknown value codec " + std::to_string(get8(&h[40])));
+  }
+  if (get8(&h[41]) != 0) {
+    fail_check(Code::kUnsupported, name, 8,
+               "unknown depth codec " + std::to_string(get8(&h[41])));
+  }
+  // Check 9: the rule set.
+  Parsed p;
+  LayerInfo& info = p.info;
+  info.format_version = version;
+  info.file_size = size;
+  const std::uint8_t family = get8(&h[16]), pits = get8(&h[17]), skip = get8(&h[18]),
+                     slam = get8(&h[19]), capture = get8(&h[20]), end = get8(&h[21]);
+  if (family > 2) fail_check(Code::kBadHeader, name, 9, "family " + std::to_string(family));
+  if (pits < 1 || pits > kMaxPitsPerSide) {
+    fail_check(Code::kBadHeader, name, 9, "pits_per_side " + std::to_string(pits));
+  }
+  if (skip > 1) fail_check(Code::kBadHeader, name, 9, "skip_origin " + std::to_string(skip));
+  if (slam > 2) fail_check(Code::kBadHeader, name, 9, "grand_slam " + std::to_string(slam));
+  if (capture > 1) {
+    fail_check(Code::kBadHeader, name, 9, "capture_empty_opposite " + std::to_string(capture));
+  }
+  if (end > 1) fail_check(Code::kBadHeader, name, 9, "end " + std::to_string(end));
+  info.rules.family = static_cast<Family>(family);
+  info.rules.pits_per_side = pits;
+  info.rules.skip_origin = skip != 0;
+  info.rules.grand_slam = static_cast<GrandSlam>(slam);
+  info.rules.capture_empty_opposite = capture != 0;
+  info.rules.end = static_cast<KalahEnd>(end);
+  if (!(info.rules == info.rules.normalised())) {
+    fail_check(Code::kBadHeader, name, 9,
+               "rule set not normalised: an option that does not apply to the family is set");
+  }
+  // Check 10: sizes.
+  const std::uint8_t stones = get8(&h[22]);
+  if (stones > kMaxIndexedStones) {
+    fail_check(Code::kBadHeader, name, 10, "stones " + std::to_string(stones));
+  }
+  info.stones = stones;
+  info.entries = get_le(&h[24], 8);
+  const std::uint64_t expected_entries = layer_size(info.rules.pits(), stones);
+  if (info.entries != expected_entries) {
+    fail_check(Code::kBadHeader, name, 10,
+               "entry_count " + std::to_string(info.entries) + ", expected C(n+2P-1, 2P-1) = " +
+                   std::to_string(expected_entries));
+  }
+  info.block_entries = static_cast<std::uint32_t>(get_le(&h[32], 4));
+  if (info.block_entries < 1 || info.block_entries > kMaxBlockEntries) {
+    fail_check(Code::kBadHeader, name, 10,
+               "block_entries " + std::to_string(info.block_entries) + " outside 1.." +
+                   std::to_string(kMaxBlockEntries));
+  }
+  info.block_count = static_cast<std::uint32_t>(get_le(&h[36], 4));
+  if (info.block_count != block_count_for(info.entries, info.block_entries)) {
+    fail_check(Code::kBadHeader, name, 10,
+               "block_count " + std::to_string(info.block_count) + ", expected " +
+                   std::to_string(block_count_for(info.entries, info.block_entries)));
+  }
+  const std::uint8_t value_count = get8(&h[23]);
+  if (value_count < 1 || value_count > 2 * stones + 1) {
+    fail_check(Code::kBadHeader, name, 10,
+               "value_count " + std::to_string(value_count) + " outside 1..2n+1");
+  }
+  // Check 11: the file is long enough for its layout, and ends with the footer magic.
+  p.data_start = kHeaderSize + pad8(value_count);
+  const std::uint64_t seek_bytes = std::uint64_t{info.block_count} * kSeekEntrySize;
+  // Every block holds two frames of at least one byte each.
+  const std::uint64_t min_size =
+      p.data_start + 2 * std::uint64_t{info.block_count} + seek_bytes + kFooterSize;
+  if (size < min_size) {
+    fail_check(Code::kTruncated, name, 11,
+               "file has " + std::to_string(size) + " bytes, its header needs at least " +
+                   std::to_string(min_size));
+  }
+  std::array<std::byte, 8> footer_magic{};
+  src.read(size - kFooterSize, footer_magic);
+  if (!std::equal(footer_magic.begin(), footer_magic.end(), kFooterMagic.begin(),
+                  [](std::byte a, std::uint8_t b) { return std::to_integer<std::uint8_t>(a) == b; })) {
+    fail_check(Code::kTruncated, name, 11,
+               "no footer magic at the end: the file is truncated, unfinished or has trailing "
+               "bytes");
+  }
+  p.seek_offset = size - kFooterSize - seek_bytes;
+  // Check 12: the value table.
+  std::array<std::byte, 256> table{};
+  const auto table_bytes = static_cast<std::size_t>(pad8(value_count));
+  src.read(kHeaderSize, std::span(table.data(), table_bytes));
+  bool seen[256] = {};
+  for (std::size_t i = 0; i < value_count; ++i) {
+    const auto v = static_cast<std::int8_t>(get8(&table[i]));
+    if (v < -info.stones || v > info.stones) {
+      fail_check(Code::kCorrupt, name, 12,
+                 "value table entry " + std::to_string(i) + " is " + std::to_string(v) +
+                     ", outside [-n, n]");
+    }
+    if (seen[static_cast<std::uint8_t>(v)]) {
+      fail_check(Code::kCorrupt, name, 12, "value " + std::to_string(v) + " listed twice");
+    }
+    seen[static_cast<std::uint8_t>(v)] = true;
+    info.value_table.push_back(v);
+  }
+  for (std::size_t i = value_count; i < table_bytes; ++i) {
+    if (get8(&table[i]) != 0) fail_check(Code::kCorrupt, name, 12, "value table padding not 0");
+  }
+  return p;
+}
+
+void check_whole_file(const Source& src) {
+  // Check 14: XXH64 of every byte before the last 8 equals the last 8.
+  const std::uint64_t size = src.size();
+  const std::uint64_t hashed = size - 8;
+  Xxh64 h;
+  std::vector<std::byte> buf(static_cast<std::size_t>(std::min<std::uint64_t>(hashed, kHashChunk)));
+  for (std::uint64_t off = 0; off < hashed;) {
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(hashed - off, buf.size()));
+    src.read(off, std::span(buf.data(), n));
+    h.update(std::span(buf.data(), n));
+    off += n;
+  }
+  std::array<std::byte, 8> stored{};
+  src.read(hashed, stored);
+  if (get_le(stored.data(), 8) != h.digest()) {
+    fail_check(Code::kChecksum, src.name(), 14, "file checksum mismatch");
+  }
+}
+
+void parse_seek_table(const Source& src, Parsed& p) {
+  // Check 15: the blocks tile [data_start, seek_offset) in order, every frame non-empty.
+  const std::uint32_t count = p.info.block_count;
+  std::vector<std::byte> raw(std::size_t{count} * kSeekEntrySize);
+  src.read(p.seek_offset, raw);
+  p.seek.resize(count);
+  std::uint64_t expected = p.data_start;
+  for (std::uint32_t b = 0; b < count; ++b) {
+    const std::byte* e = raw.data() + std::size_t{b} * kSeekEntrySize;
+    SeekEntry& s = p.seek[b];
+    s.offset = get_le(e, 8);
+    s.value_size = static_cast<std::uint32_t>(get_le(e + 8, 4));
+    s.depth_size = static_cast<std::uint32_t>(get_le(e + 12, 4));
+    s.value_hash = static_cast<std::uint32_t>(get_le(e + 16, 4));
+    s.depth_hash = static_cast<std::uint32_t>(get_le(e + 20, 4));
+    const std::string which = "seek table entry " + std::to_string(b);
+    if (s.offset != expected) {
+      fail_check(Code::kCorrupt, src.name(), 15,
+                 which + ": offset " + std::to_string(s.offset) + ", expected " +
+                     std::to_string(expected));
+    }
+    if (s.value_size == 0 || s.depth_size == 0) {
+      fail_check(Code::kCorrupt, src.name(), 15, which + ": empty frame");
+    }
+    expected += std::uint64_t{s.value_size} + s.depth_size;  // < 2^64: both < 2^33 a block
+    if (expected > p.seek_offset) {
+      fail_check(Code::kCorrupt, src.name(), 15, which + ": block runs into the seek table");
+    }
+  }
+  if (expected != p.seek_offset) {
+    fail_check(Code::kCorrupt, src.name(), 15,
+               "blocks end at " + std::to_string(expected) + ", the seek table starts at " +
+                   std::to_string(p.seek_offset));
+  }
+}
+
+// --- zstd contexts. --------------------------------------------------------------------------
+
+struct DCtxDeleter {
+  void operator()(ZSTD_DCtx* c) const { ZSTD_freeDCtx(c); }
+};
+struct CCtxDeleter {
+  void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+};
+
+// One decompression context per thread: creating one per block would dominate small probes.
+ZSTD_DCtx* thread_dctx() {
+  thread_local std::unique_ptr<ZSTD_DCtx, DCtxDeleter> ctx(ZSTD_createDCtx());
+  return ctx.get();
+}
+
+}  // namespace
+
+// --- TableError. ---------------------------------------------------------------------------
+
+TableError::TableError(Code code, const std::string& message)
+    : std::runtime_error(message), code_(code) {}
+
+const char* to_string(TableError::Code code) noexcept {
+  switch (code) {
+    case Code::kIo: return "Io";
+    case Code::kNotATable: return "NotATable";
+    case Code::kVersion: return "Version";
+    case Code::kUnsupported: return "Unsupported";
+    case Code::kBadHeader: return "BadHeader";
+    case Code::kRuleMismatch: return "RuleMismatch";
+    case Code::kTruncated: return "Truncated";
+    case Code::kCorrupt: return "Corrupt";
+    case Code::kChecksum: return "Checksum";
+    case Code::kInvalidArgument: return "InvalidArgument";
+  }
+  return "Unknown";
+}
+
+// --- Reader. ---------------------------------------------------------------------------------
+
+struct LayerReader::Impl {
+  std::unique_ptr<Source> src;
+  Parsed parsed;
+  OpenOptions options;
+
+  // One decoded frame. Exactly one of the vectors is used, by stream.
+  struct Decoded {
+    std::vector<std::int8_t> values;
+    std::vector<std::uint16_t> depths;
+  };
+  struct CacheSlot {
+    std::uint64_t key = 0;  // block * 2 + stream (0 values, 1 depths)
+    std::uint64_t last_use = 0;
+    std::shared_ptr<const Decoded> data;
+  };
+  mutable std::mutex mutex;
+  mutable std::vector<CacheSlot> cache;
+  mutable std::uint64_t tick = 0;
+
+  const LayerInfo& info() const { return parsed.info; }
+
+  // Checks 16..18: reads the frame and checks its checksum and frame header.
+  std::vector<std::byte> read_frame(std::uint32_t b, int stream, std::size_t content) const {
+    const SeekEntry& e = parsed.seek[b];
+    const std::uint64_t offset = stream == 0 ? e.offset : e.offset + e.value_size;
+    const std::uint32_t size = stream == 0 ? e.value_size : e.depth_size;
+    const std::string where =
+        src->name() + ": block " + std::to_string(b) + (stream == 0 ? " values" : " depths");
+    std::vector<std::byte> frame(size);
+    src->read(offset, frame);  // check 16
+    if (options.verify_checksums && hash32(frame) != (stream == 0 ? e.value_hash : e.depth_hash)) {
+      fail_check(Code::kChecksum, where, 17, "frame checksum mismatch");
+    }
+    // Check 18: exactly one zstd frame that declares the expected content size.
+    if (ZSTD_findFrameCompressedSize(frame.data(), frame.size()) != frame.size()) {
+      fail_check(Code::kCorrupt, where, 18, "not exactly one zstd frame");
+    }
+    if (ZSTD_getFrameContentSize(frame.data(), frame.size()) != content) {
+      fail_check(Code::kCorrupt, where, 18,
+                 "frame does not declare " + std::to_string(content) + " content bytes");
+    }
+    return frame;
+  }
+
+  // Check 19: decompresses into exactly out.size() bytes.
+  void decompress(std::span<const std::byte> frame, std::span<std::byte> out,
+                  const std::string& where) const {
+    ZSTD_DCtx* dctx = thread_dctx();
+    if (dctx == nullptr) fail(Code::kIo, where, "cannot allocate a zstd context");
+    const std::size_t got =
+        ZSTD_decompressDCtx(dctx, out.data(), out.size(), frame.data(), frame.size());
+    if (ZSTD_isError(got) || got != out.size()) {
+      fail_check(Code::kCorrupt, where, 19,
+                 ZSTD_isError(got) ? std::string("zstd: ") + ZSTD_getErrorName(got)
+                                   : "decompressed to " + std::to_string(got) + " bytes");
+    }
+  }
+
+  void decode_values(std::uint32_t b, std::span<std::int8_t> out) const {
+    const std::string where = src->name() + ": block " + std::to_string(b) + " values";
+    const auto frame = read_frame(b, 0, out.size());
+    auto* bytes = reinterpret_cast<std::byte*>(out.data());
+    decompress(frame, std::span(bytes, out.size()), where);
+    // Check 20: every symbol names an entry of the value table.
+    const auto& table = info().value_table;
+    std::array<std::int8_t, 256> map{};
+    for (std::size_t i = 0; i < table.size(); ++i) map[i] = table[i];
+    const auto limit = static_cast<std::uint8_t>(table.size() - 1);
+    std::uint8_t worst = 0;
+    for (std::int8_t& v : out) worst = std::max(worst, static_cast<std::uint8_t>(v));
+    if (worst > limit) {
+      fail_check(Code::kCorrupt, where, 20,
+                 "symbol " + std::to_string(worst) + " outside the value table");
+    }
+    for (std::int8_t& v : out) v = map[static_cast<std::uint8_t>(v)];
+  }
+
+  void decode_depths(std::uint32_t b, std::span<std::uint16_t> out) const {
+    const std::string where = src->name() + ": block " + std::to_string(b) + " depths";
+    const std::size_t n = out.size();
+    const auto frame = read_frame(b, 1, 2 * n);
+    std::vector<std::byte> planes(2 * n);
+    decompress(frame, planes, where);
+    // "Depth encoding": the low bytes of the block, then the high bytes.
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i] = static_cast<std::uint16_t>(std::to_integer<unsigned>(planes[i]) |
+                                          (std::to_integer<unsigned>(planes[n + i]) << 8));
+    }
+  }
+
+  std::shared_ptr<const Decoded> block(std::uint32_t b, int stream) const {
+    const std::uint64_t key = std::uint64_t{b} * 2 + static_cast<std::uint64_t>(stream);
+    {
+      std::lock_guard lock(mutex);
+      for (CacheSlot& slot : cache) {
+        if (slot.data && slot.key == key) {
+          slot.last_use = ++tick;
+          return slot.data;
+        }
+      }
+    }
+    auto decoded = std::make_shared<Decoded>();
+    const std::uint32_t n = entries_in_block(info(), b);
+    if (stream == 0) {
+      decoded->values.resize(n);
+      decode_values(b, decoded->values);
+    } else {
+      decoded->depths.resize(n);
+      decode_depths(b, decoded->depths);
+    }
+    if (options.cache_blocks > 0) {
+      std::lock_guard lock(mutex);
+      CacheSlot* victim = nullptr;
+      for (CacheSlot& slot : cache) {
+        if (slot.data && slot.key == key) return slot.data;  // another thread decoded it
+      }
+      if (cache.size() < options.cache_blocks) {
+        victim = &cache.emplace_back();
+      } else {
+        victim = &*std::min_element(cache.begin(), cache.end(), [](const auto& x, const auto& y) {
+          return x.last_use < y.last_use;
+        });
+      }
+      victim->key = key;
+      victim->last_use = ++tick;
+      victim->data = decoded;
+    }
+    return decoded;
+  }
+};
+
+LayerReader::LayerReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+LayerReader::~LayerReader() = default;
+
+namespace {
+
+std::unique_ptr<LayerReader::Impl> open_source(std::unique_ptr<Source> src,
+                                               const OpenOptions& options) {
+  auto impl = std::make_unique<LayerReader::Impl>();
+  impl->parsed = parse_header(*src, options.verify_checksums);
+  const LayerInfo& info = impl->parsed.info;
+  // Check 13: the table the caller asked for.
+  if (options.expected_rules && !(info.rules == options.expected_rules->normalised())) {
+    fail_check(Code::kRuleMismatch, src->name(), 13,
+               "the file's rule set differs from the one expected");
+  }
+  if (options.expected_stones && info.stones != *options.expected_stones) {
+    fail_check(Code::kRuleMismatch, src->name(), 13,
+               "the file holds " + std::to_string(info.stones) + " stones, expected " +
+                   std::to_string(*options.expected_stones));
+  }
+  if (options.verify_checksums) check_whole_file(*src);
+  parse_seek_table(*src, impl->parsed);
+  impl->options = options;
+  impl->cache.reserve(std::min<std::size_t>(options.cache_blocks, 1024));
+  impl->src = std::move(src);
+  return impl;
+}
+
+}  // namespace
+
+std::unique_ptr<LayerReader> LayerReader::open(const std::filesystem::path& path,
+                                               const OpenOptions& options) {
+  return std::unique_ptr<LayerReader>(
+      new LayerReader(open_source(std::make_unique<FileSource>(path), options)));
+}
+
+std::unique_ptr<LayerReader> LayerReader::open_memory(std::vector<std::byte> bytes,
+                                                      const OpenOptions& options) {
+  return std::unique_ptr<LayerReader>(
+      new LayerReader(open_source(std::make_unique<MemorySource>(std::move(bytes)), options)));
+}
+
+const LayerInfo& LayerReader::info() const noexcept { return impl_->info(); }
+
+std::optional<std::int8_t> LayerReader::value(std::uint64_t index) const noexcept {
+  const LayerInfo& info = impl_->info();
+  if (index >= info.entries) return std::nullopt;
+  try {
+    const auto b = static_cast<std::uint32_t>(index / info.block_entries);
+    return impl_->block(b, 0)->values[index % info.block_entries];
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+std::optional<std::uint16_t> LayerReader::depth(std::uint64_t index) const noexcept {
+  const LayerInfo& info = impl_->info();
+  if (index >= info.entries) return std::nullopt;
+  try {
+    const auto b = static_cast<std::uint32_t>(index / info.block_entries);
+    return impl_->block(b, 1)->depths[index % info.block_entries];
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+void LayerReader::read_all(std::span<std::int8_t> values, std::span<std::uint16_t> depths) const {
+  const LayerInfo& info = impl_->info();
+  const std::string& name = impl_->src->name();
+  if (!values.empty() && values.size() != info.entries) {
+    fail(Code::kInvalidArgument, name,
+         "read_all: values has " + std::to_string(values.size()) + " entries, the layer " +
+             std::to_string(info.entries));
+  }
+  if (!depths.empty() && depths.size() != info.entries) {
+    fail(Code::kInvalidArgument, name,
+         "read_all: depths has " + std::to_string(depths.size()) + " entries, the layer " +
+             std::to_string(info.entries));
+  }
+  for (std::uint32_t b = 0; b < info.block_count; ++b) {
+    const std::size_t first = std::size_t{b} * info.block_entries;
+    const std::size_t n = entries_in_block(info, b);
+    if (!values.empty()) impl_->decode_values(b, values.subspan(first, n));
+    if (!depths.empty()) impl_->decode_depths(b, depths.subspan(first, n));
+  }
+}
+
+LayerInfo read_info(const std::filesystem::path& path) {
+  FileSource src(path);
+  return parse_header(src, true).info;
+}
+
+// --- Writer. ---------------------------------------------------------------------------------
+
+namespace {
+
+// The temporary file of one write: removed unless committed.
+class TempFile {
+ public:
+  TempFile(std::filesystem::path target)
+      : target_(std::move(target)),
+        temp_(target_.string() + ".tmp." + std::to_string(::getpid())) {
+    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) fail(Code::kIo, temp_.string(), "cannot create: " + errno_text(errno));
+  }
+  ~TempFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!committed_) ::unlink(temp_.c_str());
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+
+  void write(std::span<const std::byte> bytes) {
+    hash_.update(bytes);
+    while (!bytes.empty()) {
+      if (buffer_.size() == kBufferSize) flush();
+      const std::size_t take = std::min(bytes.size(), kBufferSize - buffer_.size());
+      buffer_.insert(buffer_.end(), bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(take));
+      bytes = bytes.subspan(take);
+    }
+  }
+  std::uint64_t written() const { return written_ + buffer_.size(); }
+  std::uint64_t digest() const { return hash_.digest(); }
+
+  // Appends the checksum (not hashed), flushes, fsyncs, closes, renames, fsyncs the directory.
+  void commit(std::uint64_t checksum) {
+    std::array<std::byte, 8> c{};
+    put_le(c.data(), checksum, 8);
+    buffer_.insert(buffer_.end(), c.begin(), c.end());
+    flush();
+    if (::fsync(fd_) != 0) fail(Code::kIo, temp_.string(), "fsync failed: " + errno_text(errno));
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) fail(Code::kIo, temp_.string(), "close failed: " + errno_text(errno));
+    if (::rename(temp_.c_str(), target_.c_str()) != 0) {
+      fail(Code::kIo, target_.string(), "rename from the temporary failed: " + errno_text(errno));
+    }
+    committed_ = true;
+    // Make the rename itself durable. Best effort: some file systems refuse fsync on a directory.
+    std::filesystem::path dir = target_.parent_path();
+    if (dir.empty()) dir = ".";
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+      ::fsync(dfd);
+      ::close(dfd);
+    }
+  }
+
+ private:
+  static constexpr std::size_t kBufferSize = std::size_t{1} << 20;
+
+  void flush() {
+    std::size_t done = 0;
+    while (done < buffer_.size()) {
+      const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        fail(Code::kIo, temp_.string(), "write failed: " + errno_text(errno));
+      }
+      if (n == 0) fail(Code::kIo, temp_.string(), "write wrote nothing");
+      done += static_cast<std::size_t>(n);
+    }
+    written_ += buffer_.size();
+    buffer_.clear();
+  }
+
+  std::filesystem::path target_;
+  std::filesystem::path temp_;
+  int fd_ = -1;
+  bool committed_ = false;
+  std::vector<std::byte> buffer_;
+  std::uint64_t written_ = 0;
+  Xxh64 hash_;
+};
+
+std::vector<std::byte> compress(ZSTD_CCtx* cctx, std::span<const std::byte> in,
+                                const std::string& where) {
+  std::vector<std::byte> out(ZSTD_compressBound(in.size()));
+  const std::size_t n = ZSTD_compress2(cctx, out.data(), out.size(), in.data(), in.size());
+  if (ZSTD_isError(n)) {
+    fail(Code::kIo, where, std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
+  }
+  out.resize(n);
+  return out;
+}
+
+}  // namespace
+
+void write_layer(const std::filesystem::path& path,
+                 const RuleSet& rules_in,
+                 int stones,
+                 std::span<const std::int8_t> values,
+                 std::span<const std::uint16_t> depths,
+                 const WriteOptions& options) {
+  const std::string name = path.string();
+  // Validate everything before creating the temporary.
+  if (!rules_in_range(rules_in)) fail(Code::kInvalidArgument, name, "rule set out of range");
+  const RuleSet rules = rules_in.normalised();
+  if (stones < 0 || stones > kMaxIndexedStones) {
+    fail(Code::kInvalidArgument, name, "stones " + std::to_string(stones) + " out of range");
+  }
+  const std::uint64_t entries = layer_size(rules.pits(), stones);
+  if (values.size() != entries || depths.size() != entries) {
+    fail(Code::kInvalidArgument, name,
+         "the layer has " + std::to_string(entries) + " entries; got " +
+             std::to_string(values.size()) + " values and " + std::to_string(depths.size()) +
+             " depths");
+  }
+  if (options.block_entries < 1 || options.block_entries > kMaxBlockEntries) {
+    fail(Code::kInvalidArgument, name,
+         "block_entries " + std::to_string(options.block_entries) + " out of range");
+  }
+  if (options.zstd_level < ZSTD_minCLevel() || options.zstd_level > ZSTD_maxCLevel()) {
+    fail(Code::kInvalidArgument, name,
+         "zstd level " + std::to_string(options.zstd_level) + " out of range");
+  }
+  const std::uint64_t block_count = block_count_for(entries, options.block_entries);
+  if (block_count > std::numeric_limits<std::uint32_t>::max()) {
+    fail(Code::kInvalidArgument, name, "too many blocks; raise block_entries");
+  }
+  // "Value encoding": symbols in order of falling frequency, ties by rising value.
+  std::array<std::uint64_t, 256> freq{};
+  for (const std::int8_t v : values) ++freq[static_cast<std::uint8_t>(v)];
+  std::vector<std::int8_t> table;
+  for (int v = -128; v <= 127; ++v) {
+    if (freq[static_cast<std::uint8_t>(v)] == 0) continue;
+    if (v < -stones || v > stones) {
+      fail(Code::kInvalidArgument, name,
+           "value " + std::to_string(v) + " outside [-" + std::to_string(stones) + ", " +
+               std::to_string(stones) + "]");
+    }
+    table.push_back(static_cast<std::int8_t>(v));
+  }
+  std::stable_sort(table.begin(), table.end(), [&](std::int8_t a, std::int8_t b) {
+    return freq[static_cast<std::uint8_t>(a)] > freq[static_cast<std::uint8_t>(b)];
+  });
+  std::array<std::uint8_t, 256> symbol{};
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    symbol[static_cast<std::uint8_t>(table[i])] = static_cast<std::uint8_t>(i);
+  }
+
+  std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(ZSTD_createCCtx());
+  if (!cctx) fail(Code::kIo, name, "cannot allocate a zstd context");
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, options.zstd_level);
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1);
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0);
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_dictIDFlag, 0);
+
+  // Header.
+  std::array<std::byte, kHeaderSize> h{};
+  for (std::size_t i = 0; i < 8; ++i) h[i] = static_cast<std::byte>(kMagic[i]);
+  put_le(&h[8], kTableFormatVersion, 2);
+  put_le(&h[10], kHeaderSize, 2);
+  put_le(&h[12], 0, 4);  // flags
+  h[16] = static_cast<std::byte>(rules.family);
+  h[17] = static_cast<std::byte>(rules.pits_per_side);
+  h[18] = static_cast<std::byte>(rules.skip_origin ? 1 : 0);
+  h[19] = static_cast<std::byte>(rules.grand_slam);
+  h[20] = static_cast<std::byte>(rules.capture_empty_opposite ? 1 : 0);
+  h[21] = static_cast<std::byte>(rules.end);
+  h[22] = static_cast<std::byte>(stones);
+  h[23] = static_cast<std::byte>(table.size());
+  put_le(&h[24], entries, 8);
+  put_le(&h[32], options.block_entries, 4);
+  put_le(&h[36], block_count, 4);
+  // 40 value codec 0, 41 depth codec 0, 42..55 reserved: all zero.
+  put_le(&h[56], xxh64(std::span(h.data(), kHeaderHashedBytes)), 8);
+
+  TempFile out(path);
+  out.write(h);
+  std::vector<std::byte> table_bytes(static_cast<std::size_t>(pad8(table.size())));
+  for (std::size_t i = 0; i < table.size(); ++i) table_bytes[i] = static_cast<std::byte>(table[i]);
+  out.write(table_bytes);
+
+  std::vector<std::byte> seek(static_cast<std::size_t>(block_count) * kSeekEntrySize);
+  std::vector<std::byte> raw;
+  for (std::uint64_t b = 0; b < block_count; ++b) {
+    const std::size_t first = static_cast<std::size_t>(b * options.block_entries);
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(options.block_entries, entries - first));
+    const std::uint64_t offset = out.written();
+    raw.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      raw[i] = static_cast<std::byte>(symbol[static_cast<std::uint8_t>(values[first + i])]);
+    }
+    const auto vframe = compress(cctx.get(), raw, name);
+    raw.resize(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+      raw[i] = static_cast<std::byte>(depths[first + i] & 0xFF);
+      raw[n + i] = static_cast<std::byte>(depths[first + i] >> 8);
+    }
+    const auto dframe = compress(cctx.get(), raw, name);
+    if (vframe.size() > std::numeric_limits<std::uint32_t>::max() ||
+        dframe.size() > std::numeric_limits<std::uint32_t>::max()) {
+      fail(Code::kInvalidArgument, name, "compressed block too large");
+    }
+    out.write(vframe);
+    out.write(dframe);
+    std::byte* e = seek.data() + static_cast<std::size_t>(b) * kSeekEntrySize;
+    put_le(e, offset, 8);
+    put_le(e + 8, vframe.size(), 4);
+    put_le(e + 12, dframe.size(), 4);
+    put_le(e + 16, hash32(vframe), 4);
+    put_le(e + 20, hash32(dframe), 4);
+  }
+  out.write(seek);
+  std::array<std::byte, 8> footer{};
+  for (std::size_t i = 0; i < 8; ++i) footer[i] = static_cast<std::byte>(kFooterMagic[i]);
+  out.write(footer);
+  out.commit(out.digest());
+}
+
+}  // namespace sowdb

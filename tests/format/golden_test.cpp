@@ -1,0 +1,145 @@
+// Golden tiny tables (tests/data/golden_*.sdb): the bytes of the format are stable, and the
+// committed files read back right. Regenerate (after a deliberate format change, with a FORMAT.md
+// change log entry) by running this test with SOWDB_REGENERATE_GOLDEN=1.
+#include <zstd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "table_test_util.h"
+
+namespace sowdb {
+namespace {
+
+const std::filesystem::path kDataDir = SOWDB_TEST_DATA_DIR;
+
+struct Golden {
+  const char* file;
+  RuleSet rules;
+  int stones;
+  std::uint64_t seed;
+  WriteOptions options;
+};
+
+// Three boards, one per family, each with a partial last block.
+const Golden kGoldens[] = {
+    {"golden_oware_p2_n3.sdb",
+     {Family::kOware, 2, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove},
+     3,
+     0x5EED0001,
+     {8, 19}},
+    {"golden_kalah_p3_n4.sdb",
+     {Family::kKalah, 3, true, GrandSlam::kCapture, true, KalahEnd::kEmptySide},
+     4,
+     0x5EED0002,
+     {32, 19}},
+    {"golden_warius_p4_n5.sdb",
+     {Family::kWariUs, 4, false, GrandSlam::kCapture, false, KalahEnd::kNoMove},
+     5,
+     0x5EED0003,
+     {256, 19}},
+};
+
+std::string hex64(std::uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
+  return buf;
+}
+
+// CHECKSUMS: "# zstd-version N" and "<xxh64 hex>  <file>" lines (xxhsum -H64 format).
+struct Checksums {
+  unsigned zstd_version = 0;
+  std::map<std::string, std::string> xxh64;
+};
+
+Checksums read_checksums() {
+  Checksums c;
+  std::ifstream in(kDataDir / "CHECKSUMS");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("# zstd-version ", 0) == 0) {
+      c.zstd_version = static_cast<unsigned>(std::stoul(line.substr(15)));
+    } else if (!line.empty() && line[0] != '#') {
+      std::istringstream s(line);
+      std::string hash, file;
+      s >> hash >> file;
+      c.xxh64[file] = hash;
+    }
+  }
+  return c;
+}
+
+bool regenerating() {
+  const char* e = std::getenv("SOWDB_REGENERATE_GOLDEN");
+  return e != nullptr && std::string(e) == "1";
+}
+
+TEST(Golden, Regenerate) {
+  if (!regenerating()) GTEST_SKIP() << "set SOWDB_REGENERATE_GOLDEN=1 to rewrite tests/data";
+  std::ofstream sums(kDataDir / "CHECKSUMS", std::ios::trunc);
+  sums << "# XXH64 (seed 0) of each golden table file, xxhsum -H64 format.\n"
+       << "# Written by tests/format/golden_test.cpp (SOWDB_REGENERATE_GOLDEN=1) with:\n"
+       << "# zstd-version " << ZSTD_versionNumber() << "\n";
+  for (const Golden& g : kGoldens) {
+    const auto l = test::make_layer(g.rules, g.stones, g.seed);
+    write_layer(kDataDir / g.file, g.rules, g.stones, l.values, l.depths, g.options);
+    sums << hex64(xxh64(test::read_bytes(kDataDir / g.file))) << "  " << g.file << "\n";
+  }
+}
+
+TEST(Golden, FilesMatchChecksums) {
+  const Checksums sums = read_checksums();
+  ASSERT_EQ(sums.xxh64.size(), std::size(kGoldens));
+  for (const Golden& g : kGoldens) {
+    const auto bytes = test::read_bytes(kDataDir / g.file);
+    ASSERT_FALSE(bytes.empty()) << g.file;
+    EXPECT_EQ(hex64(xxh64(bytes)), sums.xxh64.at(g.file)) << g.file;
+  }
+}
+
+TEST(Golden, ReadBackRight) {
+  for (const Golden& g : kGoldens) {
+    const auto l = test::make_layer(g.rules, g.stones, g.seed);
+    const auto r = LayerReader::open(kDataDir / g.file,
+                                     test::expecting(g.rules, g.stones));
+    const LayerInfo& info = r->info();
+    EXPECT_EQ(info.rules, g.rules);
+    EXPECT_EQ(info.stones, g.stones);
+    EXPECT_EQ(info.entries, l.values.size());
+    EXPECT_EQ(info.block_entries, g.options.block_entries);
+    EXPECT_GT(info.block_count, 1u);
+    EXPECT_NE(info.entries % info.block_entries, 0u) << "the last block should be partial";
+    for (std::uint64_t i = 0; i < info.entries; ++i) {
+      ASSERT_EQ(r->value(i), l.values[i]) << g.file << " " << i;
+      ASSERT_EQ(r->depth(i), l.depths[i]) << g.file << " " << i;
+    }
+    std::vector<std::int8_t> v(info.entries);
+    std::vector<std::uint16_t> d(info.entries);
+    r->read_all(v, d);
+    EXPECT_EQ(v, l.values);
+    EXPECT_EQ(d, l.depths);
+  }
+}
+
+TEST(Golden, WriterIsByteStable) {
+  const Checksums sums = read_checksums();
+  if (sums.zstd_version != ZSTD_versionNumber()) {
+    GTEST_SKIP() << "the golden files were compressed by zstd " << sums.zstd_version
+                 << ", this is zstd " << ZSTD_versionNumber()
+                 << "; zstd output may differ across versions";
+  }
+  test::TempDir dir;
+  for (const Golden& g : kGoldens) {
+    const auto l = test::make_layer(g.rules, g.stones, g.seed);
+    write_layer(dir / g.file, g.rules, g.stones, l.values, l.depths, g.options);
+    EXPECT_EQ(test::read_bytes(dir / g.file), test::read_bytes(kDataDir / g.file))
+        << g.file << " changed: a format change needs a version bump and new golden files";
+  }
+}
+
+}  // namespace
+}  // namespace sowdb

@@ -1,0 +1,584 @@
+// Table files: writer -> reader round trips, every reader check of FORMAT.md, corruption,
+// truncation and the temporary-then-rename write.
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include "table_test_util.h"
+
+namespace sowdb {
+namespace {
+
+using Code = TableError::Code;
+using test::error_of;
+using test::Layer;
+using test::make_layer;
+using test::read_bytes;
+using test::reseal;
+using test::TempDir;
+using test::write_bytes;
+
+std::string name_of(Code c) { return to_string(c); }
+
+#define EXPECT_TABLE_ERROR(expr, code)                                          \
+  do {                                                                          \
+    std::string msg_;                                                           \
+    const auto got_ = error_of([&] { expr; }, &msg_);                           \
+    ASSERT_TRUE(got_.has_value()) << #expr " threw nothing";                    \
+    EXPECT_EQ(name_of(*got_), name_of(code)) << #expr ": " << msg_;              \
+  } while (0)
+
+// Every rule set the header can express, each in its normalised form.
+std::vector<RuleSet> all_rule_sets(std::uint8_t pits_per_side) {
+  std::vector<RuleSet> out;
+  for (const bool skip : {false, true}) {
+    for (const auto slam : {GrandSlam::kCapture, GrandSlam::kNoCapture, GrandSlam::kForbidden}) {
+      out.push_back({Family::kOware, pits_per_side, skip, slam, false, KalahEnd::kNoMove});
+    }
+    for (const bool capture : {false, true}) {
+      for (const auto end : {KalahEnd::kNoMove, KalahEnd::kEmptySide}) {
+        out.push_back({Family::kKalah, pits_per_side, skip, GrandSlam::kCapture, capture, end});
+      }
+    }
+    out.push_back({Family::kWariUs, pits_per_side, skip, GrandSlam::kCapture, false,
+                   KalahEnd::kNoMove});
+  }
+  return out;
+}
+
+void expect_reads_back(const LayerReader& r, const Layer& l) {
+  const LayerInfo& info = r.info();
+  ASSERT_EQ(info.rules, l.rules.normalised());
+  ASSERT_EQ(info.stones, l.stones);
+  ASSERT_EQ(info.entries, l.values.size());
+  for (std::uint64_t i = 0; i < info.entries; ++i) {
+    ASSERT_EQ(r.value(i), l.values[i]) << i;
+    ASSERT_EQ(r.depth(i), l.depths[i]) << i;
+  }
+  EXPECT_EQ(r.value(info.entries), std::nullopt);
+  EXPECT_EQ(r.depth(info.entries), std::nullopt);
+  EXPECT_EQ(r.value(~std::uint64_t{0}), std::nullopt);
+  std::vector<std::int8_t> v(info.entries);
+  std::vector<std::uint16_t> d(info.entries);
+  r.read_all(v, d);
+  EXPECT_EQ(v, l.values);
+  EXPECT_EQ(d, l.depths);
+}
+
+TEST(TableFile, RoundTripEveryRuleSet) {
+  TempDir dir;
+  int files = 0;
+  for (const std::uint8_t p : {std::uint8_t{1}, std::uint8_t{2}, std::uint8_t{3}}) {
+    for (const RuleSet& rules : all_rule_sets(p)) {
+      for (const int n : {0, 1, 4}) {
+        for (const std::uint32_t block : {1u, 7u, kDefaultBlockEntries}) {
+          const Layer l = make_layer(rules, n, 1000u * p + 10u * n + block);
+          const auto path = dir / ("t" + std::to_string(files++) + ".sdb");
+          write_layer(path, rules, n, l.values, l.depths, {block, 3});
+          const auto r = LayerReader::open(path);
+          ASSERT_EQ(r->info().block_entries, block);
+          ASSERT_EQ(r->info().block_count, (l.values.size() + block - 1) / block);
+          ASSERT_EQ(r->info().format_version, kTableFormatVersion);
+          ASSERT_EQ(r->info().file_size, std::filesystem::file_size(path));
+          expect_reads_back(*r, l);
+          const LayerInfo info = read_info(path);
+          EXPECT_EQ(info.rules, rules);
+          EXPECT_EQ(info.entries, l.values.size());
+          EXPECT_EQ(info.value_table, r->info().value_table);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(files, 3 * 16 * 3 * 3);
+}
+
+TEST(TableFile, LargerLayersAndBoards) {
+  TempDir dir;
+  const struct {
+    RuleSet rules;
+    int n;
+    std::uint32_t block;
+  } cases[] = {
+      {{Family::kOware, 6, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove}, 5, 1000},
+      {{Family::kKalah, 4, false, GrandSlam::kCapture, true, KalahEnd::kEmptySide}, 12, 4096},
+      {{Family::kWariUs, 8, true, GrandSlam::kCapture, false, KalahEnd::kNoMove}, 3, 333},
+      {{Family::kOware, 2, true, GrandSlam::kCapture, false, KalahEnd::kNoMove}, 127, 50000},
+  };
+  for (const auto& c : cases) {
+    const Layer l = make_layer(c.rules, c.n, 77);
+    const auto path = dir / "big.sdb";
+    write_layer(path, c.rules, c.n, l.values, l.depths, {c.block, 1});
+    expect_reads_back(*LayerReader::open(path, test::options(2)), l);
+    expect_reads_back(*LayerReader::open(path, test::options(0)), l);
+    expect_reads_back(*LayerReader::open_memory(read_bytes(path)), l);
+  }
+}
+
+TEST(TableFile, ValueTableIsByFallingFrequency) {
+  TempDir dir;
+  const RuleSet rules{Family::kOware, 1, true, GrandSlam::kCapture, false, KalahEnd::kNoMove};
+  // P = 1, n = 9: 10 entries.
+  const std::vector<std::int8_t> v = {3, -2, 3, 0, 3, -2, 9, 0, 0, 3};
+  const std::vector<std::uint16_t> d(10, 65535);
+  write_layer(dir / "f.sdb", rules, 9, v, d);
+  const auto r = LayerReader::open(dir / "f.sdb");
+  EXPECT_EQ(r->info().value_table, (std::vector<std::int8_t>{3, 0, -2, 9}));
+  for (std::uint64_t i = 0; i < 10; ++i) EXPECT_EQ(r->depth(i), 65535);
+}
+
+TEST(TableFile, NonNormalisedRulesAreWrittenNormalised) {
+  TempDir dir;
+  const RuleSet loose{Family::kKalah, 2, true, GrandSlam::kForbidden, true, KalahEnd::kNoMove};
+  const Layer l = make_layer(loose, 3, 5);
+  write_layer(dir / "k.sdb", loose, 3, l.values, l.depths);
+  EXPECT_EQ(read_info(dir / "k.sdb").rules, loose.normalised());
+  EXPECT_EQ(read_info(dir / "k.sdb").rules.grand_slam, GrandSlam::kCapture);
+  // expected_rules compares normalised forms.
+  EXPECT_NO_THROW(LayerReader::open(dir / "k.sdb", test::expecting(loose, std::nullopt)));
+}
+
+TEST(TableFile, ThreadsShareOneReader) {
+  TempDir dir;
+  const RuleSet rules{Family::kOware, 4, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove};
+  const Layer l = make_layer(rules, 9, 3);  // C(16, 7) = 11440 entries
+  write_layer(dir / "t.sdb", rules, 9, l.values, l.depths, {256, 3});
+  const auto r = LayerReader::open(dir / "t.sdb", test::options(3));
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937_64 rng(static_cast<std::uint64_t>(t));
+      for (int k = 0; k < 20000; ++k) {
+        const std::uint64_t i = rng() % l.values.size();
+        if (r->value(i) != l.values[i] || r->depth(i) != l.depths[i]) ++wrong;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(TableFile, ReadAllSpans) {
+  TempDir dir;
+  const RuleSet rules{Family::kKalah, 2, true, GrandSlam::kCapture, false, KalahEnd::kNoMove};
+  const Layer l = make_layer(rules, 6, 9);
+  write_layer(dir / "a.sdb", rules, 6, l.values, l.depths, {10, 3});
+  const auto r = LayerReader::open(dir / "a.sdb");
+  std::vector<std::int8_t> v(l.values.size());
+  std::vector<std::uint16_t> d(l.values.size());
+  r->read_all(v, {});
+  EXPECT_EQ(v, l.values);
+  r->read_all({}, d);
+  EXPECT_EQ(d, l.depths);
+  std::vector<std::int8_t> short_v(v.size() - 1);
+  EXPECT_TABLE_ERROR(r->read_all(short_v, d), Code::kInvalidArgument);
+  std::vector<std::uint16_t> long_d(d.size() + 1);
+  EXPECT_TABLE_ERROR(r->read_all(v, long_d), Code::kInvalidArgument);
+}
+
+// --- Writer arguments and the temporary-then-rename write. ----------------------------------
+
+bool dir_has_only(const std::filesystem::path& dir, const std::vector<std::string>& names) {
+  std::vector<std::string> got;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    got.push_back(e.path().filename().string());
+  }
+  std::sort(got.begin(), got.end());
+  auto want = names;
+  std::sort(want.begin(), want.end());
+  return got == want;
+}
+
+TEST(TableWriter, RejectsBadArguments) {
+  TempDir dir;
+  const RuleSet rules{Family::kOware, 2, true, GrandSlam::kCapture, false, KalahEnd::kNoMove};
+  const Layer l = make_layer(rules, 3, 1);  // 20 entries
+  const auto path = dir / "x.sdb";
+  auto v = l.values;
+  auto d = l.depths;
+  EXPECT_TABLE_ERROR(write_layer(path, rules, 3, std::span(v).first(19), d),
+                     Code::kInvalidArgument);
+  EXPECT_TABLE_ERROR(write_layer(path, rules, 3, v, std::span(d).first(19)),
+                     Code::kInvalidArgument);
+  EXPECT_TABLE_ERROR(write_layer(path, rules, 4, v, d), Code::kInvalidArgument);
+  EXPECT_TABLE_ERROR(write_layer(path, rules, -1, v, d), Code::kInvalidArgument);
+  EXPECT_TABLE_ERROR(write_layer(path, rules, 128, v, d), Code::kInvalidArgument);
+  v[7] = 4;
+  EXPECT_TABLE_ERROR(write_layer(path, rules, 3, v, d), Code::kInvalidArgument);
+  v[7] = -4;
+  EXPECT_TABLE_ERROR(write_layer(path, rules, 3, v, d), Code::kInvalidArgument);
+  v[7] = 0;
+  EXPECT_TABLE_ERROR(write_layer(path, rules, 3, v, d, {0, 3}), Code::kInvalidArgument);
+  EXPECT_TABLE_ERROR(write_layer(path, rules, 3, v, d, {kMaxBlockEntries + 1, 3}),
+                     Code::kInvalidArgument);
+  EXPECT_TABLE_ERROR(write_layer(path, rules, 3, v, d, {64, 1000}), Code::kInvalidArgument);
+  RuleSet bad = rules;
+  bad.pits_per_side = 9;
+  EXPECT_TABLE_ERROR(write_layer(path, bad, 3, v, d), Code::kInvalidArgument);
+  bad = rules;
+  bad.family = static_cast<Family>(3);
+  EXPECT_TABLE_ERROR(write_layer(path, bad, 3, v, d), Code::kInvalidArgument);
+  EXPECT_TRUE(dir_has_only(dir.path(), {}));
+}
+
+TEST(TableWriter, MissingDirectoryLeavesNothing) {
+  TempDir dir;
+  const RuleSet rules{};
+  const Layer l = make_layer(rules, 1, 1);
+  EXPECT_TABLE_ERROR(write_layer(dir / "no/such/dir/x.sdb", rules, 1, l.values, l.depths),
+                     Code::kIo);
+  EXPECT_TRUE(dir_has_only(dir.path(), {}));
+}
+
+TEST(TableWriter, ReadOnlyDirectoryLeavesNothing) {
+  const RuleSet rules{};
+  const Layer l = make_layer(rules, 1, 1);
+  // /proc refuses new files even to root.
+  EXPECT_TABLE_ERROR(write_layer("/proc/sowdb_test.sdb", rules, 1, l.values, l.depths),
+                     Code::kIo);
+  EXPECT_FALSE(std::filesystem::exists("/proc/sowdb_test.sdb"));
+  if (::geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions";
+  TempDir dir;
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_read |
+                                               std::filesystem::perms::owner_exec);
+  EXPECT_TABLE_ERROR(write_layer(dir / "x.sdb", rules, 1, l.values, l.depths), Code::kIo);
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all);
+  EXPECT_TRUE(dir_has_only(dir.path(), {}));
+}
+
+// A full disk, simulated with RLIMIT_FSIZE: a write past the limit fails with EFBIG. The old file
+// at the path survives intact and the temporary is removed.
+TEST(TableWriter, FullDiskKeepsTheOldFile) {
+  TempDir dir;
+  const RuleSet rules{Family::kOware, 6, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove};
+  const Layer small = make_layer(rules, 1, 1);
+  const auto path = dir / "x.sdb";
+  write_layer(path, rules, 1, small.values, small.depths);
+  const auto before = read_bytes(path);
+  const Layer big = make_layer(rules, 6, 2);  // C(17, 11) = 12376 entries, ~20 KB compressed
+  rlimit old{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  rlimit lim = old;
+  lim.rlim_cur = 4096;
+  auto* old_handler = ::signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &lim), 0);
+  std::string msg;
+  const auto code = error_of(
+      [&] { write_layer(path, rules, 6, big.values, big.depths, {64, 1}); }, &msg);
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  ::signal(SIGXFSZ, old_handler);
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(name_of(*code), name_of(Code::kIo)) << msg;
+  EXPECT_NE(msg.find(".tmp."), std::string::npos) << msg;
+  EXPECT_EQ(read_bytes(path), before);
+  EXPECT_TRUE(dir_has_only(dir.path(), {"x.sdb"}));
+}
+
+TEST(TableWriter, ReplacesAnExistingFile) {
+  TempDir dir;
+  const RuleSet rules{};
+  const auto path = dir / "x.sdb";
+  write_bytes(path, std::vector<std::byte>(100, std::byte{1}));
+  const Layer l = make_layer(rules, 2, 1);
+  write_layer(path, rules, 2, l.values, l.depths);
+  expect_reads_back(*LayerReader::open(path), l);
+  EXPECT_TRUE(dir_has_only(dir.path(), {"x.sdb"}));
+}
+
+// --- Reader checks (FORMAT.md, "Reader checks"). -------------------------------------------
+
+class Tamper : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    layer_ = make_layer(rules_, 5, 4);  // P = 3, n = 5: C(10, 5) = 252 entries
+    write_layer(dir_ / "good.sdb", rules_, 5, layer_.values, layer_.depths, {40, 3});
+    good_ = read_bytes(dir_ / "good.sdb");
+    data_start_ = 64 + (std::to_integer<std::size_t>(good_[23]) + 7) / 8 * 8;
+  }
+
+  // The error of opening `bytes` (from a file, so read_info is checked too when `info_too`).
+  std::optional<Code> open_error(const std::vector<std::byte>& bytes, std::string* msg = nullptr,
+                                 const OpenOptions& options = {}) {
+    write_bytes(dir_ / "bad.sdb", bytes);
+    const auto from_file = error_of([&] { LayerReader::open(dir_ / "bad.sdb", options); }, msg);
+    const auto from_memory = error_of([&] { LayerReader::open_memory(bytes, options); });
+    EXPECT_EQ(from_file, from_memory);
+    return from_file;
+  }
+
+  // Sets header byte field at `at` (`n` bytes) to `v`, reseals, and expects `code`.
+  void expect_field(std::size_t at, int n, std::uint64_t v, Code code) {
+    auto b = good_;
+    test::put_le(b, at, v, n);
+    reseal(b);
+    std::string msg;
+    const auto got = open_error(b, &msg);
+    ASSERT_TRUE(got.has_value()) << "offset " << at << " value " << v;
+    EXPECT_EQ(name_of(*got), name_of(code)) << "offset " << at << " value " << v << ": " << msg;
+  }
+
+  const RuleSet rules_{Family::kKalah, 3, true, GrandSlam::kCapture, true, KalahEnd::kEmptySide};
+  TempDir dir_;
+  Layer layer_;
+  std::vector<std::byte> good_;
+  std::size_t data_start_ = 0;  // the first block
+};
+
+TEST_F(Tamper, GoodFileOpens) {
+  EXPECT_EQ(open_error(good_), std::nullopt);
+  auto b = good_;
+  reseal(b);
+  EXPECT_EQ(b, good_);
+}
+
+TEST_F(Tamper, Check2Magic) {
+  for (std::size_t i = 0; i < 8; ++i) {
+    auto b = good_;
+    b[i] ^= std::byte{0x20};
+    EXPECT_EQ(open_error(b), Code::kNotATable) << i;
+  }
+}
+
+TEST_F(Tamper, Check3Version) {
+  expect_field(8, 2, 0, Code::kVersion);
+  expect_field(8, 2, 2, Code::kVersion);
+  expect_field(8, 2, 0xFFFF, Code::kVersion);
+}
+
+TEST_F(Tamper, Check5HeaderChecksum) {
+  for (std::size_t i = 10; i < 64; ++i) {
+    auto b = good_;
+    b[i] ^= std::byte{0x01};
+    EXPECT_EQ(open_error(b), Code::kChecksum) << i;
+    write_bytes(dir_ / "bad.sdb", b);
+    EXPECT_EQ(error_of([&] { read_info(dir_ / "bad.sdb"); }), Code::kChecksum) << i;
+  }
+}
+
+TEST_F(Tamper, Check6HeaderSizeAndReserved) {
+  expect_field(10, 2, 63, Code::kBadHeader);
+  expect_field(10, 2, 72, Code::kBadHeader);
+  for (std::size_t at = 42; at < 56; ++at) expect_field(at, 1, 1, Code::kBadHeader);
+}
+
+TEST_F(Tamper, Check7Flags) {
+  for (int bit = 0; bit < 16; ++bit) expect_field(12, 4, 1u << bit, Code::kUnsupported);
+  // Optional flags are ignored.
+  for (int bit = 16; bit < 32; ++bit) {
+    auto b = good_;
+    test::put_le(b, 12, std::uint64_t{1} << bit, 4);
+    reseal(b);
+    EXPECT_EQ(open_error(b), std::nullopt) << bit;
+    expect_reads_back(*LayerReader::open_memory(b), layer_);
+  }
+}
+
+TEST_F(Tamper, Check8Codecs) {
+  expect_field(40, 1, 1, Code::kUnsupported);
+  expect_field(41, 1, 1, Code::kUnsupported);
+  expect_field(40, 1, 255, Code::kUnsupported);
+}
+
+TEST_F(Tamper, Check9RuleSet) {
+  expect_field(16, 1, 3, Code::kBadHeader);   // family
+  expect_field(17, 1, 0, Code::kBadHeader);   // pits_per_side
+  expect_field(17, 1, 9, Code::kBadHeader);
+  expect_field(18, 1, 2, Code::kBadHeader);   // skip_origin
+  expect_field(19, 1, 3, Code::kBadHeader);   // grand_slam
+  expect_field(19, 1, 2, Code::kBadHeader);   // a Kalah file with a grand slam rule set
+  expect_field(20, 1, 2, Code::kBadHeader);   // capture_empty_opposite
+  expect_field(21, 1, 2, Code::kBadHeader);   // end
+  expect_field(16, 1, 0, Code::kBadHeader);   // Oware with Kalah options: not normalised
+}
+
+TEST_F(Tamper, Check10Sizes) {
+  expect_field(22, 1, 128, Code::kBadHeader);  // stones beyond the index
+  expect_field(22, 1, 6, Code::kBadHeader);    // entry_count no longer C(n+2P-1, 2P-1)
+  expect_field(17, 1, 2, Code::kBadHeader);    // the same through P
+  expect_field(24, 8, 253, Code::kBadHeader);  // entry_count
+  expect_field(24, 8, 0, Code::kBadHeader);
+  expect_field(32, 4, 0, Code::kBadHeader);    // block_entries
+  expect_field(32, 4, kMaxBlockEntries + 1, Code::kBadHeader);
+  expect_field(32, 4, 20, Code::kBadHeader);   // 13 blocks, but block_count says 7
+  expect_field(36, 4, 8, Code::kBadHeader);    // block_count
+  expect_field(36, 4, 0, Code::kBadHeader);
+  expect_field(23, 1, 0, Code::kBadHeader);    // value_count
+  expect_field(23, 1, 12, Code::kBadHeader);   // > 2n + 1
+}
+
+TEST_F(Tamper, Check11SizeAndFooter) {
+  auto b = good_;
+  b.insert(b.end(), std::byte{0});
+  EXPECT_EQ(open_error(b), Code::kTruncated);
+  b = good_;
+  b[b.size() - 16] ^= std::byte{1};
+  EXPECT_EQ(open_error(b), Code::kTruncated);
+  write_bytes(dir_ / "bad.sdb", b);
+  EXPECT_EQ(error_of([&] { read_info(dir_ / "bad.sdb"); }), Code::kTruncated);
+}
+
+TEST_F(Tamper, Check12ValueTable) {
+  const auto value_count = std::to_integer<std::size_t>(good_[23]);
+  ASSERT_GE(value_count, 3u);
+  expect_field(64, 1, static_cast<std::uint8_t>(std::int8_t{6}), Code::kCorrupt);  // > n
+  expect_field(64, 1, static_cast<std::uint8_t>(std::int8_t{-6}), Code::kCorrupt);
+  expect_field(64, 1, std::to_integer<std::uint8_t>(good_[65]), Code::kCorrupt);  // twice
+  if (value_count % 8 != 0) expect_field(64 + value_count, 1, 1, Code::kCorrupt);  // padding
+}
+
+TEST_F(Tamper, Check13ExpectedRuleSetAndStones) {
+  RuleSet other = rules_;
+  other.end = KalahEnd::kNoMove;
+  EXPECT_EQ(open_error(good_, nullptr, test::expecting(other, std::nullopt)), Code::kRuleMismatch);
+  EXPECT_EQ(open_error(good_, nullptr, test::expecting(std::nullopt, 4)), Code::kRuleMismatch);
+  EXPECT_EQ(open_error(good_, nullptr, test::expecting(rules_, 5)),
+            std::nullopt);
+}
+
+TEST_F(Tamper, Check14FileChecksum) {
+  for (std::size_t i = 64; i < good_.size(); ++i) {
+    auto b = good_;
+    b[i] ^= std::byte{0x80};
+    const auto got = open_error(b);
+    ASSERT_TRUE(got.has_value()) << i;
+    // The value table, the footer magic and the checksum bytes are caught by their own checks.
+    EXPECT_TRUE(*got == Code::kChecksum || *got == Code::kCorrupt || *got == Code::kTruncated)
+        << i << " " << name_of(*got);
+    if (i >= data_start_ && i < good_.size() - 16) {
+      EXPECT_EQ(*got, Code::kChecksum) << i;
+    }
+  }
+}
+
+TEST_F(Tamper, Check15SeekTable) {
+  const std::uint32_t blocks = 7;  // ceil(252 / 40)
+  const std::size_t seek = good_.size() - 16 - 24 * blocks;
+  for (std::uint32_t e = 0; e < blocks; ++e) {
+    const std::size_t at = seek + 24 * e;
+    expect_field(at, 8, test::get_le(good_, at, 8) + 1, Code::kCorrupt);      // offset
+    expect_field(at + 8, 4, test::get_le(good_, at + 8, 4) + 1, Code::kCorrupt);  // value size
+    expect_field(at + 12, 4, test::get_le(good_, at + 12, 4) - 1, Code::kCorrupt);  // depth size
+    expect_field(at + 8, 4, 0, Code::kCorrupt);
+  }
+}
+
+// Check 17..20 at probe time: bytes changed after open (the whole-file check passed) are caught
+// by the frame checksums; a probe gives nullopt, never a wrong value.
+TEST_F(Tamper, ChangedAfterOpenNeverGivesAWrongValue) {
+  const auto path = dir_ / "live.sdb";
+  const std::size_t seek = good_.size() - 16 - 24 * 7;
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 200; ++trial) {
+    write_bytes(path, good_);
+    const auto r = LayerReader::open(path, test::options(0));
+    auto b = good_;
+    const std::size_t at = data_start_ + rng() % (seek - data_start_);
+    b[at] ^= static_cast<std::byte>(1 + rng() % 255);
+    {
+      std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(at));
+      const char c = static_cast<char>(b[at]);
+      f.write(&c, 1);
+    }
+    int missing = 0;
+    for (std::uint64_t i = 0; i < layer_.values.size(); ++i) {
+      const auto v = r->value(i);
+      const auto d = r->depth(i);
+      if (v) {
+        ASSERT_EQ(*v, layer_.values[i]) << "flip at " << at;
+      }
+      if (d) {
+        ASSERT_EQ(*d, layer_.depths[i]) << "flip at " << at;
+      }
+      missing += !v + !d;
+    }
+    EXPECT_GT(missing, 0) << "flip at " << at;
+    std::vector<std::int8_t> v(layer_.values.size());
+    std::vector<std::uint16_t> d(layer_.values.size());
+    EXPECT_EQ(error_of([&] { r->read_all(v, d); }), Code::kChecksum);
+  }
+}
+
+// Without checksums the decode checks (18..20) still stop anything out of bounds; in memory so
+// AddressSanitizer builds would see any overrun.
+TEST_F(Tamper, UncheckedFlipsNeverCrash) {
+  const std::size_t seek = good_.size() - 16 - 24 * 7;
+  std::mt19937_64 rng(6);
+  for (int trial = 0; trial < 2000; ++trial) {
+    auto b = good_;
+    const int flips = 1 + static_cast<int>(rng() % 4);
+    for (int k = 0; k < flips; ++k) b[data_start_ + rng() % (seek - data_start_)] ^= static_cast<std::byte>(rng());
+    const auto r = LayerReader::open_memory(b, test::options(8, false));
+    for (std::uint64_t i = 0; i < layer_.values.size(); ++i) {
+      const auto v = r->value(i);
+      if (v) {
+        ASSERT_LE(std::abs(*v), 5);
+      }
+      (void)r->depth(i);
+    }
+  }
+}
+
+TEST_F(Tamper, TruncatedAnywhere) {
+  std::vector<std::size_t> cuts = {0, 1, 7, 8, 9, 10, 63, 64, 65, 71, 72};
+  const std::size_t seek = good_.size() - 16 - 24 * 7;
+  for (std::uint32_t e = 0; e < 7; ++e) {
+    const auto off = static_cast<std::size_t>(test::get_le(good_, seek + 24 * e, 8));
+    const auto vsize = static_cast<std::size_t>(test::get_le(good_, seek + 24 * e + 8, 4));
+    cuts.push_back(off);
+    cuts.push_back(off + vsize);
+    cuts.push_back(off + 1);
+  }
+  cuts.push_back(seek);
+  for (std::size_t k = 1; k <= 16; ++k) cuts.push_back(good_.size() - k);
+  std::mt19937_64 rng(8);
+  for (int k = 0; k < 200; ++k) cuts.push_back(rng() % good_.size());
+  for (const std::size_t cut : cuts) {
+    const std::vector<std::byte> b(good_.begin(), good_.begin() + static_cast<std::ptrdiff_t>(cut));
+    std::string msg;
+    const auto got = open_error(b, &msg);
+    ASSERT_TRUE(got.has_value()) << cut;
+    EXPECT_EQ(name_of(*got), name_of(cut == 0 ? Code::kNotATable : Code::kTruncated))
+        << cut << ": " << msg;
+    write_bytes(dir_ / "bad.sdb", b);
+    EXPECT_TRUE(error_of([&] { read_info(dir_ / "bad.sdb"); }).has_value());
+  }
+}
+
+TEST(TableReader, MissingFile) {
+  TempDir dir;
+  std::string msg;
+  EXPECT_EQ(error_of([&] { LayerReader::open(dir / "nope.sdb"); }, &msg), Code::kIo);
+  EXPECT_NE(msg.find("nope.sdb"), std::string::npos) << msg;
+  EXPECT_EQ(error_of([&] { read_info(dir / "nope.sdb"); }), Code::kIo);
+  EXPECT_EQ(error_of([&] { LayerReader::open(dir.path()); }), Code::kIo);  // a directory
+}
+
+TEST(TableReader, NotATable) {
+  TempDir dir;
+  const std::string text = "this is a text file, not a table\n";
+  std::vector<std::byte> b(text.size());
+  std::memcpy(b.data(), text.data(), text.size());
+  write_bytes(dir / "text.sdb", b);
+  EXPECT_EQ(error_of([&] { LayerReader::open(dir / "text.sdb"); }), Code::kNotATable);
+  EXPECT_EQ(error_of([&] { read_info(dir / "text.sdb"); }), Code::kNotATable);
+  // A zstd frame is not a table either.
+  const std::vector<std::byte> zstd_magic = {std::byte{0x28}, std::byte{0xB5}, std::byte{0x2F},
+                                             std::byte{0xFD}, std::byte{0}, std::byte{0},
+                                             std::byte{0}, std::byte{0}, std::byte{0}};
+  EXPECT_EQ(error_of([&] { LayerReader::open_memory(zstd_magic); }), Code::kNotATable);
+}
+
+TEST(TableReader, ErrorCodeNames) {
+  EXPECT_STREQ(to_string(Code::kIo), "Io");
+  EXPECT_STREQ(to_string(Code::kChecksum), "Checksum");
+  EXPECT_STREQ(to_string(static_cast<Code>(99)), "Unknown");
+}
+
+}  // namespace
+}  // namespace sowdb

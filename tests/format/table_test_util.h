@@ -1,0 +1,143 @@
+// Helpers shared by the table file tests.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sowdb/format/index.h"
+#include "sowdb/format/rule_set.h"
+#include "sowdb/format/table_file.h"
+#include "sowdb/format/xxhash64.h"
+
+namespace sowdb::test {
+
+/// splitmix64: a fixed pseudo-random sequence, identical on every platform.
+struct SplitMix {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+};
+
+/// A layer's contents: values in [-n, n] (skewed towards small magnitudes, as real layers are)
+/// and depths below 1000, from a fixed seed.
+struct Layer {
+  RuleSet rules;
+  int stones = 0;
+  std::vector<std::int8_t> values;
+  std::vector<std::uint16_t> depths;
+};
+
+inline Layer make_layer(const RuleSet& rules, int stones, std::uint64_t seed) {
+  Layer l;
+  l.rules = rules;
+  l.stones = stones;
+  const std::uint64_t size = layer_size(rules.pits(), stones);
+  SplitMix rng{seed};
+  l.values.resize(size);
+  l.depths.resize(size);
+  for (std::uint64_t i = 0; i < size; ++i) {
+    const std::uint64_t r = rng.next();
+    int v = 0;
+    if (stones > 0) {
+      const int span = (r & 3) == 0 ? stones : std::max(1, stones / 4);
+      v = static_cast<int>((r >> 8) % static_cast<std::uint64_t>(2 * span + 1)) - span;
+    }
+    l.values[i] = static_cast<std::int8_t>(v);
+    l.depths[i] = static_cast<std::uint16_t>((r >> 32) % 1000);
+  }
+  return l;
+}
+
+/// Reader options with a cache size and checksum verification.
+inline OpenOptions options(std::size_t cache_blocks, bool verify_checksums = true) {
+  OpenOptions o;
+  o.cache_blocks = cache_blocks;
+  o.verify_checksums = verify_checksums;
+  return o;
+}
+
+/// Reader options that expect a rule set and a stone count.
+inline OpenOptions expecting(std::optional<RuleSet> rules, std::optional<int> stones) {
+  OpenOptions o;
+  o.expected_rules = rules;
+  o.expected_stones = stones;
+  return o;
+}
+
+/// A fresh empty directory under the system temporary directory, removed at destruction.
+class TempDir {
+ public:
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = std::filesystem::temp_directory_path() /
+            ("sowdb_format_" + std::to_string(::getpid()) + "_" +
+             (info ? std::string(info->test_suite_name()) + "_" + info->name() : "x"));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::vector<std::byte> read_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> b(c.size());
+  for (std::size_t i = 0; i < c.size(); ++i) b[i] = static_cast<std::byte>(c[i]);
+  return b;
+}
+
+inline void write_bytes(const std::filesystem::path& p, std::span<const std::byte> b) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+}
+
+inline std::uint64_t get_le(std::span<const std::byte> b, std::size_t at, int n) {
+  std::uint64_t v = 0;
+  for (int i = n - 1; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint64_t>(b[at + i]);
+  return v;
+}
+
+inline void put_le(std::span<std::byte> b, std::size_t at, std::uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) b[at + i] = static_cast<std::byte>((v >> (8 * i)) & 0xFF);
+}
+
+/// Recomputes the header checksum (bytes 56..63) and the file checksum (last 8 bytes), so a
+/// tampered field reaches the check that names it instead of failing a checksum first.
+inline void reseal(std::vector<std::byte>& b) {
+  put_le(b, 56, xxh64(std::span(b).first(56)), 8);
+  put_le(b, b.size() - 8, xxh64(std::span(b).first(b.size() - 8)), 8);
+}
+
+/// The code of the TableError `f` throws; fails the test when it throws nothing.
+template <typename F>
+std::optional<TableError::Code> error_of(F&& f, std::string* message = nullptr) {
+  try {
+    f();
+  } catch (const TableError& e) {
+    if (message) *message = e.what();
+    return e.code();
+  }
+  return std::nullopt;
+}
+
+}  // namespace sowdb::test
