@@ -36,30 +36,40 @@ constexpr std::size_t kHashChunk = std::size_t{1} << 20;
 // --- Little-endian field access ("Conventions": every integer is little-endian). -----------
 
 void put_le(std::byte* p, std::uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFF);
+  for (int i = 0; i < bytes; ++i)
+    p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFF);
 }
 
 std::uint64_t get_le(const std::byte* p, int bytes) {
   std::uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);
+  for (int i = bytes - 1; i >= 0; --i)
+    v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);
   return v;
 }
 
-std::uint8_t get8(const std::byte* p) { return std::to_integer<std::uint8_t>(*p); }
+std::uint8_t get8(const std::byte* p) {
+  return std::to_integer<std::uint8_t>(*p);
+}
 
-std::uint64_t pad8(std::uint64_t n) { return (n + 7) & ~std::uint64_t{7}; }
+std::uint64_t pad8(std::uint64_t n) {
+  return (n + 7) & ~std::uint64_t{7};
+}
 
 std::uint32_t hash32(std::span<const std::byte> bytes) {
   return static_cast<std::uint32_t>(xxh64(bytes) & 0xFFFFFFFFu);
 }
 
-std::string errno_text(int err) { return std::strerror(err); }
+std::string errno_text(int err) {
+  return std::strerror(err);
+}
 
 [[noreturn]] void fail(Code code, const std::string& where, const std::string& what) {
   throw TableError(code, where + ": " + what);
 }
 
-[[noreturn]] void fail_check(Code code, const std::string& where, int check,
+[[noreturn]] void fail_check(Code code,
+                             const std::string& where,
+                             int check,
                              const std::string& what) {
   throw TableError(code, where + ": check " + std::to_string(check) + ": " + what);
 }
@@ -102,8 +112,9 @@ class FileSource final : public Source {
   explicit FileSource(const std::filesystem::path& path) {
     name_ = path.string();
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) fail_check(Code::kIo, name_, 1, "cannot open: " + errno_text(errno));
-    struct stat st{};
+    if (fd_ < 0)
+      fail_check(Code::kIo, name_, 1, "cannot open: " + errno_text(errno));
+    struct stat st {};
     if (::fstat(fd_, &st) != 0) {
       const int err = errno;
       ::close(fd_);
@@ -124,15 +135,18 @@ class FileSource final : public Source {
   void read(std::uint64_t offset, std::span<std::byte> out) const override {
     std::size_t done = 0;
     while (done < out.size()) {
-      const ssize_t got = ::pread(fd_, out.data() + done, out.size() - done,
-                                  static_cast<off_t>(offset + done));
+      const ssize_t got =
+          ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
       if (got < 0) {
-        if (errno == EINTR) continue;
-        fail(Code::kIo, name_, "read failed at offset " + std::to_string(offset + done) + ": " +
-                                   errno_text(errno));
+        if (errno == EINTR)
+          continue;
+        fail(Code::kIo,
+             name_,
+             "read failed at offset " + std::to_string(offset + done) + ": " + errno_text(errno));
       }
       if (got == 0) {
-        fail(Code::kTruncated, name_,
+        fail(Code::kTruncated,
+             name_,
              "file ended at offset " + std::to_string(offset + done) + " while reading " +
                  std::to_string(out.size()) + " bytes at " + std::to_string(offset));
       }
@@ -153,7 +167,8 @@ class MemorySource final : public Source {
   std::uint64_t size() const override { return bytes_.size(); }
   void read(std::uint64_t offset, std::span<std::byte> out) const override {
     if (offset > bytes_.size() || out.size() > bytes_.size() - offset) {
-      fail(Code::kTruncated, name_,
+      fail(Code::kTruncated,
+           name_,
            "read of " + std::to_string(out.size()) + " bytes at " + std::to_string(offset) +
                " passes the end (" + std::to_string(bytes_.size()) + " bytes)");
     }
@@ -190,24 +205,32 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
   src.read(0, std::span(h.data(), have));
 
   // Check 2: magic.
-  const bool magic_prefix = std::equal(
-      h.begin(), h.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(have, 8)),
-      kMagic.begin(), [](std::byte a, std::uint8_t b) { return std::to_integer<std::uint8_t>(a) == b; });
+  const bool magic_prefix =
+      std::equal(h.begin(),
+                 h.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(have, 8)),
+                 kMagic.begin(),
+                 [](std::byte a, std::uint8_t b) { return std::to_integer<std::uint8_t>(a) == b; });
   if (have == 0 || !magic_prefix) {
     fail_check(Code::kNotATable, name, 2, "no sowdb table magic at offset 0");
   }
-  if (have < 8) fail_check(Code::kTruncated, name, 2, "file ends inside the magic");
+  if (have < 8)
+    fail_check(Code::kTruncated, name, 2, "file ends inside the magic");
   // Check 3: format version.
-  if (have < 10) fail_check(Code::kTruncated, name, 3, "file ends inside the header");
+  if (have < 10)
+    fail_check(Code::kTruncated, name, 3, "file ends inside the header");
   const auto version = static_cast<std::uint16_t>(get_le(&h[8], 2));
   if (version != kTableFormatVersion) {
-    fail_check(Code::kVersion, name, 3,
+    fail_check(Code::kVersion,
+               name,
+               3,
                "format version " + std::to_string(version) + " (this reader knows version " +
                    std::to_string(kTableFormatVersion) + ")");
   }
   // Check 4: the header is complete.
   if (have < kHeaderSize) {
-    fail_check(Code::kTruncated, name, 4,
+    fail_check(Code::kTruncated,
+               name,
+               4,
                "file has " + std::to_string(size) + " bytes, shorter than the 64-byte header");
   }
   // Check 5: header checksum.
@@ -218,7 +241,9 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
   // Check 6: header size and reserved bytes.
   const auto header_size = get_le(&h[10], 2);
   if (header_size != kHeaderSize) {
-    fail_check(Code::kBadHeader, name, 6,
+    fail_check(Code::kBadHeader,
+               name,
+               6,
                "header_size is " + std::to_string(header_size) + ", must be 64");
   }
   for (std::size_t i = 42; i < 56; ++i) {
@@ -229,21 +254,19 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
   // Check 7: flags.
   const auto flags = static_cast<std::uint32_t>(get_le(&h[12], 4));
   if ((flags & kRequiredFlagsMask) != 0) {
-    fail_check(Code::kUnsupported, name, 7,
-               "unknown required flags 0x" + [&] {
-                 char buf[16];
-                 std::snprintf(buf, sizeof buf, "%04x", flags & kRequiredFlagsMask);
-                 return std::string(buf);
-               }());
+    fail_check(
+        Code::kUnsupported, name, 7, "unknown required flags 0x" + [&] {
+          char buf[16];
+          std::snprintf(buf, sizeof buf, "%04x", flags & kRequiredFlagsMask);
+          return std::string(buf);
+        }());
   }
   // Check 8: codecs.
   if (get8(&h[40]) != 0) {
-    fail_check(Code::kUnsupported, name, 8,
-               "unknown value codec " + std::to_string(get8(&h[40])));
+    fail_check(Code::kUnsupported, name, 8, "unknown value codec " + std::to_string(get8(&h[40])));
   }
   if (get8(&h[41]) != 0) {
-    fail_check(Code::kUnsupported, name, 8,
-               "unknown depth codec " + std::to_string(get8(&h[41])));
+    fail_check(Code::kUnsupported, name, 8, "unknown depth codec " + std::to_string(get8(&h[41])));
   }
   // Check 9: the rule set.
   Parsed p;
@@ -252,16 +275,20 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
   info.file_size = size;
   const std::uint8_t family = get8(&h[16]), pits = get8(&h[17]), skip = get8(&h[18]),
                      slam = get8(&h[19]), capture = get8(&h[20]), end = get8(&h[21]);
-  if (family > 2) fail_check(Code::kBadHeader, name, 9, "family " + std::to_string(family));
+  if (family > 2)
+    fail_check(Code::kBadHeader, name, 9, "family " + std::to_string(family));
   if (pits < 1 || pits > kMaxPitsPerSide) {
     fail_check(Code::kBadHeader, name, 9, "pits_per_side " + std::to_string(pits));
   }
-  if (skip > 1) fail_check(Code::kBadHeader, name, 9, "skip_origin " + std::to_string(skip));
-  if (slam > 2) fail_check(Code::kBadHeader, name, 9, "grand_slam " + std::to_string(slam));
+  if (skip > 1)
+    fail_check(Code::kBadHeader, name, 9, "skip_origin " + std::to_string(skip));
+  if (slam > 2)
+    fail_check(Code::kBadHeader, name, 9, "grand_slam " + std::to_string(slam));
   if (capture > 1) {
     fail_check(Code::kBadHeader, name, 9, "capture_empty_opposite " + std::to_string(capture));
   }
-  if (end > 1) fail_check(Code::kBadHeader, name, 9, "end " + std::to_string(end));
+  if (end > 1)
+    fail_check(Code::kBadHeader, name, 9, "end " + std::to_string(end));
   info.rules.family = static_cast<Family>(family);
   info.rules.pits_per_side = pits;
   info.rules.skip_origin = skip != 0;
@@ -269,7 +296,9 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
   info.rules.capture_empty_opposite = capture != 0;
   info.rules.end = static_cast<KalahEnd>(end);
   if (!(info.rules == info.rules.normalised())) {
-    fail_check(Code::kBadHeader, name, 9,
+    fail_check(Code::kBadHeader,
+               name,
+               9,
                "rule set not normalised: an option that does not apply to the family is set");
   }
   // Check 10: sizes.
@@ -281,25 +310,33 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
   info.entries = get_le(&h[24], 8);
   const std::uint64_t expected_entries = layer_size(info.rules.pits(), stones);
   if (info.entries != expected_entries) {
-    fail_check(Code::kBadHeader, name, 10,
-               "entry_count " + std::to_string(info.entries) + ", expected C(n+2P-1, 2P-1) = " +
-                   std::to_string(expected_entries));
+    fail_check(Code::kBadHeader,
+               name,
+               10,
+               "entry_count " + std::to_string(info.entries) +
+                   ", expected C(n+2P-1, 2P-1) = " + std::to_string(expected_entries));
   }
   info.block_entries = static_cast<std::uint32_t>(get_le(&h[32], 4));
   if (info.block_entries < 1 || info.block_entries > kMaxBlockEntries) {
-    fail_check(Code::kBadHeader, name, 10,
+    fail_check(Code::kBadHeader,
+               name,
+               10,
                "block_entries " + std::to_string(info.block_entries) + " outside 1.." +
                    std::to_string(kMaxBlockEntries));
   }
   info.block_count = static_cast<std::uint32_t>(get_le(&h[36], 4));
   if (info.block_count != block_count_for(info.entries, info.block_entries)) {
-    fail_check(Code::kBadHeader, name, 10,
+    fail_check(Code::kBadHeader,
+               name,
+               10,
                "block_count " + std::to_string(info.block_count) + ", expected " +
                    std::to_string(block_count_for(info.entries, info.block_entries)));
   }
   const std::uint8_t value_count = get8(&h[23]);
   if (value_count < 1 || value_count > 2 * stones + 1) {
-    fail_check(Code::kBadHeader, name, 10,
+    fail_check(Code::kBadHeader,
+               name,
+               10,
                "value_count " + std::to_string(value_count) + " outside 1..2n+1");
   }
   // Check 11: the file is long enough for its layout, and ends with the footer magic.
@@ -309,15 +346,22 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
   const std::uint64_t min_size =
       p.data_start + 2 * std::uint64_t{info.block_count} + seek_bytes + kFooterSize;
   if (size < min_size) {
-    fail_check(Code::kTruncated, name, 11,
+    fail_check(Code::kTruncated,
+               name,
+               11,
                "file has " + std::to_string(size) + " bytes, its header needs at least " +
                    std::to_string(min_size));
   }
   std::array<std::byte, 8> footer_magic{};
   src.read(size - kFooterSize, footer_magic);
-  if (!std::equal(footer_magic.begin(), footer_magic.end(), kFooterMagic.begin(),
-                  [](std::byte a, std::uint8_t b) { return std::to_integer<std::uint8_t>(a) == b; })) {
-    fail_check(Code::kTruncated, name, 11,
+  if (!std::equal(
+          footer_magic.begin(),
+          footer_magic.end(),
+          kFooterMagic.begin(),
+          [](std::byte a, std::uint8_t b) { return std::to_integer<std::uint8_t>(a) == b; })) {
+    fail_check(Code::kTruncated,
+               name,
+               11,
                "no footer magic at the end: the file is truncated, unfinished or has trailing "
                "bytes");
   }
@@ -330,7 +374,9 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
   for (std::size_t i = 0; i < value_count; ++i) {
     const auto v = static_cast<std::int8_t>(get8(&table[i]));
     if (v < -info.stones || v > info.stones) {
-      fail_check(Code::kCorrupt, name, 12,
+      fail_check(Code::kCorrupt,
+                 name,
+                 12,
                  "value table entry " + std::to_string(i) + " is " + std::to_string(v) +
                      ", outside [-n, n]");
     }
@@ -341,7 +387,8 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
     info.value_table.push_back(v);
   }
   for (std::size_t i = value_count; i < table_bytes; ++i) {
-    if (get8(&table[i]) != 0) fail_check(Code::kCorrupt, name, 12, "value table padding not 0");
+    if (get8(&table[i]) != 0)
+      fail_check(Code::kCorrupt, name, 12, "value table padding not 0");
   }
   return p;
 }
@@ -382,7 +429,9 @@ void parse_seek_table(const Source& src, Parsed& p) {
     s.depth_hash = static_cast<std::uint32_t>(get_le(e + 20, 4));
     const std::string which = "seek table entry " + std::to_string(b);
     if (s.offset != expected) {
-      fail_check(Code::kCorrupt, src.name(), 15,
+      fail_check(Code::kCorrupt,
+                 src.name(),
+                 15,
                  which + ": offset " + std::to_string(s.offset) + ", expected " +
                      std::to_string(expected));
     }
@@ -395,7 +444,9 @@ void parse_seek_table(const Source& src, Parsed& p) {
     }
   }
   if (expected != p.seek_offset) {
-    fail_check(Code::kCorrupt, src.name(), 15,
+    fail_check(Code::kCorrupt,
+               src.name(),
+               15,
                "blocks end at " + std::to_string(expected) + ", the seek table starts at " +
                    std::to_string(p.seek_offset));
   }
@@ -425,16 +476,26 @@ TableError::TableError(Code code, const std::string& message)
 
 const char* to_string(TableError::Code code) noexcept {
   switch (code) {
-    case Code::kIo: return "Io";
-    case Code::kNotATable: return "NotATable";
-    case Code::kVersion: return "Version";
-    case Code::kUnsupported: return "Unsupported";
-    case Code::kBadHeader: return "BadHeader";
-    case Code::kRuleMismatch: return "RuleMismatch";
-    case Code::kTruncated: return "Truncated";
-    case Code::kCorrupt: return "Corrupt";
-    case Code::kChecksum: return "Checksum";
-    case Code::kInvalidArgument: return "InvalidArgument";
+    case Code::kIo:
+      return "Io";
+    case Code::kNotATable:
+      return "NotATable";
+    case Code::kVersion:
+      return "Version";
+    case Code::kUnsupported:
+      return "Unsupported";
+    case Code::kBadHeader:
+      return "BadHeader";
+    case Code::kRuleMismatch:
+      return "RuleMismatch";
+    case Code::kTruncated:
+      return "Truncated";
+    case Code::kCorrupt:
+      return "Corrupt";
+    case Code::kChecksum:
+      return "Checksum";
+    case Code::kInvalidArgument:
+      return "InvalidArgument";
   }
   return "Unknown";
 }
@@ -479,21 +540,27 @@ struct LayerReader::Impl {
       fail_check(Code::kCorrupt, where, 18, "not exactly one zstd frame");
     }
     if (ZSTD_getFrameContentSize(frame.data(), frame.size()) != content) {
-      fail_check(Code::kCorrupt, where, 18,
+      fail_check(Code::kCorrupt,
+                 where,
+                 18,
                  "frame does not declare " + std::to_string(content) + " content bytes");
     }
     return frame;
   }
 
   // Check 19: decompresses into exactly out.size() bytes.
-  void decompress(std::span<const std::byte> frame, std::span<std::byte> out,
+  void decompress(std::span<const std::byte> frame,
+                  std::span<std::byte> out,
                   const std::string& where) const {
     ZSTD_DCtx* dctx = thread_dctx();
-    if (dctx == nullptr) fail(Code::kIo, where, "cannot allocate a zstd context");
+    if (dctx == nullptr)
+      fail(Code::kIo, where, "cannot allocate a zstd context");
     const std::size_t got =
         ZSTD_decompressDCtx(dctx, out.data(), out.size(), frame.data(), frame.size());
     if (ZSTD_isError(got) || got != out.size()) {
-      fail_check(Code::kCorrupt, where, 19,
+      fail_check(Code::kCorrupt,
+                 where,
+                 19,
                  ZSTD_isError(got) ? std::string("zstd: ") + ZSTD_getErrorName(got)
                                    : "decompressed to " + std::to_string(got) + " bytes");
     }
@@ -507,15 +574,20 @@ struct LayerReader::Impl {
     // Check 20: every symbol names an entry of the value table.
     const auto& table = info().value_table;
     std::array<std::int8_t, 256> map{};
-    for (std::size_t i = 0; i < table.size(); ++i) map[i] = table[i];
+    for (std::size_t i = 0; i < table.size(); ++i)
+      map[i] = table[i];
     const auto limit = static_cast<std::uint8_t>(table.size() - 1);
     std::uint8_t worst = 0;
-    for (std::int8_t& v : out) worst = std::max(worst, static_cast<std::uint8_t>(v));
+    for (std::int8_t& v : out)
+      worst = std::max(worst, static_cast<std::uint8_t>(v));
     if (worst > limit) {
-      fail_check(Code::kCorrupt, where, 20,
+      fail_check(Code::kCorrupt,
+                 where,
+                 20,
                  "symbol " + std::to_string(worst) + " outside the value table");
     }
-    for (std::int8_t& v : out) v = map[static_cast<std::uint8_t>(v)];
+    for (std::int8_t& v : out)
+      v = map[static_cast<std::uint8_t>(v)];
   }
 
   void decode_depths(std::uint32_t b, std::span<std::uint16_t> out) const {
@@ -555,7 +627,8 @@ struct LayerReader::Impl {
       std::lock_guard lock(mutex);
       CacheSlot* victim = nullptr;
       for (CacheSlot& slot : cache) {
-        if (slot.data && slot.key == key) return slot.data;  // another thread decoded it
+        if (slot.data && slot.key == key)
+          return slot.data;  // another thread decoded it
       }
       if (cache.size() < options.cache_blocks) {
         victim = &cache.emplace_back();
@@ -584,15 +657,18 @@ std::unique_ptr<LayerReader::Impl> open_source(std::unique_ptr<Source> src,
   const LayerInfo& info = impl->parsed.info;
   // Check 13: the table the caller asked for.
   if (options.expected_rules && !(info.rules == options.expected_rules->normalised())) {
-    fail_check(Code::kRuleMismatch, src->name(), 13,
-               "the file's rule set differs from the one expected");
+    fail_check(
+        Code::kRuleMismatch, src->name(), 13, "the file's rule set differs from the one expected");
   }
   if (options.expected_stones && info.stones != *options.expected_stones) {
-    fail_check(Code::kRuleMismatch, src->name(), 13,
+    fail_check(Code::kRuleMismatch,
+               src->name(),
+               13,
                "the file holds " + std::to_string(info.stones) + " stones, expected " +
                    std::to_string(*options.expected_stones));
   }
-  if (options.verify_checksums) check_whole_file(*src);
+  if (options.verify_checksums)
+    check_whole_file(*src);
   parse_seek_table(*src, impl->parsed);
   impl->options = options;
   impl->cache.reserve(std::min<std::size_t>(options.cache_blocks, 1024));
@@ -614,11 +690,14 @@ std::unique_ptr<LayerReader> LayerReader::open_memory(std::vector<std::byte> byt
       new LayerReader(open_source(std::make_unique<MemorySource>(std::move(bytes)), options)));
 }
 
-const LayerInfo& LayerReader::info() const noexcept { return impl_->info(); }
+const LayerInfo& LayerReader::info() const noexcept {
+  return impl_->info();
+}
 
 std::optional<std::int8_t> LayerReader::value(std::uint64_t index) const noexcept {
   const LayerInfo& info = impl_->info();
-  if (index >= info.entries) return std::nullopt;
+  if (index >= info.entries)
+    return std::nullopt;
   try {
     const auto b = static_cast<std::uint32_t>(index / info.block_entries);
     return impl_->block(b, 0)->values[index % info.block_entries];
@@ -629,7 +708,8 @@ std::optional<std::int8_t> LayerReader::value(std::uint64_t index) const noexcep
 
 std::optional<std::uint16_t> LayerReader::depth(std::uint64_t index) const noexcept {
   const LayerInfo& info = impl_->info();
-  if (index >= info.entries) return std::nullopt;
+  if (index >= info.entries)
+    return std::nullopt;
   try {
     const auto b = static_cast<std::uint32_t>(index / info.block_entries);
     return impl_->block(b, 1)->depths[index % info.block_entries];
@@ -642,20 +722,24 @@ void LayerReader::read_all(std::span<std::int8_t> values, std::span<std::uint16_
   const LayerInfo& info = impl_->info();
   const std::string& name = impl_->src->name();
   if (!values.empty() && values.size() != info.entries) {
-    fail(Code::kInvalidArgument, name,
+    fail(Code::kInvalidArgument,
+         name,
          "read_all: values has " + std::to_string(values.size()) + " entries, the layer " +
              std::to_string(info.entries));
   }
   if (!depths.empty() && depths.size() != info.entries) {
-    fail(Code::kInvalidArgument, name,
+    fail(Code::kInvalidArgument,
+         name,
          "read_all: depths has " + std::to_string(depths.size()) + " entries, the layer " +
              std::to_string(info.entries));
   }
   for (std::uint32_t b = 0; b < info.block_count; ++b) {
     const std::size_t first = std::size_t{b} * info.block_entries;
     const std::size_t n = entries_in_block(info, b);
-    if (!values.empty()) impl_->decode_values(b, values.subspan(first, n));
-    if (!depths.empty()) impl_->decode_depths(b, depths.subspan(first, n));
+    if (!values.empty())
+      impl_->decode_values(b, values.subspan(first, n));
+    if (!depths.empty())
+      impl_->decode_depths(b, depths.subspan(first, n));
   }
 }
 
@@ -672,14 +756,16 @@ namespace {
 class TempFile {
  public:
   TempFile(std::filesystem::path target)
-      : target_(std::move(target)),
-        temp_(target_.string() + ".tmp." + std::to_string(::getpid())) {
+      : target_(std::move(target)), temp_(target_.string() + ".tmp." + std::to_string(::getpid())) {
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) fail(Code::kIo, temp_.string(), "cannot create: " + errno_text(errno));
+    if (fd_ < 0)
+      fail(Code::kIo, temp_.string(), "cannot create: " + errno_text(errno));
   }
   ~TempFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!committed_) ::unlink(temp_.c_str());
+    if (fd_ >= 0)
+      ::close(fd_);
+    if (!committed_)
+      ::unlink(temp_.c_str());
   }
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;
@@ -687,9 +773,11 @@ class TempFile {
   void write(std::span<const std::byte> bytes) {
     hash_.update(bytes);
     while (!bytes.empty()) {
-      if (buffer_.size() == kBufferSize) flush();
+      if (buffer_.size() == kBufferSize)
+        flush();
       const std::size_t take = std::min(bytes.size(), kBufferSize - buffer_.size());
-      buffer_.insert(buffer_.end(), bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(take));
+      buffer_.insert(
+          buffer_.end(), bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(take));
       bytes = bytes.subspan(take);
     }
   }
@@ -702,17 +790,20 @@ class TempFile {
     put_le(c.data(), checksum, 8);
     buffer_.insert(buffer_.end(), c.begin(), c.end());
     flush();
-    if (::fsync(fd_) != 0) fail(Code::kIo, temp_.string(), "fsync failed: " + errno_text(errno));
+    if (::fsync(fd_) != 0)
+      fail(Code::kIo, temp_.string(), "fsync failed: " + errno_text(errno));
     const int fd = fd_;
     fd_ = -1;
-    if (::close(fd) != 0) fail(Code::kIo, temp_.string(), "close failed: " + errno_text(errno));
+    if (::close(fd) != 0)
+      fail(Code::kIo, temp_.string(), "close failed: " + errno_text(errno));
     if (::rename(temp_.c_str(), target_.c_str()) != 0) {
       fail(Code::kIo, target_.string(), "rename from the temporary failed: " + errno_text(errno));
     }
     committed_ = true;
     // Make the rename itself durable. Best effort: some file systems refuse fsync on a directory.
     std::filesystem::path dir = target_.parent_path();
-    if (dir.empty()) dir = ".";
+    if (dir.empty())
+      dir = ".";
     const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {
       ::fsync(dfd);
@@ -728,10 +819,12 @@ class TempFile {
     while (done < buffer_.size()) {
       const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
       if (n < 0) {
-        if (errno == EINTR) continue;
+        if (errno == EINTR)
+          continue;
         fail(Code::kIo, temp_.string(), "write failed: " + errno_text(errno));
       }
-      if (n == 0) fail(Code::kIo, temp_.string(), "write wrote nothing");
+      if (n == 0)
+        fail(Code::kIo, temp_.string(), "write wrote nothing");
       done += static_cast<std::size_t>(n);
     }
     written_ += buffer_.size();
@@ -747,7 +840,8 @@ class TempFile {
   Xxh64 hash_;
 };
 
-std::vector<std::byte> compress(ZSTD_CCtx* cctx, std::span<const std::byte> in,
+std::vector<std::byte> compress(ZSTD_CCtx* cctx,
+                                std::span<const std::byte> in,
                                 const std::string& where) {
   std::vector<std::byte> out(ZSTD_compressBound(in.size()));
   const std::size_t n = ZSTD_compress2(cctx, out.data(), out.size(), in.data(), in.size());
@@ -768,24 +862,28 @@ void write_layer(const std::filesystem::path& path,
                  const WriteOptions& options) {
   const std::string name = path.string();
   // Validate everything before creating the temporary.
-  if (!rules_in_range(rules_in)) fail(Code::kInvalidArgument, name, "rule set out of range");
+  if (!rules_in_range(rules_in))
+    fail(Code::kInvalidArgument, name, "rule set out of range");
   const RuleSet rules = rules_in.normalised();
   if (stones < 0 || stones > kMaxIndexedStones) {
     fail(Code::kInvalidArgument, name, "stones " + std::to_string(stones) + " out of range");
   }
   const std::uint64_t entries = layer_size(rules.pits(), stones);
   if (values.size() != entries || depths.size() != entries) {
-    fail(Code::kInvalidArgument, name,
+    fail(Code::kInvalidArgument,
+         name,
          "the layer has " + std::to_string(entries) + " entries; got " +
              std::to_string(values.size()) + " values and " + std::to_string(depths.size()) +
              " depths");
   }
   if (options.block_entries < 1 || options.block_entries > kMaxBlockEntries) {
-    fail(Code::kInvalidArgument, name,
+    fail(Code::kInvalidArgument,
+         name,
          "block_entries " + std::to_string(options.block_entries) + " out of range");
   }
   if (options.zstd_level < ZSTD_minCLevel() || options.zstd_level > ZSTD_maxCLevel()) {
-    fail(Code::kInvalidArgument, name,
+    fail(Code::kInvalidArgument,
+         name,
          "zstd level " + std::to_string(options.zstd_level) + " out of range");
   }
   const std::uint64_t block_count = block_count_for(entries, options.block_entries);
@@ -794,12 +892,15 @@ void write_layer(const std::filesystem::path& path,
   }
   // "Value encoding": symbols in order of falling frequency, ties by rising value.
   std::array<std::uint64_t, 256> freq{};
-  for (const std::int8_t v : values) ++freq[static_cast<std::uint8_t>(v)];
+  for (const std::int8_t v : values)
+    ++freq[static_cast<std::uint8_t>(v)];
   std::vector<std::int8_t> table;
   for (int v = -128; v <= 127; ++v) {
-    if (freq[static_cast<std::uint8_t>(v)] == 0) continue;
+    if (freq[static_cast<std::uint8_t>(v)] == 0)
+      continue;
     if (v < -stones || v > stones) {
-      fail(Code::kInvalidArgument, name,
+      fail(Code::kInvalidArgument,
+           name,
            "value " + std::to_string(v) + " outside [-" + std::to_string(stones) + ", " +
                std::to_string(stones) + "]");
     }
@@ -814,7 +915,8 @@ void write_layer(const std::filesystem::path& path,
   }
 
   std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(ZSTD_createCCtx());
-  if (!cctx) fail(Code::kIo, name, "cannot allocate a zstd context");
+  if (!cctx)
+    fail(Code::kIo, name, "cannot allocate a zstd context");
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, options.zstd_level);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0);
@@ -822,7 +924,8 @@ void write_layer(const std::filesystem::path& path,
 
   // Header.
   std::array<std::byte, kHeaderSize> h{};
-  for (std::size_t i = 0; i < 8; ++i) h[i] = static_cast<std::byte>(kMagic[i]);
+  for (std::size_t i = 0; i < 8; ++i)
+    h[i] = static_cast<std::byte>(kMagic[i]);
   put_le(&h[8], kTableFormatVersion, 2);
   put_le(&h[10], kHeaderSize, 2);
   put_le(&h[12], 0, 4);  // flags
@@ -843,7 +946,8 @@ void write_layer(const std::filesystem::path& path,
   TempFile out(path);
   out.write(h);
   std::vector<std::byte> table_bytes(static_cast<std::size_t>(pad8(table.size())));
-  for (std::size_t i = 0; i < table.size(); ++i) table_bytes[i] = static_cast<std::byte>(table[i]);
+  for (std::size_t i = 0; i < table.size(); ++i)
+    table_bytes[i] = static_cast<std::byte>(table[i]);
   out.write(table_bytes);
 
   std::vector<std::byte> seek(static_cast<std::size_t>(block_count) * kSeekEntrySize);
@@ -879,7 +983,8 @@ void write_layer(const std::filesystem::path& path,
   }
   out.write(seek);
   std::array<std::byte, 8> footer{};
-  for (std::size_t i = 0; i < 8; ++i) footer[i] = static_cast<std::byte>(kFooterMagic[i]);
+  for (std::size_t i = 0; i < 8; ++i)
+    footer[i] = static_cast<std::byte>(kFooterMagic[i]);
   out.write(footer);
   out.commit(out.digest());
 }

@@ -14,17 +14,21 @@ constexpr std::uint64_t kPrime3 = 0x165667B19E3779F9ULL;
 constexpr std::uint64_t kPrime4 = 0x85EBCA77C2B2AE63ULL;
 constexpr std::uint64_t kPrime5 = 0x27D4EB2F165667C5ULL;
 
-constexpr std::uint64_t rotl(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+constexpr std::uint64_t rotl(std::uint64_t x, int r) {
+  return (x << r) | (x >> (64 - r));
+}
 
 std::uint64_t read64(const std::byte* p) {
   std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);
+  for (int i = 7; i >= 0; --i)
+    v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);
   return v;
 }
 
 std::uint64_t read32(const std::byte* p) {
   std::uint64_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);
+  for (int i = 3; i >= 0; --i)
+    v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);
   return v;
 }
 
@@ -70,12 +74,14 @@ std::uint64_t finish(std::uint64_t acc, const std::byte* p, std::size_t len) {
 }
 
 void stripe(std::uint64_t acc[4], const std::byte* p) {
-  for (int i = 0; i < 4; ++i) acc[i] = round(acc[i], read64(p + 8 * i));
+  for (int i = 0; i < 4; ++i)
+    acc[i] = round(acc[i], read64(p + 8 * i));
 }
 
 std::uint64_t converge(const std::uint64_t acc[4]) {
   std::uint64_t h = rotl(acc[0], 1) + rotl(acc[1], 7) + rotl(acc[2], 12) + rotl(acc[3], 18);
-  for (int i = 0; i < 4; ++i) h = merge(h, acc[i]);
+  for (int i = 0; i < 4; ++i)
+    h = merge(h, acc[i]);
   return h;
 }
 
@@ -100,7 +106,8 @@ void Xxh64::update(std::span<const std::byte> data) noexcept {
     buffered_ += take;
     p += take;
     len -= take;
-    if (buffered_ < 32) return;
+    if (buffered_ < 32)
+      return;
     stripe(acc_, buffer_);
     buffered_ = 0;
   }

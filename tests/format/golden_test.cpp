@@ -79,7 +79,8 @@ bool regenerating() {
 }
 
 TEST(Golden, Regenerate) {
-  if (!regenerating()) GTEST_SKIP() << "set SOWDB_REGENERATE_GOLDEN=1 to rewrite tests/data";
+  if (!regenerating())
+    GTEST_SKIP() << "set SOWDB_REGENERATE_GOLDEN=1 to rewrite tests/data";
   std::ofstream sums(kDataDir / "CHECKSUMS", std::ios::trunc);
   sums << "# XXH64 (seed 0) of each golden table file, xxhsum -H64 format.\n"
        << "# Written by tests/format/golden_test.cpp (SOWDB_REGENERATE_GOLDEN=1) with:\n"
@@ -104,8 +105,7 @@ TEST(Golden, FilesMatchChecksums) {
 TEST(Golden, ReadBackRight) {
   for (const Golden& g : kGoldens) {
     const auto l = test::make_layer(g.rules, g.stones, g.seed);
-    const auto r = LayerReader::open(kDataDir / g.file,
-                                     test::expecting(g.rules, g.stones));
+    const auto r = LayerReader::open(kDataDir / g.file, test::expecting(g.rules, g.stones));
     const LayerInfo& info = r->info();
     EXPECT_EQ(info.rules, g.rules);
     EXPECT_EQ(info.stones, g.stones);

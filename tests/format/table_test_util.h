@@ -102,7 +102,8 @@ inline std::vector<std::byte> read_bytes(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<std::byte> b(c.size());
-  for (std::size_t i = 0; i < c.size(); ++i) b[i] = static_cast<std::byte>(c[i]);
+  for (std::size_t i = 0; i < c.size(); ++i)
+    b[i] = static_cast<std::byte>(c[i]);
   return b;
 }
 
@@ -113,12 +114,14 @@ inline void write_bytes(const std::filesystem::path& p, std::span<const std::byt
 
 inline std::uint64_t get_le(std::span<const std::byte> b, std::size_t at, int n) {
   std::uint64_t v = 0;
-  for (int i = n - 1; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint64_t>(b[at + i]);
+  for (int i = n - 1; i >= 0; --i)
+    v = (v << 8) | std::to_integer<std::uint64_t>(b[at + i]);
   return v;
 }
 
 inline void put_le(std::span<std::byte> b, std::size_t at, std::uint64_t v, int n) {
-  for (int i = 0; i < n; ++i) b[at + i] = static_cast<std::byte>((v >> (8 * i)) & 0xFF);
+  for (int i = 0; i < n; ++i)
+    b[at + i] = static_cast<std::byte>((v >> (8 * i)) & 0xFF);
 }
 
 /// Recomputes the header checksum (bytes 56..63) and the file checksum (last 8 bytes), so a
@@ -134,7 +137,8 @@ std::optional<TableError::Code> error_of(F&& f, std::string* message = nullptr) 
   try {
     f();
   } catch (const TableError& e) {
-    if (message) *message = e.what();
+    if (message)
+      *message = e.what();
     return e.code();
   }
   return std::nullopt;

@@ -49,7 +49,8 @@ TEST(Xxh64, SanityBufferVectors) {
 TEST(Xxh64, MatchesLibxxhashOneShot) {
   std::mt19937_64 rng(7);
   std::vector<std::byte> buf(5000);
-  for (auto& b : buf) b = static_cast<std::byte>(rng());
+  for (auto& b : buf)
+    b = static_cast<std::byte>(rng());
   for (std::size_t len = 0; len <= 300; ++len) {
     for (const std::uint64_t seed : {std::uint64_t{0}, std::uint64_t{1}, rng()}) {
       const std::size_t at = rng() % 64;  // unaligned starts too
@@ -65,7 +66,8 @@ TEST(Xxh64, MatchesLibxxhashOneShot) {
 TEST(Xxh64, StreamingMatchesOneShot) {
   std::mt19937_64 rng(99);
   std::vector<std::byte> buf(3000);
-  for (auto& b : buf) b = static_cast<std::byte>(rng());
+  for (auto& b : buf)
+    b = static_cast<std::byte>(rng());
   for (int trial = 0; trial < 300; ++trial) {
     const std::size_t len = rng() % buf.size();
     const std::uint64_t seed = trial % 3 == 0 ? 0 : rng();

@@ -57,14 +57,14 @@ const char* to_string(TableError::Code code) noexcept;
 
 /// What a table file's header says (FORMAT.md, "Header").
 struct LayerInfo {
-  RuleSet rules;                     ///< The rule set, normalised (RuleSet::normalised()).
-  int stones = 0;                    ///< n: seeds on the board in every position of the layer.
-  std::uint64_t entries = 0;         ///< layer_size(rules.pits(), stones).
-  std::uint32_t block_entries = 0;   ///< Entries per block; the last block may hold fewer.
-  std::uint32_t block_count = 0;     ///< ceil(entries / block_entries).
-  std::uint16_t format_version = 0;  ///< Always kTableFormatVersion for a file that opened.
+  RuleSet rules;                         ///< The rule set, normalised (RuleSet::normalised()).
+  int stones = 0;                        ///< n: seeds on the board in every position of the layer.
+  std::uint64_t entries = 0;             ///< layer_size(rules.pits(), stones).
+  std::uint32_t block_entries = 0;       ///< Entries per block; the last block may hold fewer.
+  std::uint32_t block_count = 0;         ///< ceil(entries / block_entries).
+  std::uint16_t format_version = 0;      ///< Always kTableFormatVersion for a file that opened.
   std::vector<std::int8_t> value_table;  ///< Distinct values of the layer, symbol order.
-  std::uint64_t file_size = 0;       ///< Bytes in the file, footer included.
+  std::uint64_t file_size = 0;           ///< Bytes in the file, footer included.
 };
 
 /// Options of `write_layer`.
@@ -106,8 +106,9 @@ struct OpenOptions {
   /// Decoded blocks kept per reader, value and depth blocks counted separately; 0 caches none.
   std::size_t cache_blocks = 8;
   /// Verify the header checksum and the whole-file checksum on open and every frame checksum
-  /// on decode (FORMAT.md, checks 5, 14 and 17). Turn off only for fuzzing or forensics: without them the reader still
-  /// never reads out of bounds or crashes, but a corrupt file may give wrong values.
+  /// on decode (FORMAT.md, checks 5, 14 and 17). Turn off only for fuzzing or forensics: without
+  /// them the reader still never reads out of bounds or crashes, but a corrupt file may give wrong
+  /// values.
   bool verify_checksums = true;
   /// When set, open fails with kRuleMismatch unless the file's rule set equals its normalised()
   /// form.

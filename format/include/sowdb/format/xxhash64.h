@@ -27,9 +27,9 @@ class Xxh64 {
  private:
   std::uint64_t seed_;
   std::uint64_t acc_[4];
-  std::uint64_t total_ = 0;      // bytes fed so far
-  std::byte buffer_[32] = {};    // a partial stripe
-  std::size_t buffered_ = 0;     // bytes in buffer_
+  std::uint64_t total_ = 0;    // bytes fed so far
+  std::byte buffer_[32] = {};  // a partial stripe
+  std::size_t buffered_ = 0;   // bytes in buffer_
 };
 
 }  // namespace sowdb
