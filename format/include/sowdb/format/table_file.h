@@ -73,7 +73,7 @@ struct WriteOptions {
   std::uint32_t block_entries = kDefaultBlockEntries;
   /// zstd compression level, ZSTD_minCLevel()..ZSTD_maxCLevel(). Output is a pure function of
   /// the input, the options and the zstd library version.
-  int zstd_level = 19;
+  int zstd_level = 9;
 };
 
 /// Writes one layer as a table file at `path` (FORMAT.md).
