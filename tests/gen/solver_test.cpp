@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
+#include <cctype>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <sstream>
 #include <string>
@@ -19,11 +21,14 @@
 namespace sowdb::test {
 namespace {
 
-RuleSet preset_rules(std::string_view preset, int pits_per_side) {
-  const Preset* p = find_preset(preset);
-  if (p == nullptr)
-    throw std::invalid_argument(std::string("no preset ").append(preset));
-  RuleSet r = p->rules;
+// The rules of `variant` (a preset name, or parse_variant's PRESET/PxS/OPTION=VALUE form) on a
+// board of `pits_per_side` pits a side.
+RuleSet preset_rules(std::string_view variant, int pits_per_side) {
+  std::string error;
+  const std::optional<Variant> v = parse_variant(variant, &error);
+  if (!v)
+    throw std::invalid_argument(error);
+  RuleSet r = v->rules;
   r.pits_per_side = static_cast<std::uint8_t>(pits_per_side);
   return r.normalised();
 }
@@ -204,7 +209,7 @@ TEST(BruteForce, KalahInLayerMovesNeverCycle) {
 // The generator against the brute force.
 
 struct Case {
-  std::string preset;
+  std::string preset;  ///< A preset, or a variant with options (see preset_rules).
   int pits_per_side = 1;
   int max_stones = 0;
 };
@@ -230,13 +235,23 @@ std::vector<Case> all_cases() {
           {std::string(all[i].name), pits, (repeat ? kMaxStonesRepeat : kMaxStones)[pits]});
     }
   }
+  // Options no preset uses (VARIANTS.md: every such choice is an option a user can switch).
+  for (std::string_view variant : {"oware/6x4/skip_origin=off",
+                                   "abapa/6x4/skip_origin=off",
+                                   "kalah/6x4/capture_empty_opposite=on",
+                                   "kalah-tournament/6x4/skip_origin=on",
+                                   "wari-us/6x4/skip_origin=on"}) {
+    for (int pits = 1; pits <= 4; ++pits) {
+      cases.push_back({std::string(variant), pits, kMaxStonesRepeat[pits]});
+    }
+  }
   return cases;
 }
 
 std::string case_name(const testing::TestParamInfo<Case>& info) {
   std::string name = info.param.preset + "_P" + std::to_string(info.param.pits_per_side);
   for (char& c : name) {
-    if (c == '-')
+    if (!std::isalnum(static_cast<unsigned char>(c)))
       c = '_';
   }
   return name;
