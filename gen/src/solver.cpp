@@ -6,6 +6,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cstring>
 #include <atomic>
 #include <memory>
 #include <stdexcept>
@@ -33,8 +34,11 @@ constexpr std::uint8_t kFrontier[2] = {0x40, 0x80};
 // Depths of 255 and more live in a side map; the byte holds kDepthOverflow.
 constexpr std::uint8_t kDepthOverflow = 255;
 
-constexpr std::uint64_t kBlockShift = 12;
-constexpr std::uint64_t kBlock = std::uint64_t{1} << kBlockShift;
+// Frontier bits are found through two levels of flags: a line flag per 64 positions (one cache
+// line of state bytes) and a block flag per 64 lines, so that sparse levels cost little to find.
+constexpr int kLineShift = 6;
+constexpr std::uint64_t kLine = std::uint64_t{1} << kLineShift;
+constexpr int kBlockShift = 12;
 
 template <typename T>
 std::atomic_ref<T> aref(T& x) {
@@ -51,10 +55,12 @@ class LayerSolver {
     value_ = std::make_unique<std::int8_t[]>(size_);
     state_ = std::make_unique<std::uint8_t[]>(size_);
     depth_ = std::make_unique<std::uint8_t[]>(size_);
-    blocks_ = (size_ + kBlock - 1) >> kBlockShift;
-    block_flags_[0] = std::make_unique<std::uint8_t[]>(blocks_);
-    block_flags_[1] = std::make_unique<std::uint8_t[]>(blocks_);
-    list_cap_ = std::max<std::uint64_t>(size_ / 32, 4096);
+    lines_ = (size_ + kLine - 1) >> kLineShift;
+    blocks_ = (size_ + (std::uint64_t{1} << kBlockShift) - 1) >> kBlockShift;
+    for (int parity = 0; parity < 2; ++parity) {
+      line_flags_[parity] = std::make_unique<std::uint8_t[]>(lines_);
+      block_flags_[parity] = std::make_unique<std::uint8_t[]>(blocks_);
+    }
   }
 
   Layer run(const std::function<void(double)>& progress) {
@@ -142,16 +148,8 @@ class LayerSolver {
   void mark_frontier(std::uint64_t i, int level) {
     const int parity = level & 1;
     aref(state_[i]).fetch_or(kFrontier[parity], std::memory_order_relaxed);
+    aref(line_flags_[parity][i >> kLineShift]).store(1, std::memory_order_relaxed);
     aref(block_flags_[parity][i >> kBlockShift]).store(1, std::memory_order_relaxed);
-    // Sparse levels also keep a list, so that expanding them does not scan whole blocks; a level
-    // too large for the list budget is expanded by scanning the frontier bits instead.
-    if (!next_dense_.load(std::memory_order_relaxed)) {
-      if (next_count_.fetch_add(1, std::memory_order_relaxed) < list_cap_) {
-        next_list_.local().push_back(i);
-      } else {
-        next_dense_.store(true, std::memory_order_relaxed);
-      }
-    }
   }
 
   // Claims an undecided position; true for the one caller that decides it.
@@ -172,27 +170,11 @@ class LayerSolver {
     mark_frontier(i, level);
   }
 
-  // Moves the positions marked since the last call into `list`; false when the level was too
-  // large for lists (then only the frontier bits hold it).
-  bool take_next_level(std::vector<std::uint64_t>& list) {
-    list.clear();
-    const bool dense = next_dense_.load();
-    for (auto& part : next_list_) {
-      if (!dense) list.insert(list.end(), part.begin(), part.end());
-      part.clear();
-    }
-    next_dense_.store(false);
-    next_count_.store(0);
-    return !dense;
-  }
-
   void solve_threshold(int t) {
-    // Seeds: finished games worth +-t (level 0); positions whose best exit is worth t; positions
-    // all of whose in-layer moves lead to a child worth >= t to its mover and whose best exit is
-    // worth exactly -t (level 1). Level-1 seeds wait in seeds1 until level 0 is expanded.
-    tbb::enumerable_thread_specific<std::vector<std::uint64_t>> seeds1;
+    // Seeds: finished games worth +-t (level 0); positions whose best exit is worth t, and
+    // positions all of whose in-layer moves lead to a child worth >= t to its mover and whose
+    // best exit is worth exactly -t (level 1).
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, size_, 1 << 16), [&](const auto& r) {
-      auto& mine = seeds1.local();
       for (std::uint64_t i = r.begin(); i != r.end(); ++i) {
         const std::uint8_t s = state_[i];
         if (s & kDecided) continue;
@@ -204,51 +186,14 @@ class LayerSolver {
           }
         } else if (v == t || (v == -t && (s & kCounterMask) == 0)) {
           state_[i] = static_cast<std::uint8_t>(s | kDecided);
-          aref(value_[i]).store(static_cast<std::int8_t>(v), std::memory_order_relaxed);
-          set_depth(i, 1);
-          mine.push_back(i);
+          decide(i, v, 1);
         }
       }
     });
-    std::vector<std::uint64_t> list;
+    std::vector<std::uint32_t> blocks;
     for (int level = 0;; ++level) {
       const int parity = level & 1;
-      bool sparse = take_next_level(list);
-      if (level == 1) {
-        // The level-1 seeds join the positions found from level 0.
-        for (auto& part : seeds1) {
-          for (std::uint64_t i : part) {
-            aref(state_[i]).fetch_or(kFrontier[1], std::memory_order_relaxed);
-            block_flags_[1][i >> kBlockShift] = 1;
-            if (sparse) list.insert(list.end(), i);
-          }
-          part.clear();
-        }
-        if (sparse && list.size() > list_cap_) {
-          sparse = false;
-          list.clear();
-        }
-      }
-      if (sparse) {
-        std::fill_n(block_flags_[parity].get(), blocks_, std::uint8_t{0});
-        if (list.empty()) {
-          if (level == 0) continue;
-          break;
-        }
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, list.size(), 256),
-                          [&](const auto& r) {
-                            Pits board{};
-                            for (std::size_t j = r.begin(); j != r.end(); ++j) {
-                              const std::uint64_t i = list[j];
-                              aref(state_[i]).fetch_and(static_cast<std::uint8_t>(~kFrontier[parity]),
-                                                        std::memory_order_relaxed);
-                              unrank(i, stones_, std::span(board.data(), k_));
-                              expand(i, board, t, level);
-                            }
-                          });
-        continue;
-      }
-      std::vector<std::uint32_t> blocks;
+      blocks.clear();
       for (std::uint64_t b = 0; b < blocks_; ++b) {
         if (block_flags_[parity][b]) {
           blocks.push_back(static_cast<std::uint32_t>(b));
@@ -256,53 +201,65 @@ class LayerSolver {
         }
       }
       if (blocks.empty()) {
-        if (level == 0) continue;
+        if (level == 0) continue;  // level-1 seeds need no level 0
         break;
       }
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks.size(), 1), [&](const auto& r) {
-        for (std::size_t bi = r.begin(); bi != r.end(); ++bi) expand_block(blocks[bi], t, level);
+        std::vector<std::uint64_t> preds;
+        for (std::size_t bi = r.begin(); bi != r.end(); ++bi) {
+          expand_block(blocks[bi], t, level, preds);
+        }
       });
     }
   }
 
-  void expand_block(std::uint64_t block, int t, int level) {
-    const std::uint8_t bit = kFrontier[level & 1];
-    const std::uint64_t begin = block << kBlockShift;
-    const std::uint64_t end = std::min(size_, begin + kBlock);
+  void expand_block(std::uint64_t block, int t, int level, std::vector<std::uint64_t>& preds) {
+    const int parity = level & 1;
+    const std::uint8_t bit = kFrontier[parity];
+    const std::uint64_t first_line = block << (kBlockShift - kLineShift);
+    const std::uint64_t last_line = std::min(lines_, first_line + (1u << (kBlockShift - kLineShift)));
     Pits board{};
-    std::uint64_t at = begin;
+    std::uint64_t at = 0;
     bool have_board = false;
-    for (std::uint64_t i = begin; i < end; ++i) {
-      if (!(aref(state_[i]).load(std::memory_order_relaxed) & bit)) continue;
-      aref(state_[i]).fetch_and(static_cast<std::uint8_t>(~bit), std::memory_order_relaxed);
-      if (!have_board) {
-        unrank(i, stones_, std::span(board.data(), k_));
+    for (std::uint64_t line = first_line; line < last_line; ++line) {
+      if (!line_flags_[parity][line]) continue;
+      line_flags_[parity][line] = 0;
+      const std::uint64_t begin = line << kLineShift;
+      const std::uint64_t end = std::min(size_, begin + kLine);
+      // Gather the predecessors of the whole line first, prefetching their state bytes, so
+      // that the cache misses of the updates overlap instead of queueing one by one.
+      preds.clear();
+      for (std::uint64_t i = begin; i < end; ++i) {
+        if (!(aref(state_[i]).load(std::memory_order_relaxed) & bit)) continue;
+        aref(state_[i]).fetch_and(static_cast<std::uint8_t>(~bit), std::memory_order_relaxed);
+        // Unranking costs about as much as a few steps of next_position.
+        if (have_board && i - at <= 2) {
+          for (; at < i; ++at) next_position(std::span(board.data(), k_));
+        } else {
+          unrank(i, stones_, std::span(board.data(), k_));
+        }
         have_board = true;
-      } else {
-        while (at < i) {
-          next_position(std::span(board.data(), k_));
-          ++at;
+        at = i;
+        const std::uint64_t won = value_[i] > 0 ? 1 : 0;
+        for_each_predecessor(board, [&](std::uint64_t p) {
+          __builtin_prefetch(&state_[p], 1);
+          preds.push_back(p << 1 | won);
+        });
+      }
+      for (std::uint64_t entry : preds) {
+        const std::uint64_t p = entry >> 1;
+        if (entry & 1) {
+          // A child worth >= t to its mover: one fewer move of p can avoid it.
+          const std::uint8_t before = aref(state_[p]).fetch_sub(1, std::memory_order_relaxed);
+          if ((before & kCounterMask) == 1 && !(before & kDecided)) {
+            const int e = value_[p];
+            if (e <= -t && claim(p)) decide(p, -t, level + 1);
+          }
+        } else if (claim(p)) {
+          decide(p, t, level + 1);
         }
       }
-      at = i;
-      expand(i, board, t, level);
     }
-  }
-
-  // A position decided at `level` of threshold t tells its in-layer predecessors.
-  void expand(std::uint64_t i, const Pits& board, int t, int level) {
-    const bool won = value_[i] > 0;
-    for_each_predecessor(board, [&](std::uint64_t p) {
-      if (won) {
-        const std::uint8_t before = aref(state_[p]).fetch_sub(1, std::memory_order_relaxed);
-        if ((before & kCounterMask) == 1 && !(before & kDecided)) {
-          const int e = value_[p];
-          if (e <= -t && claim(p)) decide(p, -t, level + 1);
-        }
-      } else if (claim(p)) {
-        decide(p, t, level + 1);
-      }
-    });
   }
 
   // Calls f(index) once for each (position, move) pair whose in-layer move leads to `child`.
@@ -310,26 +267,28 @@ class LayerSolver {
   void for_each_predecessor(const Pits& child, F&& f) {
     // The previous mover sat on the other side; an in-layer move passed the turn.
     const Pits b = rules_.rotate(child);
+    typedef std::uint8_t V16 __attribute__((vector_size(16)));
+    V16 bv;
+    std::memcpy(&bv, b.data(), sizeof bv);
     for (int origin = 0; origin < p_; ++origin) {
       // A sowing that skips its origin leaves it empty.
       if (b[origin] != 0 && rules_.rule_set().skip_origin) continue;
-      const auto path = rules_.sowing_path(origin);
-      const int cycle = static_cast<int>(path.size());
-      Pits pre = b;
-      // Un-sow one seed at a time: the sowing of s seeds put one seed in each of the first s
-      // places of the path (lapping as needed).
-      int origin_refill = 0;
+      // The sowing of s seeds added sowing_add(origin, s) to the emptied origin's board; the
+      // rows grow with s, so the first s that does not fit ends the search.
       for (int s = 1; s <= stones_; ++s) {
-        const std::uint8_t place = path[(s - 1) % cycle];
-        if (place == Rules::kStore) break;  // would gain a seed: not an in-layer move
-        if (place == origin) {
-          ++origin_refill;
-        } else {
-          if (pre[place] == 0) break;
-          --pre[place];
-        }
-        if (b[origin] != origin_refill) continue;
-        Pits cand = pre;
+        if (rules_.sowing_stored(origin, s) != 0) break;  // would gain: not an in-layer move
+        const Pits& add = rules_.sowing_add(origin, s);
+        if (add[origin] > b[origin]) break;
+        V16 av;
+        std::memcpy(&av, add.data(), sizeof av);
+        const V16 fits = bv >= av;
+        std::uint64_t lanes[2];
+        std::memcpy(lanes, &fits, sizeof lanes);
+        if ((lanes[0] & lanes[1]) != ~std::uint64_t{0}) break;
+        if (add[origin] != b[origin]) continue;
+        const V16 pre = bv - av;
+        Pits cand;
+        std::memcpy(cand.data(), &pre, sizeof pre);
         cand[origin] = static_cast<std::uint8_t>(s);
         // Replaying the forward move makes the predecessor exact by construction.
         Move m;
@@ -350,12 +309,10 @@ class LayerSolver {
   std::unique_ptr<std::int8_t[]> value_;
   std::unique_ptr<std::uint8_t[]> state_;
   std::unique_ptr<std::uint8_t[]> depth_;
+  std::uint64_t lines_ = 0;
+  std::unique_ptr<std::uint8_t[]> line_flags_[2];
   std::unique_ptr<std::uint8_t[]> block_flags_[2];
   tbb::concurrent_hash_map<std::uint64_t, std::uint16_t> overflow_;
-  tbb::enumerable_thread_specific<std::vector<std::uint64_t>> next_list_;
-  std::atomic<std::uint64_t> next_count_{0};
-  std::atomic<bool> next_dense_{false};
-  std::uint64_t list_cap_ = 0;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "sowdb/probe/rules.h"
 
+#include <cstring>
+
 namespace sowdb {
 
 Rules::Rules(const RuleSet& rules)
@@ -23,6 +25,22 @@ Rules::Rules(const RuleSet& rules)
     }
     cycle_ = n;
   }
+  sow_table_.resize(static_cast<std::size_t>(p_) * kSowRows);
+  for (int origin = 0; origin < p_; ++origin) {
+    for (int seeds = 1; seeds < kSowRows; ++seeds) {
+      SowStep& st = sow_table_[origin * kSowRows + seeds];
+      for (int j = 0; j < seeds; ++j) {
+        const std::uint8_t place = path_[origin][j % cycle_];
+        if (place == kStore) {
+          ++st.stored;
+        } else {
+          ++st.add[place];
+          if (place >= p_) ++st.opp_added;
+        }
+        st.last = place;
+      }
+    }
+  }
 }
 
 int Rules::own_seeds(const Pits& board) const noexcept {
@@ -42,37 +60,33 @@ int Rules::final_value(const Pits& board) const noexcept {
 }
 
 Pits Rules::rotate(const Pits& board) const noexcept {
-  Pits r{};
-  const int p = p_ <= kMaxPitsPerSide ? p_ : kMaxPitsPerSide;  // bound for the optimiser
-  for (int i = 0; i < p; ++i) {
-    r[i] = board[i + p];
-    r[i + p] = board[i];
-  }
-  return r;
+  // The board as one 128-bit number, pit i in byte i: turning it is a rotation of its low 2P
+  // bytes by P bytes (pits 2P and up are zero).
+  __extension__ typedef unsigned __int128 U128;
+  U128 x;
+  std::memcpy(&x, board.data(), sizeof x);
+  const int shift = 8 * p_;
+  U128 low_mask = ~static_cast<U128>(0);
+  if (shift < 64) low_mask = (static_cast<U128>(1) << shift) - 1;
+  const U128 r = (x >> shift) | ((x & low_mask) << shift);
+  Pits out;
+  std::memcpy(out.data(), &r, sizeof r);
+  return out;
 }
 
 int Rules::sow(Pits& b, int origin, int seeds, int& stored) const noexcept {
+  const SowStep& st = sow_table_[origin * kSowRows + seeds];
   b[origin] = 0;
-  const auto& path = path_[origin];
-  const int laps = seeds / cycle_;
-  const int rem = seeds % cycle_;
-  if (laps > 0) {
-    for (int j = 0; j < cycle_; ++j) {
-      if (path[j] == kStore) {
-        stored += laps;
-      } else {
-        b[path[j]] = static_cast<std::uint8_t>(b[path[j]] + laps);
-      }
-    }
-  }
-  for (int j = 0; j < rem; ++j) {
-    if (path[j] == kStore) {
-      ++stored;
-    } else {
-      ++b[path[j]];
-    }
-  }
-  return path[rem == 0 ? cycle_ - 1 : rem - 1];
+  // Byte-wise 16-lane add; no lane overflows since a board holds at most 255 seeds.
+  typedef std::uint8_t V16 __attribute__((vector_size(16)));
+  V16 x;
+  V16 y;
+  std::memcpy(&x, b.data(), sizeof x);
+  std::memcpy(&y, st.add.data(), sizeof y);
+  x += y;
+  std::memcpy(b.data(), &x, sizeof x);
+  stored += st.stored;
+  return st.last;
 }
 
 int Rules::legal_moves(const Pits& board, MoveList& out) const noexcept {
@@ -81,10 +95,10 @@ int Rules::legal_moves(const Pits& board, MoveList& out) const noexcept {
     case Family::kOware: {
       // VARIANTS.md, Oware family, items 3-5: the feeding rule first, then (under `forbidden`)
       // the grand-slam rule among the moves that remain.
-      const bool opponent_empty = opponent_seeds(board) == 0;
+      const int opponent = opponent_seeds(board);
       int grand_slams = 0;
       for (int i = 0; i < p_; ++i) {
-        if (board[i] != 0 && oware_move(board, i, opponent_empty, out.moves[n])) {
+        if (board[i] != 0 && oware_move(board, i, opponent, out.moves[n])) {
           grand_slams += out.moves[n].grand_slam;
           ++n;
         }
@@ -118,7 +132,7 @@ bool Rules::play(const Pits& board, int pit, Move& out) const noexcept {
   if (pit < 0 || pit >= p_ || board[pit] == 0) return false;
   switch (rules_.family) {
     case Family::kOware: {
-      if (!oware_move(board, pit, opponent_seeds(board) == 0, out)) return false;
+      if (!oware_move(board, pit, opponent_seeds(board), out)) return false;
       if (out.grand_slam && rules_.grand_slam == GrandSlam::kForbidden) {
         // Legal only when every legal move is a grand slam: rare, so take the long way.
         MoveList all;
@@ -147,13 +161,12 @@ bool Rules::kalah_over(const Pits& board) const noexcept {
          (own_seeds(board) == 0 || opponent_seeds(board) == 0);
 }
 
-bool Rules::oware_move(const Pits& board, int i, bool opponent_empty, Move& m) const noexcept {
+bool Rules::oware_move(const Pits& board, int i, int opponent_seeds, Move& m) const noexcept {
   Pits b = board;
   int stored = 0;
   const int last = sow(b, i, board[i], stored);
-  int opp_after = 0;
-  for (int j = p_; j < k_; ++j) opp_after += b[j];
-  if (opponent_empty && opp_after == 0) return false;  // feeding rule
+  const int opp_after = opponent_seeds + sow_table_[i * kSowRows + board[i]].opp_added;
+  if (opp_after == 0) return false;  // feeding rule: an empty opponent must be fed
   int captured = 0;
   int first = last;  // one below the lowest pit of the captured run
   while (first >= p_ && (b[first] == 2 || b[first] == 3)) {

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "sowdb/format/rule_set.h"
 
@@ -73,6 +74,16 @@ class Rules {
     return {path_[origin].data(), static_cast<std::size_t>(cycle_)};
   }
 
+  /// Seeds that sowing `seeds` (1..255) from the mover's pit `origin` adds to each pit, the
+  /// origin's own refill on laps included (the origin is emptied first).
+  const Pits& sowing_add(int origin, int seeds) const noexcept {
+    return sow_table_[origin * kSowRows + seeds].add;
+  }
+  /// Seeds that sowing `seeds` from `origin` puts into the mover's store.
+  int sowing_stored(int origin, int seeds) const noexcept {
+    return sow_table_[origin * kSowRows + seeds].stored;
+  }
+
   /// Marks the mover's store in sowing_path().
   static constexpr std::uint8_t kStore = 255;
 
@@ -88,7 +99,7 @@ class Rules {
   bool kalah_over(const Pits& board) const noexcept;
   // One move from the mover's non-empty pit `i`, without the grand-slam legality rule; false
   // when the feeding rule forbids it.
-  bool oware_move(const Pits& board, int i, bool opponent_empty, Move& m) const noexcept;
+  bool oware_move(const Pits& board, int i, int opponent_seeds, Move& m) const noexcept;
   void kalah_move(const Pits& board, int i, Move& m) const noexcept;
   void wari_us_move(const Pits& board, int i, Move& m) const noexcept;
 
@@ -98,6 +109,17 @@ class Rules {
   int cycle_;  // sowing positions in one lap for a sowing from any origin
   // path_[origin][j] = the j-th place sown from origin (a pit, or kStore), j < cycle_.
   std::array<std::array<std::uint8_t, 2 * kMaxPits + 2>, kMaxPitsPerSide> path_{};
+
+  // What sowing s seeds from an origin does, for every s a pit can hold: the inner loop of the
+  // generator adds one 16-byte row instead of walking the path.
+  struct SowStep {
+    Pits add{};                  // seeds added to each pit (the origin's own refill on laps)
+    std::uint8_t last = 0;       // the last place sown (a pit, or kStore)
+    std::uint8_t stored = 0;     // seeds sown into the store
+    std::uint8_t opp_added = 0;  // seeds sown into the opponent's pits
+  };
+  static constexpr int kSowRows = 256;
+  std::vector<SowStep> sow_table_;  // [origin * kSowRows + seeds]
 };
 
 }  // namespace sowdb

@@ -1,0 +1,142 @@
+/* sowdb.h: the C interface of the sowdb probe library (C99; also valid C++).
+ *
+ * Looks up exact values of mancala positions in a directory of tables written by `sowdb gen`,
+ * and brings its own move generator, so a C program needs no rules of its own.
+ *
+ * Positions are arrays of `npits` = 2P pit counts (sowdb_pits()), mover first, counter-clockwise:
+ * pits 0..P-1 are the mover's, left to right as the mover sees them; pits P..2P-1 the opponent's.
+ * A value is the seeds the mover takes from now on minus the seeds the opponent takes, under
+ * perfect play by both (endless play is worth 0). A depth is the number of plies the side that
+ * gains needs to realise the value (0 for a value of 0 and for a finished game).
+ *
+ * Every function returns a status and never aborts: C++ exceptions do not cross this interface.
+ * On failure, sowdb_last_error() gives a one-line message. Link with -lsowdb_probe
+ * -lsowdb_format -lzstd -lstdc++ (or `pkg-config --libs sowdb`, or CMake's sowdb::probe).
+ */
+#ifndef SOWDB_PROBE_SOWDB_H_
+#define SOWDB_PROBE_SOWDB_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The most pits a board has (8 per side). */
+#define SOWDB_MAX_PITS 16
+
+/** Result of every call. */
+typedef enum sowdb_status {
+  SOWDB_OK = 0,                  /**< Success. */
+  SOWDB_ERR_ARGUMENT = 1,        /**< A null pointer, a too small buffer or a pit out of range. */
+  SOWDB_ERR_BAD_POSITION = 2,    /**< npits is not sowdb_pits(), or more than 255 seeds. */
+  SOWDB_ERR_TOO_MANY_STONES = 3, /**< More seeds than the tables hold (sowdb_max_stones()). */
+  SOWDB_ERR_MISSING_TABLE = 4,   /**< A table file needed for the answer is missing. */
+  SOWDB_ERR_CORRUPT_TABLE = 5,   /**< A table file failed a check or a read. */
+  SOWDB_ERR_OPEN = 6,            /**< sowdb_open: no usable table directory. */
+  SOWDB_ERR_GAME_OVER = 7,       /**< The position has no legal move: the game is over. */
+  SOWDB_ERR_ILLEGAL_MOVE = 8,    /**< sowdb_play: the pit is not a legal move. */
+  SOWDB_ERR_INTERNAL = 9         /**< Out of memory or an unexpected failure. */
+} sowdb_status;
+
+/** An open table directory. Opaque; create with sowdb_open, free with sowdb_close. */
+typedef struct sowdb_tables sowdb_tables;
+
+/** One legal move with its worth. */
+typedef struct sowdb_move_worth {
+  int32_t pit;        /**< The mover's pit sown, 0..P-1. */
+  int32_t worth;      /**< Seeds the mover nets from here on by playing it, perfect play after. */
+  int32_t gain;       /**< Seeds the move itself sends to the mover's store. */
+  int32_t depth;      /**< Plies to realise the worth after the move (0 if the move gains). */
+  int32_t extra_turn; /**< 1: the same player moves again (Kalah family); else 0. */
+  uint8_t child[SOWDB_MAX_PITS]; /**< The resulting position, from the next mover's side;
+                                      entries beyond sowdb_pits() are 0. */
+} sowdb_move_worth;
+
+/** Opens the table directory `dir`. Layer files are opened when first needed.
+ *  PARAMETERS dir: a directory written by `sowdb gen`; out: receives the handle.
+ *  RETURN SOWDB_OK and *out set; SOWDB_ERR_OPEN (directory missing, no tables, tables of
+ *    different rule sets: see sowdb_last_error()) and *out = NULL; SOWDB_ERR_ARGUMENT for a null
+ *    pointer.
+ *  NOTES thread safe. */
+sowdb_status sowdb_open(const char* dir, sowdb_tables** out);
+
+/** Frees a handle from sowdb_open. NULL is ignored. NOTES not while other threads use it. */
+void sowdb_close(sowdb_tables* tables);
+
+/** The message of the last call that failed in the calling thread ("" if none). The text stays
+ *  valid until the next failing call in this thread. NOTES thread safe (per-thread storage). */
+const char* sowdb_last_error(void);
+
+/** The name of a status, e.g. "SOWDB_ERR_TOO_MANY_STONES". Never NULL. Thread safe. */
+const char* sowdb_status_name(sowdb_status status);
+
+/** Pits on the board, 2P: the length of every position array. 0 for a NULL handle. */
+int32_t sowdb_pits(const sowdb_tables* tables);
+
+/** The largest seed count n such that every layer 0..n is present. -1 for a NULL handle. */
+int32_t sowdb_max_stones(const sowdb_tables* tables);
+
+/** Seeds per pit of the variant's start position (e.g. 4 for oware/6x4). 0 for NULL. */
+int32_t sowdb_seeds_per_pit(const sowdb_tables* tables);
+
+/** The variant's canonical name, e.g. "oware/6x4" or "kalah/4x3". Valid as long as the handle;
+ *  "" for NULL. Thread safe. */
+const char* sowdb_variant_name(const sowdb_tables* tables);
+
+/** The value of a position.
+ *  PARAMETERS pits, npits: the position (npits == sowdb_pits()); value, depth: outputs (depth
+ *    may be NULL).
+ *  RETURN SOWDB_OK, or SOWDB_ERR_ARGUMENT, _BAD_POSITION, _TOO_MANY_STONES, _MISSING_TABLE,
+ *    _CORRUPT_TABLE; outputs are written only on SOWDB_OK.
+ *  NOTES thread safe: any number of threads may probe one handle at once. */
+sowdb_status sowdb_probe_value(const sowdb_tables* tables,
+                               const uint8_t* pits,
+                               int32_t npits,
+                               int32_t* value,
+                               int32_t* depth);
+
+/** Every legal move of a position with its worth, in pit order.
+ *  PARAMETERS out: room for `capacity` moves (P always suffices; 8 for every board);
+ *    count: receives the number of legal moves (0: the game is over).
+ *  RETURN as sowdb_probe_value; SOWDB_ERR_ARGUMENT when capacity is too small (*count is then
+ *    the number needed).
+ *  NOTES thread safe. */
+sowdb_status sowdb_probe_moves(const sowdb_tables* tables,
+                               const uint8_t* pits,
+                               int32_t npits,
+                               sowdb_move_worth* out,
+                               int32_t capacity,
+                               int32_t* count);
+
+/** The best move: the highest worth; among equals, with v the position's value, the quickest
+ *  win (v > 0), the longest defence (v < 0), or (v == 0) a move that gains seeds, else the
+ *  smallest depth; then the lowest pit. Following best moves, play always progresses.
+ *  RETURN as sowdb_probe_value, plus SOWDB_ERR_GAME_OVER when there is no legal move.
+ *  NOTES thread safe. */
+sowdb_status sowdb_best_move(const sowdb_tables* tables,
+                             const uint8_t* pits,
+                             int32_t npits,
+                             sowdb_move_worth* out);
+
+/** Plays the mover's pit `pit` under the tables' rules. Needs no table file.
+ *  PARAMETERS child: receives npits entries, the resulting position from the side of the player
+ *    to move next; gain, extra_turn: seeds sent to the mover's store and whether the same
+ *    player moves again (either may be NULL).
+ *  RETURN SOWDB_OK; SOWDB_ERR_ILLEGAL_MOVE when pit is not a legal move (an empty pit, a pit
+ *    out of range, a move the rules forbid); SOWDB_ERR_GAME_OVER when no move is legal;
+ *    SOWDB_ERR_ARGUMENT, SOWDB_ERR_BAD_POSITION.
+ *  NOTES thread safe. */
+sowdb_status sowdb_play(const sowdb_tables* tables,
+                        const uint8_t* pits,
+                        int32_t npits,
+                        int32_t pit,
+                        uint8_t* child,
+                        int32_t* gain,
+                        int32_t* extra_turn);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* SOWDB_PROBE_SOWDB_H_ */

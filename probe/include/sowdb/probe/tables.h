@@ -1,0 +1,171 @@
+// Looking up a directory of tables: values, move worths, best moves and principal lines.
+//
+// A table directory (written by `sowdb gen`) holds one file per layer, `layer-NNN.sdb` for
+// n = 0..N seeds on the board, and a manifest `sowdb.json` naming the variant. A TableSet opens
+// such a directory, opens each layer lazily on first use, and answers every query with a status;
+// it never prints, exits or throws after `open`.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sowdb/format/rule_set.h"
+#include "sowdb/probe/rules.h"
+#include "sowdb/probe/variant.h"
+
+namespace sowdb {
+
+/// The outcome of a probe.
+enum class ProbeStatus : std::uint8_t {
+  kOk = 0,         ///< The answer is valid.
+  kBadPosition,    ///< Not a position of this board: seeds beyond pit 2P-1, or > 255 seeds.
+  kTooManyStones,  ///< More seeds on the board than the tables hold (n > max_stones()).
+  kMissingTable,   ///< A layer file needed for the answer could not be found or opened.
+  kCorruptTable,   ///< A layer file failed a check or a block failed to read or decode.
+  kGameOver,       ///< best_move only: the position has no legal move.
+};
+
+/// The name of `status` without its `k` ("Ok", "BadPosition", ...). Never null. Thread safe.
+const char* to_string(ProbeStatus status) noexcept;
+
+/// Options of `TableSet::open`.
+struct TableSetOptions {
+  /// Decoded blocks kept in memory per layer (value and depth blocks counted separately).
+  std::size_t cache_blocks = 8;
+  /// Verify checksums: the whole file when a layer is first opened, each block when decoded
+  /// (FORMAT.md, checks 5, 14 and 17). Off only for forensics.
+  bool verify_checksums = true;
+};
+
+/// One legal move with its worth under perfect play.
+struct MoveWorth {
+  Move move;      ///< The move: pit, gain, extra turn and the resulting position.
+  int worth = 0;  ///< Rules::worth(move, value of move.child): seeds the mover nets from here.
+  /// Plies to realise the worth after this move: 0 when the move gains seeds (or ends the game),
+  /// else the child's depth (gen/solver.h, "depth").
+  int depth = 0;
+};
+
+/// The legal moves of a position with their worths, in pit order.
+struct MoveWorths {
+  std::array<MoveWorth, kMaxPitsPerSide> moves{};
+  int size = 0;
+
+  const MoveWorth* begin() const { return moves.data(); }
+  const MoveWorth* end() const { return moves.data() + size; }
+};
+
+/// One ply of a principal line.
+struct LineStep {
+  int mover = 0;            ///< 0: the player to move at the root; 1: the other player.
+  int pit = 0;              ///< The pit sown, 0..P-1, from the mover's side.
+  int gain = 0;             ///< Seeds the move sent to the mover's store.
+  bool extra_turn = false;  ///< The same player moves again (Kalah family).
+  Pits before{};            ///< The position before the move, from the mover's side.
+};
+
+/// Why a principal line stopped.
+enum class LineEnd : std::uint8_t {
+  kGameOver,    ///< The player to move has no legal move.
+  kRepetition,  ///< A position repeated: endless play, the remaining seeds split evenly.
+  kMaxPlies,    ///< The ply limit was reached.
+};
+
+/// A line of best moves (see TableSet::best_move) from a position to the end of the game.
+struct PrincipalLine {
+  std::vector<LineStep> steps;
+  LineEnd end = LineEnd::kGameOver;
+  Pits last{};         ///< The position after the last step, from the side of `last_mover`.
+  int last_mover = 0;  ///< Who is to move in `last` (0: the root's mover).
+  /// The root mover's gains along the line minus the other player's. Plus the value of `last`
+  /// (seen from the root mover), it is the root's value.
+  int net_gain = 0;
+};
+
+/// A directory of tables of one rule set. Create with `open`.
+class TableSet {
+ public:
+  /// Opens the table directory `dir`: reads the manifest and the header of every
+  /// `layer-NNN.sdb`, but no values (layers are opened on first use).
+  /// PARAMETERS
+  ///   dir      a directory written by `sowdb gen` (or gen::generate).
+  ///   options  cache size and checksum verification.
+  /// RETURN the table set, never null.
+  /// ERRORS throws std::runtime_error with a one-line message naming `dir` when the directory is
+  ///   missing or unreadable, holds no layer files, lacks layer-000.sdb, holds layers of
+  ///   different rule sets, or its manifest names a variant whose rules differ from the
+  ///   tables'. A layer whose header cannot be read does not fail `open`: its probes return
+  ///   kCorruptTable (or kMissingTable) later.
+  /// NOTES the variant comes from the manifest; without one it is the first preset of the
+  ///   tables' family, with the tables' options and 4 seeds per pit.
+  /// THREAD SAFETY any number of opens may run in parallel.
+  static std::unique_ptr<TableSet> open(const std::filesystem::path& dir,
+                                        const TableSetOptions& options = {});
+
+  ~TableSet();
+  TableSet(const TableSet&) = delete;
+  TableSet& operator=(const TableSet&) = delete;
+
+  /// The variant (canonical name via to_string()). Thread safe.
+  const Variant& variant() const noexcept;
+  /// The rule set of every layer, normalised. Thread safe.
+  const RuleSet& rules() const noexcept;
+  /// The rules engine for rules(). Thread safe.
+  const Rules& engine() const noexcept;
+  /// The largest n such that layers 0..n all exist as files at open. Thread safe.
+  int max_stones() const noexcept;
+  /// The directory given to open.
+  const std::filesystem::path& directory() const noexcept;
+
+  /// The value and depth of `position` (gen/solver.h: value in [-n, n] from the mover's side,
+  /// depth in plies to realise it).
+  /// PARAMETERS position: pits 0..2P-1, mover first; pits 2P and up must be 0.
+  ///   value, depth: written only on kOk.
+  /// RETURN kOk, kBadPosition, kTooManyStones, kMissingTable or kCorruptTable.
+  /// THREAD SAFETY thread safe; never throws.
+  ProbeStatus value(const Pits& position, int& value, int& depth) const noexcept;
+
+  /// Every legal move of `position` with its worth and depth, in pit order. A finished game
+  /// gives kOk and no moves.
+  /// RETURN as `value`. `out` is complete only on kOk.
+  /// THREAD SAFETY thread safe; never throws.
+  ProbeStatus moves(const Pits& position, MoveWorths& out) const noexcept;
+
+  /// The best move of `position`: value first, then depth. With v the position's value, among
+  /// the moves worth v: v > 0 the one of smallest depth (the quickest win); v < 0 the one of
+  /// largest depth (the longest defence); v = 0 a move that gains seeds, else the smallest
+  /// depth; remaining ties go to the lowest pit. Along best moves from a position of value
+  /// v != 0 the depth falls by one each ply until seeds are gained, so play progresses.
+  /// RETURN as `moves`, plus kGameOver when there is no legal move.
+  /// THREAD SAFETY thread safe; never throws.
+  ProbeStatus best_move(const Pits& position, MoveWorth& out) const noexcept;
+
+  /// Plays best moves from `position` until the game ends, a position repeats (same position,
+  /// same player to move, no seeds gained in between) or `max_plies` moves were made.
+  /// RETURN as `moves`; on an error `out` holds the steps made so far.
+  /// THREAD SAFETY thread safe; never throws (a failed allocation gives kCorruptTable).
+  ProbeStatus principal_line(const Pits& position,
+                             PrincipalLine& out,
+                             int max_plies = 1000) const noexcept;
+
+  /// The error recorded for layer `stones`: why it failed to open, or the last block that
+  /// failed to read. Empty when there is none. Thread safe.
+  std::string layer_error(int stones) const;
+
+  /// A one-line explanation of a failed probe of `position` that returned `status`, e.g.
+  /// "position has 20 seeds; tables in DIR hold up to 16". Thread safe.
+  std::string explain(ProbeStatus status, const Pits& position) const;
+
+  struct Impl;
+
+ private:
+  explicit TableSet(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sowdb

@@ -1,0 +1,300 @@
+// The C interface (sowdb.h) over TableSet. Every entry point catches every exception.
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "sowdb/probe/sowdb.h"
+#include "sowdb/probe/tables.h"
+
+struct sowdb_tables {
+  std::unique_ptr<sowdb::TableSet> set;
+  std::string name;
+};
+
+namespace {
+
+thread_local std::string g_last_error;
+
+void set_error(const char* message) noexcept {
+  try {
+    g_last_error = message;
+  } catch (...) {
+  }
+}
+
+void set_error(const std::string& message) noexcept {
+  set_error(message.c_str());
+}
+
+sowdb_status from_probe(sowdb::ProbeStatus s) noexcept {
+  switch (s) {
+    case sowdb::ProbeStatus::kOk:
+      return SOWDB_OK;
+    case sowdb::ProbeStatus::kBadPosition:
+      return SOWDB_ERR_BAD_POSITION;
+    case sowdb::ProbeStatus::kTooManyStones:
+      return SOWDB_ERR_TOO_MANY_STONES;
+    case sowdb::ProbeStatus::kMissingTable:
+      return SOWDB_ERR_MISSING_TABLE;
+    case sowdb::ProbeStatus::kCorruptTable:
+      return SOWDB_ERR_CORRUPT_TABLE;
+    case sowdb::ProbeStatus::kGameOver:
+      return SOWDB_ERR_GAME_OVER;
+  }
+  return SOWDB_ERR_INTERNAL;
+}
+
+// Copies a C position into Pits after checking the handle and the pit count.
+sowdb_status load(const sowdb_tables* t,
+                  const std::uint8_t* pits,
+                  std::int32_t npits,
+                  sowdb::Pits& out) noexcept {
+  if (!t || !pits) {
+    set_error("null argument");
+    return SOWDB_ERR_ARGUMENT;
+  }
+  const int k = t->set->rules().pits();
+  if (npits != k) {
+    set_error("expected " + std::to_string(k) + " pits for " + t->name + ", got " +
+              std::to_string(npits));
+    return SOWDB_ERR_BAD_POSITION;
+  }
+  out = sowdb::Pits{};
+  int total = 0;
+  for (int i = 0; i < k; ++i) {
+    out[i] = pits[i];
+    total += pits[i];
+  }
+  if (total > sowdb::kMaxBoardStones) {
+    set_error("position has " + std::to_string(total) + " seeds; a board holds at most 255");
+    return SOWDB_ERR_BAD_POSITION;
+  }
+  return SOWDB_OK;
+}
+
+// Reports a failed probe of `pos`.
+sowdb_status fail(const sowdb_tables* t, sowdb::ProbeStatus s, const sowdb::Pits& pos) noexcept {
+  try {
+    set_error(t->set->explain(s, pos));
+  } catch (...) {
+    set_error("out of memory");
+  }
+  return from_probe(s);
+}
+
+void fill(const sowdb::MoveWorth& m, int k, sowdb_move_worth& out) noexcept {
+  out.pit = m.move.pit;
+  out.worth = m.worth;
+  out.gain = m.move.gain();
+  out.depth = m.depth;
+  out.extra_turn = m.move.extra_turn ? 1 : 0;
+  std::memset(out.child, 0, sizeof out.child);
+  for (int i = 0; i < k; ++i)
+    out.child[i] = m.move.child[i];
+}
+
+sowdb_status internal(const char* what) noexcept {
+  set_error(what);
+  return SOWDB_ERR_INTERNAL;
+}
+
+}  // namespace
+
+extern "C" {
+
+sowdb_status sowdb_open(const char* dir, sowdb_tables** out) {
+  if (out)
+    *out = nullptr;
+  if (!dir || !out) {
+    set_error("sowdb_open: null argument");
+    return SOWDB_ERR_ARGUMENT;
+  }
+  try {
+    auto t = std::make_unique<sowdb_tables>();
+    t->set = sowdb::TableSet::open(dir);
+    t->name = t->set->variant().to_string();
+    *out = t.release();
+    return SOWDB_OK;
+  } catch (const std::bad_alloc&) {
+    return internal("out of memory");
+  } catch (const std::exception& e) {
+    set_error(e.what());
+    return SOWDB_ERR_OPEN;
+  } catch (...) {
+    return internal("sowdb_open: unknown error");
+  }
+}
+
+void sowdb_close(sowdb_tables* tables) {
+  delete tables;
+}
+
+const char* sowdb_last_error(void) {
+  return g_last_error.c_str();
+}
+
+const char* sowdb_status_name(sowdb_status status) {
+  switch (status) {
+    case SOWDB_OK:
+      return "SOWDB_OK";
+    case SOWDB_ERR_ARGUMENT:
+      return "SOWDB_ERR_ARGUMENT";
+    case SOWDB_ERR_BAD_POSITION:
+      return "SOWDB_ERR_BAD_POSITION";
+    case SOWDB_ERR_TOO_MANY_STONES:
+      return "SOWDB_ERR_TOO_MANY_STONES";
+    case SOWDB_ERR_MISSING_TABLE:
+      return "SOWDB_ERR_MISSING_TABLE";
+    case SOWDB_ERR_CORRUPT_TABLE:
+      return "SOWDB_ERR_CORRUPT_TABLE";
+    case SOWDB_ERR_OPEN:
+      return "SOWDB_ERR_OPEN";
+    case SOWDB_ERR_GAME_OVER:
+      return "SOWDB_ERR_GAME_OVER";
+    case SOWDB_ERR_ILLEGAL_MOVE:
+      return "SOWDB_ERR_ILLEGAL_MOVE";
+    case SOWDB_ERR_INTERNAL:
+      return "SOWDB_ERR_INTERNAL";
+  }
+  return "SOWDB_ERR_UNKNOWN";
+}
+
+int32_t sowdb_pits(const sowdb_tables* tables) {
+  return tables ? tables->set->rules().pits() : 0;
+}
+
+int32_t sowdb_max_stones(const sowdb_tables* tables) {
+  return tables ? tables->set->max_stones() : -1;
+}
+
+int32_t sowdb_seeds_per_pit(const sowdb_tables* tables) {
+  return tables ? tables->set->variant().seeds_per_pit : 0;
+}
+
+const char* sowdb_variant_name(const sowdb_tables* tables) {
+  return tables ? tables->name.c_str() : "";
+}
+
+sowdb_status sowdb_probe_value(const sowdb_tables* tables,
+                               const uint8_t* pits,
+                               int32_t npits,
+                               int32_t* value,
+                               int32_t* depth) {
+  try {
+    sowdb::Pits pos;
+    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
+      return s;
+    if (!value) {
+      set_error("sowdb_probe_value: null value pointer");
+      return SOWDB_ERR_ARGUMENT;
+    }
+    int v = 0;
+    int d = 0;
+    const sowdb::ProbeStatus s = tables->set->value(pos, v, d);
+    if (s != sowdb::ProbeStatus::kOk)
+      return fail(tables, s, pos);
+    *value = v;
+    if (depth)
+      *depth = d;
+    return SOWDB_OK;
+  } catch (...) {
+    return internal("sowdb_probe_value: unexpected failure");
+  }
+}
+
+sowdb_status sowdb_probe_moves(const sowdb_tables* tables,
+                               const uint8_t* pits,
+                               int32_t npits,
+                               sowdb_move_worth* out,
+                               int32_t capacity,
+                               int32_t* count) {
+  try {
+    sowdb::Pits pos;
+    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
+      return s;
+    if (!count || (!out && capacity > 0) || capacity < 0) {
+      set_error("sowdb_probe_moves: null pointer or negative capacity");
+      return SOWDB_ERR_ARGUMENT;
+    }
+    sowdb::MoveWorths all;
+    const sowdb::ProbeStatus s = tables->set->moves(pos, all);
+    if (s != sowdb::ProbeStatus::kOk)
+      return fail(tables, s, pos);
+    *count = all.size;
+    if (all.size > capacity) {
+      set_error("sowdb_probe_moves: room for " + std::to_string(capacity) + " moves, " +
+                std::to_string(all.size) + " needed");
+      return SOWDB_ERR_ARGUMENT;
+    }
+    for (int i = 0; i < all.size; ++i)
+      fill(all.moves[i], npits, out[i]);
+    return SOWDB_OK;
+  } catch (...) {
+    return internal("sowdb_probe_moves: unexpected failure");
+  }
+}
+
+sowdb_status sowdb_best_move(const sowdb_tables* tables,
+                             const uint8_t* pits,
+                             int32_t npits,
+                             sowdb_move_worth* out) {
+  try {
+    sowdb::Pits pos;
+    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
+      return s;
+    if (!out) {
+      set_error("sowdb_best_move: null out pointer");
+      return SOWDB_ERR_ARGUMENT;
+    }
+    sowdb::MoveWorth best;
+    const sowdb::ProbeStatus s = tables->set->best_move(pos, best);
+    if (s != sowdb::ProbeStatus::kOk)
+      return fail(tables, s, pos);
+    fill(best, npits, *out);
+    return SOWDB_OK;
+  } catch (...) {
+    return internal("sowdb_best_move: unexpected failure");
+  }
+}
+
+sowdb_status sowdb_play(const sowdb_tables* tables,
+                        const uint8_t* pits,
+                        int32_t npits,
+                        int32_t pit,
+                        uint8_t* child,
+                        int32_t* gain,
+                        int32_t* extra_turn) {
+  try {
+    sowdb::Pits pos;
+    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
+      return s;
+    if (!child) {
+      set_error("sowdb_play: null child pointer");
+      return SOWDB_ERR_ARGUMENT;
+    }
+    const sowdb::Rules& rules = tables->set->engine();
+    sowdb::MoveList moves;
+    if (rules.legal_moves(pos, moves) == 0) {
+      set_error("the game is over: the mover has no legal move");
+      return SOWDB_ERR_GAME_OVER;
+    }
+    sowdb::Move m;
+    if (pit < 0 || pit >= rules.pits_per_side() || !rules.play(pos, pit, m)) {
+      set_error("pit " + std::to_string(pit) + " is not a legal move");
+      return SOWDB_ERR_ILLEGAL_MOVE;
+    }
+    for (int i = 0; i < npits; ++i)
+      child[i] = m.child[i];
+    if (gain)
+      *gain = m.gain();
+    if (extra_turn)
+      *extra_turn = m.extra_turn ? 1 : 0;
+    return SOWDB_OK;
+  } catch (...) {
+    return internal("sowdb_play: unexpected failure");
+  }
+}
+
+}  // extern "C"

@@ -1,0 +1,541 @@
+#include "sowdb/probe/tables.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+#include "sowdb/format/index.h"
+#include "sowdb/format/table_file.h"
+
+namespace sowdb {
+namespace fs = std::filesystem;
+
+const char* to_string(ProbeStatus status) noexcept {
+  switch (status) {
+    case ProbeStatus::kOk:
+      return "Ok";
+    case ProbeStatus::kBadPosition:
+      return "BadPosition";
+    case ProbeStatus::kTooManyStones:
+      return "TooManyStones";
+    case ProbeStatus::kMissingTable:
+      return "MissingTable";
+    case ProbeStatus::kCorruptTable:
+      return "CorruptTable";
+    case ProbeStatus::kGameOver:
+      return "GameOver";
+  }
+  return "Unknown";
+}
+
+namespace {
+
+constexpr const char* kManifestName = "sowdb.json";
+
+std::string layer_name(int stones) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "layer-%03d.sdb", stones);
+  return buf;
+}
+
+// "layer-NNN.sdb" -> NNN; nullopt for any other name.
+std::optional<int> parse_layer_name(const std::string& name) {
+  constexpr std::string_view prefix = "layer-";
+  constexpr std::string_view suffix = ".sdb";
+  if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return std::nullopt;
+  }
+  const std::string digits =
+      name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  if (digits.size() > 4)
+    return std::nullopt;
+  int n = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9')
+      return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  if (name != layer_name(n))
+    return std::nullopt;  // e.g. "layer-7.sdb": not a name we write
+  return n;
+}
+
+// The "variant" string of the manifest, which gen writes as {"variant": "<canonical text>"}.
+// A deliberately small reader: the probe library carries no JSON dependency.
+std::optional<std::string> read_manifest_variant(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in)
+    return std::nullopt;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  const std::size_t key = text.find("\"variant\"");
+  if (key == std::string::npos)
+    return std::nullopt;
+  std::size_t i = text.find(':', key);
+  if (i == std::string::npos)
+    return std::nullopt;
+  i = text.find('"', i);
+  if (i == std::string::npos)
+    return std::nullopt;
+  const std::size_t end = text.find('"', i + 1);
+  if (end == std::string::npos)
+    return std::nullopt;
+  return text.substr(i + 1, end - i - 1);
+}
+
+std::string describe(const RuleSet& r) {
+  std::string s = std::string(to_string(r.family)) + " rules, " + std::to_string(r.pits_per_side) +
+                  " pits per side";
+  if (r.family == Family::kOware)
+    s += ", grand_slam=" + std::string(to_string(r.grand_slam));
+  if (r.family == Family::kKalah) {
+    s += ", capture_empty_opposite=" + std::string(r.capture_empty_opposite ? "on" : "off") +
+         ", end=" + std::string(to_string(r.end));
+  }
+  s += std::string(", skip_origin=") + (r.skip_origin ? "on" : "off");
+  return s;
+}
+
+// The variant of tables without a manifest: the first preset with the same rules on this board,
+// else the first preset of the family with the tables' options.
+Variant guess_variant(const RuleSet& rules) {
+  const Preset* family_match = nullptr;
+  for (const Preset& p : presets()) {
+    RuleSet r = p.rules;
+    r.pits_per_side = rules.pits_per_side;
+    if (r.normalised() == rules)
+      return Variant{std::string(p.name), rules, 4};
+    if (!family_match && p.rules.family == rules.family)
+      family_match = &p;
+  }
+  return Variant{std::string(family_match ? family_match->name : "oware"), rules, 4};
+}
+
+}  // namespace
+
+// One layer file, opened on first use. `state` goes 0 (not tried) -> 1 (open) or 2 (failed,
+// latched); it is written under `mutex` and read without it on the fast path.
+struct LayerSlot {
+  fs::path path;
+  std::atomic<int> state{0};
+  std::mutex mutex;
+  std::unique_ptr<LayerReader> reader;
+  ProbeStatus failure = ProbeStatus::kOk;
+  std::string error;  // guarded by mutex
+};
+
+struct TableSet::Impl {
+  fs::path dir;
+  TableSetOptions options;
+  Variant variant;
+  RuleSet rules;
+  std::optional<Rules> engine;
+  int max_stones = -1;
+  std::vector<std::unique_ptr<LayerSlot>> slots;  // layers 0..max_stones
+
+  // The open reader of layer `n`, or the reason there is none.
+  ProbeStatus reader(int n, const LayerReader*& out) const noexcept {
+    if (n < 0 || n > max_stones)
+      return ProbeStatus::kTooManyStones;
+    LayerSlot& slot = *slots[n];
+    int state = slot.state.load(std::memory_order_acquire);
+    if (state == 1) {
+      out = slot.reader.get();
+      return ProbeStatus::kOk;
+    }
+    if (state == 2)
+      return slot.failure;
+    try {
+      std::lock_guard lock(slot.mutex);
+      state = slot.state.load(std::memory_order_relaxed);
+      if (state == 0) {
+        OpenOptions open;
+        open.cache_blocks = options.cache_blocks;
+        open.verify_checksums = options.verify_checksums;
+        open.expected_rules = rules;
+        open.expected_stones = n;
+        try {
+          slot.reader = LayerReader::open(slot.path, open);
+          slot.state.store(1, std::memory_order_release);
+        } catch (const std::exception& e) {
+          std::error_code ec;
+          slot.failure =
+              fs::exists(slot.path, ec) ? ProbeStatus::kCorruptTable : ProbeStatus::kMissingTable;
+          slot.error = slot.failure == ProbeStatus::kMissingTable
+                           ? slot.path.string() + ": the file is missing"
+                           : std::string(e.what());
+          slot.state.store(2, std::memory_order_release);
+        }
+      }
+      if (slot.state.load(std::memory_order_relaxed) == 1) {
+        out = slot.reader.get();
+        return ProbeStatus::kOk;
+      }
+      return slot.failure;
+    } catch (...) {  // a failed lock or allocation: report, never abort
+      return ProbeStatus::kCorruptTable;
+    }
+  }
+
+  void note_read_error(int n, std::uint64_t index, const char* what) const noexcept {
+    try {
+      LayerSlot& slot = *slots[n];
+      std::lock_guard lock(slot.mutex);
+      slot.error = slot.path.string() + ": the block holding " + what + " of index " +
+                   std::to_string(index) + " failed to read or decode";
+    } catch (...) {
+    }
+  }
+
+  // Checks `position` and counts its seeds.
+  ProbeStatus check(const Pits& position, int& stones) const noexcept {
+    const int k = rules.pits();
+    int n = 0;
+    for (int i = 0; i < kMaxPits; ++i) {
+      if (i >= k && position[i] != 0)
+        return ProbeStatus::kBadPosition;
+      n += position[i];
+    }
+    if (n > kMaxBoardStones)
+      return ProbeStatus::kBadPosition;
+    if (n > max_stones)
+      return ProbeStatus::kTooManyStones;
+    stones = n;
+    return ProbeStatus::kOk;
+  }
+
+  // Value and (if `depth` is set) depth of a checked position with `n` seeds.
+  ProbeStatus lookup(const Pits& position, int n, int& value, int* depth) const noexcept {
+    const LayerReader* r = nullptr;
+    const ProbeStatus s = reader(n, r);
+    if (s != ProbeStatus::kOk)
+      return s;
+    const std::uint64_t index = rank(
+        std::span<const std::uint8_t>(position.data(), static_cast<std::size_t>(rules.pits())));
+    const auto v = r->value(index);
+    if (!v) {
+      note_read_error(n, index, "the value");
+      return ProbeStatus::kCorruptTable;
+    }
+    if (depth) {
+      const auto d = r->depth(index);
+      if (!d) {
+        note_read_error(n, index, "the depth");
+        return ProbeStatus::kCorruptTable;
+      }
+      *depth = *d;
+    }
+    value = *v;
+    return ProbeStatus::kOk;
+  }
+};
+
+TableSet::TableSet(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TableSet::~TableSet() = default;
+
+std::unique_ptr<TableSet> TableSet::open(const fs::path& dir, const TableSetOptions& options) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw std::runtime_error(dir.string() + ": " +
+                             (fs::exists(dir, ec) ? "not a directory" : "no such directory"));
+  }
+  // Every layer file present, with its header (or the error reading it).
+  struct Found {
+    fs::path path;
+    std::optional<LayerInfo> info;
+    std::string error;
+  };
+  std::map<int, Found> found;
+  fs::directory_iterator it(dir, ec);
+  if (ec)
+    throw std::runtime_error(dir.string() + ": cannot list the directory: " + ec.message());
+  for (const fs::directory_entry& entry : it) {
+    const auto n = parse_layer_name(entry.path().filename().string());
+    if (!n)
+      continue;
+    Found f;
+    f.path = entry.path();
+    try {
+      f.info = read_info(entry.path());
+    } catch (const std::exception& e) {
+      f.error = e.what();
+    }
+    found.emplace(*n, std::move(f));
+  }
+  if (found.empty()) {
+    throw std::runtime_error(dir.string() + ": no table files (layer-NNN.sdb) in the directory");
+  }
+  std::optional<RuleSet> rules;
+  int rules_from = -1;
+  for (const auto& [n, f] : found) {
+    if (!f.info)
+      continue;
+    if (!rules) {
+      rules = f.info->rules.normalised();
+      rules_from = n;
+    } else if (!(f.info->rules.normalised() == *rules)) {
+      throw std::runtime_error(dir.string() + " holds tables of different rule sets: " +
+                               layer_name(rules_from) + " (" + describe(*rules) + ") and " +
+                               layer_name(n) + " (" + describe(f.info->rules.normalised()) + ")");
+    }
+  }
+  if (!rules) {
+    throw std::runtime_error(dir.string() + ": no readable table file (" +
+                             found.begin()->second.error + ")");
+  }
+  if (!found.count(0)) {
+    throw std::runtime_error(dir.string() + ": " + layer_name(0) +
+                             " is missing (tables must cover every seed count from 0)");
+  }
+
+  auto impl = std::make_unique<Impl>();
+  impl->dir = dir;
+  impl->options = options;
+  impl->rules = *rules;
+  impl->engine.emplace(*rules);
+  int max = -1;
+  while (found.count(max + 1))
+    ++max;
+  impl->max_stones = max;
+  for (int n = 0; n <= max; ++n) {
+    auto slot = std::make_unique<LayerSlot>();
+    const Found& f = found.at(n);
+    slot->path = f.path;
+    if (!f.info) {
+      slot->failure = ProbeStatus::kCorruptTable;
+      slot->error = f.error;
+      slot->state.store(2);
+    } else if (f.info->stones != n) {
+      slot->failure = ProbeStatus::kCorruptTable;
+      slot->error = f.path.string() + ": holds " + std::to_string(f.info->stones) +
+                    " seeds, not the " + std::to_string(n) + " of its name";
+      slot->state.store(2);
+    }
+    impl->slots.push_back(std::move(slot));
+  }
+
+  const fs::path manifest = dir / kManifestName;
+  std::optional<std::string> name;
+  if (fs::exists(manifest, ec))
+    name = read_manifest_variant(manifest);
+  if (name) {
+    std::string error;
+    auto v = parse_variant(*name, &error);
+    if (!v) {
+      throw std::runtime_error(manifest.string() + ": bad variant '" + *name + "': " + error);
+    }
+    if (!(v->rules.normalised() == *rules)) {
+      throw std::runtime_error(manifest.string() + " names " + v->to_string() + " (" +
+                               describe(v->rules.normalised()) + ") but the tables hold " +
+                               describe(*rules));
+    }
+    impl->variant = *v;
+  } else {
+    impl->variant = guess_variant(*rules);
+  }
+  return std::unique_ptr<TableSet>(new TableSet(std::move(impl)));
+}
+
+const Variant& TableSet::variant() const noexcept {
+  return impl_->variant;
+}
+const RuleSet& TableSet::rules() const noexcept {
+  return impl_->rules;
+}
+const Rules& TableSet::engine() const noexcept {
+  return *impl_->engine;
+}
+int TableSet::max_stones() const noexcept {
+  return impl_->max_stones;
+}
+const fs::path& TableSet::directory() const noexcept {
+  return impl_->dir;
+}
+
+ProbeStatus TableSet::value(const Pits& position, int& value, int& depth) const noexcept {
+  int n = 0;
+  ProbeStatus s = impl_->check(position, n);
+  if (s != ProbeStatus::kOk)
+    return s;
+  int v = 0;
+  int d = 0;
+  s = impl_->lookup(position, n, v, &d);
+  if (s != ProbeStatus::kOk)
+    return s;
+  value = v;
+  depth = d;
+  return ProbeStatus::kOk;
+}
+
+ProbeStatus TableSet::moves(const Pits& position, MoveWorths& out) const noexcept {
+  int n = 0;
+  ProbeStatus s = impl_->check(position, n);
+  if (s != ProbeStatus::kOk)
+    return s;
+  MoveList list;
+  impl_->engine->legal_moves(position, list);
+  out.size = 0;
+  for (const Move& m : list) {
+    MoveWorth& mw = out.moves[out.size];
+    mw.move = m;
+    int child_value = 0;
+    int child_depth = 0;
+    const bool in_layer = m.gain() == 0;
+    s = impl_->lookup(m.child, n - m.gain(), child_value, in_layer ? &child_depth : nullptr);
+    if (s != ProbeStatus::kOk)
+      return s;
+    mw.worth = Rules::worth(m, child_value);
+    mw.depth = in_layer ? child_depth : 0;
+    ++out.size;
+  }
+  return ProbeStatus::kOk;
+}
+
+ProbeStatus TableSet::best_move(const Pits& position, MoveWorth& out) const noexcept {
+  MoveWorths all;
+  const ProbeStatus s = moves(position, all);
+  if (s != ProbeStatus::kOk)
+    return s;
+  if (all.size == 0)
+    return ProbeStatus::kGameOver;
+  int v = all.moves[0].worth;
+  for (const MoveWorth& m : all)
+    v = std::max(v, m.worth);
+  const MoveWorth* best = nullptr;
+  // True when `a` is preferred to `b` (both worth v); moves come in pit order, so keeping the
+  // first of equals prefers the lowest pit.
+  auto better = [v](const MoveWorth& a, const MoveWorth& b) {
+    if (v > 0)
+      return a.depth < b.depth;
+    if (v < 0)
+      return a.depth > b.depth;
+    const bool ga = a.move.gain() > 0;
+    const bool gb = b.move.gain() > 0;
+    if (ga != gb)
+      return ga;
+    return a.depth < b.depth;
+  };
+  for (const MoveWorth& m : all) {
+    if (m.worth != v)
+      continue;
+    if (!best || better(m, *best))
+      best = &m;
+  }
+  out = *best;
+  return ProbeStatus::kOk;
+}
+
+ProbeStatus TableSet::principal_line(const Pits& position,
+                                     PrincipalLine& out,
+                                     int max_plies) const noexcept {
+  try {
+    out.steps.clear();
+    out.end = LineEnd::kGameOver;
+    out.net_gain = 0;
+    out.last = position;
+    out.last_mover = 0;
+    int n = 0;
+    ProbeStatus s = impl_->check(position, n);
+    if (s != ProbeStatus::kOk)
+      return s;
+    Pits pos = position;
+    int mover = 0;
+    // Positions since the last gain; only these can come back (a gain leaves the layer).
+    std::vector<std::pair<int, Pits>> seen;
+    for (;;) {
+      out.last = pos;
+      out.last_mover = mover;
+      const std::pair<int, Pits> key{mover, pos};
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+        out.end = LineEnd::kRepetition;
+        return ProbeStatus::kOk;
+      }
+      seen.push_back(key);
+      MoveWorth best;
+      s = best_move(pos, best);
+      if (s == ProbeStatus::kGameOver) {
+        out.end = LineEnd::kGameOver;
+        return ProbeStatus::kOk;
+      }
+      if (s != ProbeStatus::kOk)
+        return s;
+      if (static_cast<int>(out.steps.size()) >= max_plies) {
+        out.end = LineEnd::kMaxPlies;
+        return ProbeStatus::kOk;
+      }
+      LineStep step;
+      step.mover = mover;
+      step.pit = best.move.pit;
+      step.gain = best.move.gain();
+      step.extra_turn = best.move.extra_turn;
+      step.before = pos;
+      out.steps.push_back(step);
+      out.net_gain += mover == 0 ? step.gain : -step.gain;
+      if (step.gain > 0)
+        seen.clear();
+      pos = best.move.child;
+      if (!best.move.extra_turn)
+        mover ^= 1;
+    }
+  } catch (...) {
+    return ProbeStatus::kCorruptTable;
+  }
+}
+
+std::string TableSet::layer_error(int stones) const {
+  if (stones < 0 || stones > impl_->max_stones)
+    return {};
+  LayerSlot& slot = *impl_->slots[stones];
+  std::lock_guard lock(slot.mutex);
+  return slot.error;
+}
+
+std::string TableSet::explain(ProbeStatus status, const Pits& position) const {
+  const int k = impl_->rules.pits();
+  int n = 0;
+  bool beyond = false;
+  for (int i = 0; i < kMaxPits; ++i) {
+    n += position[i];
+    if (i >= k && position[i] != 0)
+      beyond = true;
+  }
+  switch (status) {
+    case ProbeStatus::kOk:
+      return "ok";
+    case ProbeStatus::kBadPosition:
+      if (beyond) {
+        return "not a position of this board: seeds beyond pit " + std::to_string(k - 1) +
+               " (the tables are for " + std::to_string(k) + " pits)";
+      }
+      return "not a position: " + std::to_string(n) + " seeds, a board holds at most " +
+             std::to_string(kMaxBoardStones);
+    case ProbeStatus::kTooManyStones:
+      return "position has " + std::to_string(n) + " seeds; tables in " + impl_->dir.string() +
+             " hold up to " + std::to_string(impl_->max_stones);
+    case ProbeStatus::kMissingTable:
+    case ProbeStatus::kCorruptTable:
+      for (int m = std::min(n, impl_->max_stones); m >= 0; --m) {
+        std::string e = layer_error(m);
+        if (!e.empty())
+          return e;
+      }
+      return status == ProbeStatus::kMissingTable
+                 ? "a table file is missing in " + impl_->dir.string()
+                 : "a table in " + impl_->dir.string() + " failed to read";
+    case ProbeStatus::kGameOver:
+      return "the game is over: the mover has no legal move";
+  }
+  return "unknown status";
+}
+
+}  // namespace sowdb
