@@ -17,5 +17,6 @@ struct UsageError : std::runtime_error {
 void add_variants(CLI::App& app, Runner& run);
 void add_show(CLI::App& app, Runner& run);
 void add_gen(CLI::App& app, Runner& run);
+void add_probe(CLI::App& app, Runner& run);
 
 }  // namespace sowdb::cli

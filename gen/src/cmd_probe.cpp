@@ -1,0 +1,366 @@
+// `sowdb probe`: look positions up in a table directory.
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "board_text.h"
+#include "commands.h"
+#include "sowdb/probe/tables.h"
+
+namespace sowdb::cli {
+namespace {
+
+struct Args {
+  std::string tables;
+  std::string stores = "0,0";
+  bool json = false;
+  int max_plies = 1000;
+  std::vector<std::string> board;
+};
+
+// The outcome of the game for the mover, given the stores and the position's value.
+struct Outcome {
+  double mover = 0;     // final seeds of the mover
+  double opponent = 0;  // final seeds of the opponent
+  int total = 0;        // seeds in the game: stores + board
+  const char* result = "draw";
+  // Oware family (VARIANTS.md, item 6): a store already holding more than half of all seeds has
+  // decided the game; "mover" or "opponent", else null.
+  const char* decided_by = nullptr;
+};
+
+Outcome outcome(const RuleSet& rules, int store_mover, int store_opponent, int n, int value) {
+  Outcome o;
+  // Endless play splits the remaining seeds evenly, so a half seed is possible.
+  o.mover = store_mover + (n + value) / 2.0;
+  o.opponent = store_opponent + (n - value) / 2.0;
+  o.total = store_mover + store_opponent + n;
+  if (rules.family == Family::kOware) {
+    if (2 * store_mover > o.total)
+      o.decided_by = "mover";
+    if (2 * store_opponent > o.total)
+      o.decided_by = "opponent";
+  }
+  if (o.decided_by) {
+    o.result = o.decided_by[0] == 'm' ? "win" : "loss";
+  } else if (o.mover > o.opponent) {
+    o.result = "win";
+  } else if (o.mover < o.opponent) {
+    o.result = "loss";
+  }
+  return o;
+}
+
+std::string seeds_text(double s) {
+  char buf[32];
+  if (s == static_cast<int>(s)) {
+    std::snprintf(buf, sizeof buf, "%d", static_cast<int>(s));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f", s);
+  }
+  return buf;
+}
+
+// A whole number of seeds as an integer, a half (endless play) as a float.
+nlohmann::json seeds_json(double s) {
+  if (s == static_cast<int>(s))
+    return static_cast<int>(s);
+  return s;
+}
+
+void parse_stores(const std::string& text, int& a, int& b) {
+  const std::size_t comma = text.find(',');
+  auto number = [&](std::string_view w, int& out) {
+    auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), out);
+    return !w.empty() && ec == std::errc() && ptr == w.data() + w.size() && out >= 0 &&
+           out <= kMaxBoardStones;
+  };
+  if (comma == std::string::npos || !number(std::string_view(text).substr(0, comma), a) ||
+      !number(std::string_view(text).substr(comma + 1), b)) {
+    throw UsageError("--stores wants A,B: the mover's and the opponent's store, e.g. 3,5; got '" +
+                     text + "'");
+  }
+}
+
+const char* line_end_text(LineEnd e) {
+  switch (e) {
+    case LineEnd::kGameOver:
+      return "game_over";
+    case LineEnd::kRepetition:
+      return "endless";
+    case LineEnd::kMaxPlies:
+      return "max_plies";
+  }
+  return "?";
+}
+
+std::vector<int> pits_vector(const Rules& rules, const Pits& p) {
+  return std::vector<int>(p.begin(), p.begin() + rules.pits());
+}
+
+// Everything `probe` reports about one position. Throws std::runtime_error on a failed probe.
+struct Report {
+  Pits board{};
+  int stones = 0;
+  int value = 0;
+  int depth = 0;
+  MoveWorths moves;
+  bool has_best = false;
+  MoveWorth best;
+  PrincipalLine line;
+};
+
+Report probe_position(const TableSet& set, const Pits& board, int max_plies) {
+  Report r;
+  r.board = board;
+  for (int i = 0; i < set.rules().pits(); ++i)
+    r.stones += board[i];
+  ProbeStatus s = set.value(board, r.value, r.depth);
+  if (s == ProbeStatus::kOk)
+    s = set.moves(board, r.moves);
+  if (s == ProbeStatus::kOk && r.moves.size > 0) {
+    s = set.best_move(board, r.best);
+    r.has_best = s == ProbeStatus::kOk;
+  }
+  if (s == ProbeStatus::kOk)
+    s = set.principal_line(board, r.line, max_plies);
+  if (s != ProbeStatus::kOk)
+    throw std::runtime_error(set.explain(s, board));
+  return r;
+}
+
+nlohmann::json report_json(const TableSet& set, const Report& r, int store_a, int store_b) {
+  const Rules& rules = set.engine();
+  const Outcome o = outcome(set.rules(), store_a, store_b, r.stones, r.value);
+  nlohmann::json j;
+  j["variant"] = set.variant().to_string();
+  j["pits"] = pits_vector(rules, r.board);
+  j["stones"] = r.stones;
+  j["value"] = r.value;
+  j["depth"] = r.depth;
+  j["stores"] = {store_a, store_b};
+  j["result"] = o.result;
+  j["final"] = {seeds_json(o.mover), seeds_json(o.opponent)};
+  j["decided"] = o.decided_by != nullptr;
+  j["game_over"] = r.moves.size == 0;
+  nlohmann::json moves = nlohmann::json::array();
+  for (const MoveWorth& m : r.moves) {
+    moves.push_back({{"pit", m.move.pit},
+                     {"worth", m.worth},
+                     {"depth", m.depth},
+                     {"gain", m.move.gain()},
+                     {"extra_turn", m.move.extra_turn}});
+  }
+  j["moves"] = moves;
+  j["best"] = r.has_best ? nlohmann::json(r.best.move.pit) : nlohmann::json(nullptr);
+  nlohmann::json line = nlohmann::json::array();
+  nlohmann::json steps = nlohmann::json::array();
+  for (const LineStep& s : r.line.steps) {
+    line.push_back(s.pit);
+    steps.push_back({{"mover", s.mover},
+                     {"pit", s.pit},
+                     {"gain", s.gain},
+                     {"extra_turn", s.extra_turn},
+                     {"before", pits_vector(rules, s.before)}});
+  }
+  j["line"] = line;
+  j["line_steps"] = steps;
+  j["line_end"] = line_end_text(r.line.end);
+  return j;
+}
+
+void print_text(const TableSet& set, const Report& r, int store_a, int store_b) {
+  const Rules& rules = set.engine();
+  const Outcome o = outcome(set.rules(), store_a, store_b, r.stones, r.value);
+  std::printf("variant %s, %d seeds on the board (tables %s hold up to %d)\n\n%s\n",
+              set.variant().to_string().c_str(),
+              r.stones,
+              set.directory().string().c_str(),
+              set.max_stones(),
+              board_diagram(rules, r.board).c_str());
+  std::printf("value %+d for the mover", r.value);
+  if (r.value != 0) {
+    std::printf(" (realised in %d pl%s)", r.depth, r.depth == 1 ? "y" : "ies");
+  }
+  std::printf("\n");
+  std::printf("stores %d (mover) and %d (opponent): ", store_a, store_b);
+  if (o.decided_by) {
+    std::printf("the game is already decided: the %s holds %d of %d seeds, a majority (%s)\n",
+                o.decided_by,
+                o.decided_by[0] == 'm' ? store_a : store_b,
+                o.total,
+                o.decided_by[0] == 'm' ? "mover wins" : "mover loses");
+  } else {
+    const std::string verb = o.result[0] == 'w' ? "wins" : o.result[0] == 'l' ? "loses" : "draws";
+    std::printf("the mover %s, final score %s-%s",
+                verb.c_str(),
+                seeds_text(o.mover).c_str(),
+                seeds_text(o.opponent).c_str());
+    if (set.rules().family == Family::kOware && o.mover != o.opponent) {
+      std::printf(" (majority: more than %d of %d seeds)", o.total / 2, o.total);
+    }
+    std::printf("\n");
+  }
+  if (r.moves.size == 0) {
+    std::printf("\nNo legal move: the game is over. Final split: mover %d, opponent %d.\n",
+                rules.own_seeds(r.board),
+                rules.opponent_seeds(r.board));
+    return;
+  }
+  std::printf("\nmoves (worth: seeds the mover nets by playing it; depth: plies to realise):\n");
+  for (const MoveWorth& m : r.moves) {
+    std::string what;
+    if (m.move.gain())
+      what = "gains " + std::to_string(m.move.gain());
+    if (m.move.extra_turn)
+      what += std::string(what.empty() ? "" : ", ") + "extra turn";
+    std::printf("  pit %d: worth %+3d, depth %3d  %-22s%s\n",
+                m.move.pit,
+                m.worth,
+                m.depth,
+                what.c_str(),
+                r.has_best && m.move.pit == r.best.move.pit ? "<- best" : "");
+  }
+  std::printf("\nprincipal line (each position before the move, from the side of who moves):\n");
+  int ply = 0;
+  for (const LineStep& s : r.line.steps) {
+    std::string what;
+    if (s.gain)
+      what = "gains " + std::to_string(s.gain);
+    if (s.extra_turn)
+      what += std::string(what.empty() ? "" : ", ") + "extra turn";
+    std::printf("  %3d. %-8s pit %d  %-20s %s\n",
+                ++ply,
+                s.mover == 0 ? "mover" : "opponent",
+                s.pit,
+                what.c_str(),
+                pits_text(rules, s.before).c_str());
+  }
+  const char* who = r.line.last_mover == 0 ? "mover" : "opponent";
+  const int left = rules.own_seeds(r.line.last) + rules.opponent_seeds(r.line.last);
+  switch (r.line.end) {
+    case LineEnd::kGameOver:
+      std::printf("  end: the %s cannot move in %s; seeds on each side go to their owner\n",
+                  who,
+                  pits_text(rules, r.line.last).c_str());
+      break;
+    case LineEnd::kRepetition:
+      std::printf("  endless: %s repeats with the %s to move; the %d seeds left split evenly\n",
+                  pits_text(rules, r.line.last).c_str(),
+                  who,
+                  left);
+      break;
+    case LineEnd::kMaxPlies:
+      std::printf("  (stopped after %d plies)\n", ply);
+      break;
+  }
+}
+
+// Parses one position for the tables' board; the error names the tables when the pit count is
+// wrong.
+bool read_position(const TableSet& set,
+                   const std::vector<std::string>& words,
+                   Pits& board,
+                   std::string& error) {
+  if (!parse_pits(set.engine(), words, board, error)) {
+    if (static_cast<int>(words.size()) != set.rules().pits()) {
+      error = "tables in " + set.directory().string() + " are for " + set.variant().to_string() +
+              ": " + error;
+    }
+    return false;
+  }
+  int n = 0;
+  for (int i = 0; i < set.rules().pits(); ++i)
+    n += board[i];
+  if (n > set.max_stones()) {
+    error = set.explain(ProbeStatus::kTooManyStones, board);
+    return false;
+  }
+  return true;
+}
+
+int run_stdin(const TableSet& set, const Args& args, int store_a, int store_b) {
+  std::string text;
+  int line_number = 0;
+  bool failed = false;
+  while (std::getline(std::cin, text)) {
+    ++line_number;
+    std::istringstream in(text);
+    std::vector<std::string> words;
+    for (std::string w; in >> w;)
+      words.push_back(w);
+    if (words.empty())
+      continue;
+    nlohmann::json j;
+    std::string error;
+    Pits board{};
+    try {
+      if (!read_position(set, words, board, error))
+        throw std::runtime_error(error);
+      j = report_json(set, probe_position(set, board, args.max_plies), store_a, store_b);
+    } catch (const std::exception& e) {
+      failed = true;
+      j = nlohmann::json{{"error", e.what()}, {"line", line_number}, {"input", text}};
+    }
+    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  }
+  std::fflush(stdout);
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+void add_probe(CLI::App& app, Runner& run) {
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand(
+      "probe", "Look a position up in a table directory: value, move worths, principal line");
+  cmd->add_option("--tables", args->tables, "Table directory written by sowdb gen")->required();
+  cmd->add_option(
+      "--stores", args->stores, "Seeds already in the stores, mover's first: A,B (default 0,0)");
+  cmd->add_flag(
+      "--json", args->json, "Print one JSON object; with PITS '-', one object per stdin line");
+  cmd->add_option("--max-plies", args->max_plies, "Longest principal line (default 1000)")
+      ->check(CLI::Range(0, 100000));
+  cmd->add_option("PITS",
+                  args->board,
+                  "Seeds per pit, mover first, counter-clockwise; '-' reads one position per "
+                  "line from stdin (with --json)")
+      ->required()
+      ->allow_extra_args();
+  cmd->footer(
+      "Bulk mode: `sowdb probe --tables DIR --json -` reads positions from stdin, one per line "
+      "(pit counts separated by spaces; blank lines skipped), and prints one JSON object per "
+      "line. A line that cannot be looked up gives {\"error\": ..., \"line\": N, \"input\": ...} "
+      "and the command goes on, then exits 1.");
+  cmd->callback([&run, args] {
+    run = [args] {
+      int store_a = 0;
+      int store_b = 0;
+      parse_stores(args->stores, store_a, store_b);
+      const bool bulk = args->board.size() == 1 && args->board[0] == "-";
+      if (bulk && !args->json)
+        throw UsageError("reading positions from stdin ('-') needs --json");
+      const auto set = TableSet::open(args->tables);
+      if (bulk)
+        return run_stdin(*set, *args, store_a, store_b);
+      Pits board{};
+      std::string error;
+      if (!read_position(*set, args->board, board, error))
+        throw UsageError(error);
+      const Report r = probe_position(*set, board, args->max_plies);
+      if (args->json) {
+        std::printf("%s\n", report_json(*set, r, store_a, store_b).dump().c_str());
+      } else {
+        print_text(*set, r, store_a, store_b);
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace sowdb::cli
