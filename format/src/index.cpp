@@ -20,7 +20,8 @@ struct Tables {
       }
     }
     for (int i = 0; i < kMaxPits; ++i) {
-      for (int s = 0; s <= kMaxIndexedStones; ++s) rank_row[i][s] = binom[s + i][i + 1];
+      for (int s = 0; s <= kMaxIndexedStones; ++s)
+        rank_row[i][s] = binom[s + i][i + 1];
     }
   }
 };
@@ -33,7 +34,8 @@ const Tables& tables() {
 }  // namespace
 
 std::uint64_t binomial(int n, int k) noexcept {
-  if (n < 0 || k < 0 || k > kMaxPits || n > kMaxN) return 0;
+  if (n < 0 || k < 0 || k > kMaxPits || n > kMaxN)
+    return 0;
   return tables().binom[n][k];
 }
 
@@ -41,7 +43,9 @@ std::uint64_t layer_size(int pits, int stones) noexcept {
   return binomial(stones + pits - 1, pits - 1);
 }
 
-const std::uint64_t* rank_table_row(int pit) noexcept { return tables().rank_row[pit].data(); }
+const std::uint64_t* rank_table_row(int pit) noexcept {
+  return tables().rank_row[pit].data();
+}
 
 std::uint64_t rank(std::span<const std::uint8_t> pits) noexcept {
   const auto& t = tables();
@@ -57,14 +61,17 @@ std::uint64_t rank(std::span<const std::uint8_t> pits) noexcept {
 
 bool unrank(std::uint64_t index, int stones, std::span<std::uint8_t> pits) noexcept {
   const int k = static_cast<int>(pits.size());
-  if (k < 1 || stones < 0 || stones > kMaxIndexedStones) return false;
-  if (index >= layer_size(k, stones)) return false;
+  if (k < 1 || stones < 0 || stones > kMaxIndexedStones)
+    return false;
+  if (index >= layer_size(k, stones))
+    return false;
   const auto& t = tables();
   // Greedy colex unranking over the prefix sums s_{K-2} >= ... >= s_0.
   int upper = stones;  // s_{i+1}
   for (int i = k - 2; i >= 0; --i) {
     int s = upper;
-    while (t.rank_row[i][s] > index) --s;
+    while (t.rank_row[i][s] > index)
+      --s;
     index -= t.rank_row[i][s];
     pits[i + 1] = static_cast<std::uint8_t>(upper - s);
     upper = s;
@@ -82,7 +89,8 @@ bool next_position(std::span<std::uint8_t> pits) noexcept {
     carried += pits[i];
     if (pits[i + 1] > 0) {
       pits[i + 1] = static_cast<std::uint8_t>(pits[i + 1] - 1);
-      for (int j = 0; j < i; ++j) pits[j] = 0;
+      for (int j = 0; j < i; ++j)
+        pits[j] = 0;
       pits[i] = static_cast<std::uint8_t>(carried + 1);
       return true;
     }

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <string_view>
@@ -852,15 +853,48 @@ std::vector<std::byte> compress(ZSTD_CCtx* cctx,
   return out;
 }
 
+// A compression context with the writer's fixed parameters ("Blocks": content size, no
+// checksum, no dictionary ID).
+std::unique_ptr<ZSTD_CCtx, CCtxDeleter> make_cctx(int level, const std::string& where) {
+  std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(ZSTD_createCCtx());
+  if (!cctx)
+    fail(Code::kIo, where, "cannot allocate a zstd context");
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level);
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1);
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0);
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_dictIDFlag, 0);
+  return cctx;
+}
+
+// One compressed block: its two frames.
+struct CompressedBlock {
+  std::vector<std::byte> values;
+  std::vector<std::byte> depths;
+};
+
+// Blocks compressed per executor call: bounds the compressed bytes held before writing.
+constexpr std::size_t kBlocksPerRound = 256;
+
+void run_tasks(const Executor& executor,
+               std::size_t tasks,
+               const std::function<void(std::size_t)>& task) {
+  if (executor) {
+    executor(tasks, task);
+  } else {
+    for (std::size_t t = 0; t < tasks; ++t)
+      task(t);
+  }
+}
+
 }  // namespace
 
 void write_layer(const std::filesystem::path& path,
                  const RuleSet& rules_in,
                  int stones,
-                 std::span<const std::int8_t> values,
-                 std::span<const std::uint16_t> depths,
+                 const LayerSource& source,
                  const WriteOptions& options) {
   const std::string name = path.string();
+  const std::span<const std::int8_t> values = source.values;
   // Validate everything before creating the temporary.
   if (!rules_in_range(rules_in))
     fail(Code::kInvalidArgument, name, "rule set out of range");
@@ -868,13 +902,14 @@ void write_layer(const std::filesystem::path& path,
   if (stones < 0 || stones > kMaxIndexedStones) {
     fail(Code::kInvalidArgument, name, "stones " + std::to_string(stones) + " out of range");
   }
+  if (!source.fill_depths)
+    fail(Code::kInvalidArgument, name, "no depth source (fill_depths is empty)");
   const std::uint64_t entries = layer_size(rules.pits(), stones);
-  if (values.size() != entries || depths.size() != entries) {
+  if (values.size() != entries) {
     fail(Code::kInvalidArgument,
          name,
          "the layer has " + std::to_string(entries) + " entries; got " +
-             std::to_string(values.size()) + " values and " + std::to_string(depths.size()) +
-             " depths");
+             std::to_string(values.size()) + " values");
   }
   if (options.block_entries < 1 || options.block_entries > kMaxBlockEntries) {
     fail(Code::kInvalidArgument,
@@ -914,14 +949,6 @@ void write_layer(const std::filesystem::path& path,
     symbol[static_cast<std::uint8_t>(table[i])] = static_cast<std::uint8_t>(i);
   }
 
-  std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(ZSTD_createCCtx());
-  if (!cctx)
-    fail(Code::kIo, name, "cannot allocate a zstd context");
-  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, options.zstd_level);
-  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1);
-  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0);
-  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_dictIDFlag, 0);
-
   // Header.
   std::array<std::byte, kHeaderSize> h{};
   for (std::size_t i = 0; i < 8; ++i)
@@ -950,36 +977,49 @@ void write_layer(const std::filesystem::path& path,
     table_bytes[i] = static_cast<std::byte>(table[i]);
   out.write(table_bytes);
 
-  std::vector<std::byte> seek(static_cast<std::size_t>(block_count) * kSeekEntrySize);
-  std::vector<std::byte> raw;
-  for (std::uint64_t b = 0; b < block_count; ++b) {
-    const std::size_t first = static_cast<std::size_t>(b * options.block_entries);
-    const std::size_t n =
+  // Compresses block `b` into `cb` with its own context, so blocks can run on any thread.
+  auto compress_block = [&](std::uint64_t b, CompressedBlock& cb) {
+    const std::uint64_t first = b * options.block_entries;
+    const auto n =
         static_cast<std::size_t>(std::min<std::uint64_t>(options.block_entries, entries - first));
-    const std::uint64_t offset = out.written();
-    raw.resize(n);
+    const auto cctx = make_cctx(options.zstd_level, name);
+    std::vector<std::byte> raw(2 * n);
     for (std::size_t i = 0; i < n; ++i) {
       raw[i] = static_cast<std::byte>(symbol[static_cast<std::uint8_t>(values[first + i])]);
     }
-    const auto vframe = compress(cctx.get(), raw, name);
-    raw.resize(2 * n);
+    cb.values = compress(cctx.get(), std::span(raw.data(), n), name);
+    std::vector<std::uint16_t> depths(n);
+    source.fill_depths(first, depths);
+    // "Depth encoding": the low bytes of the block, then the high bytes.
     for (std::size_t i = 0; i < n; ++i) {
-      raw[i] = static_cast<std::byte>(depths[first + i] & 0xFF);
-      raw[n + i] = static_cast<std::byte>(depths[first + i] >> 8);
+      raw[i] = static_cast<std::byte>(depths[i] & 0xFF);
+      raw[n + i] = static_cast<std::byte>(depths[i] >> 8);
     }
-    const auto dframe = compress(cctx.get(), raw, name);
-    if (vframe.size() > std::numeric_limits<std::uint32_t>::max() ||
-        dframe.size() > std::numeric_limits<std::uint32_t>::max()) {
+    cb.depths = compress(cctx.get(), raw, name);
+    if (cb.values.size() > std::numeric_limits<std::uint32_t>::max() ||
+        cb.depths.size() > std::numeric_limits<std::uint32_t>::max()) {
       fail(Code::kInvalidArgument, name, "compressed block too large");
     }
-    out.write(vframe);
-    out.write(dframe);
-    std::byte* e = seek.data() + static_cast<std::size_t>(b) * kSeekEntrySize;
-    put_le(e, offset, 8);
-    put_le(e + 8, vframe.size(), 4);
-    put_le(e + 12, dframe.size(), 4);
-    put_le(e + 16, hash32(vframe), 4);
-    put_le(e + 20, hash32(dframe), 4);
+  };
+
+  std::vector<std::byte> seek(static_cast<std::size_t>(block_count) * kSeekEntrySize);
+  std::vector<CompressedBlock> round;
+  for (std::uint64_t start = 0; start < block_count; start += kBlocksPerRound) {
+    const auto count =
+        static_cast<std::size_t>(std::min<std::uint64_t>(kBlocksPerRound, block_count - start));
+    round.assign(count, CompressedBlock{});
+    run_tasks(options.executor, count, [&](std::size_t t) { compress_block(start + t, round[t]); });
+    for (std::size_t t = 0; t < count; ++t) {
+      const CompressedBlock& cb = round[t];
+      std::byte* e = seek.data() + static_cast<std::size_t>(start + t) * kSeekEntrySize;
+      put_le(e, out.written(), 8);
+      put_le(e + 8, cb.values.size(), 4);
+      put_le(e + 12, cb.depths.size(), 4);
+      put_le(e + 16, hash32(cb.values), 4);
+      put_le(e + 20, hash32(cb.depths), 4);
+      out.write(cb.values);
+      out.write(cb.depths);
+    }
   }
   out.write(seek);
   std::array<std::byte, 8> footer{};
@@ -987,6 +1027,26 @@ void write_layer(const std::filesystem::path& path,
     footer[i] = static_cast<std::byte>(kFooterMagic[i]);
   out.write(footer);
   out.commit(out.digest());
+}
+
+void write_layer(const std::filesystem::path& path,
+                 const RuleSet& rules,
+                 int stones,
+                 std::span<const std::int8_t> values,
+                 std::span<const std::uint16_t> depths,
+                 const WriteOptions& options) {
+  if (depths.size() != values.size()) {
+    fail(Code::kInvalidArgument,
+         path.string(),
+         "got " + std::to_string(values.size()) + " values and " + std::to_string(depths.size()) +
+             " depths");
+  }
+  LayerSource source;
+  source.values = values;
+  source.fill_depths = [depths](std::uint64_t first, std::span<std::uint16_t> out) {
+    std::copy_n(depths.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
+  };
+  write_layer(path, rules, stones, source, options);
 }
 
 }  // namespace sowdb

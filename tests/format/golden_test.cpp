@@ -31,17 +31,17 @@ const Golden kGoldens[] = {
      {Family::kOware, 2, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove},
      3,
      0x5EED0001,
-     {8, 19}},
+     test::write_options(8, 19)},
     {"golden_kalah_p3_n4.sdb",
      {Family::kKalah, 3, true, GrandSlam::kCapture, true, KalahEnd::kEmptySide},
      4,
      0x5EED0002,
-     {32, 19}},
+     test::write_options(32, 19)},
     {"golden_warius_p4_n5.sdb",
      {Family::kWariUs, 4, false, GrandSlam::kCapture, false, KalahEnd::kNoMove},
      5,
      0x5EED0003,
-     {256, 19}},
+     test::write_options(256, 19)},
 };
 
 std::string hex64(std::uint64_t v) {

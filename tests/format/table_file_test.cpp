@@ -82,7 +82,7 @@ TEST(TableFile, RoundTripEveryRuleSet) {
         for (const std::uint32_t block : {1u, 7u, kDefaultBlockEntries}) {
           const Layer l = make_layer(rules, n, 1000u * p + 10u * n + block);
           const auto path = dir / ("t" + std::to_string(files++) + ".sdb");
-          write_layer(path, rules, n, l.values, l.depths, {block, 3});
+          write_layer(path, rules, n, l.values, l.depths, test::write_options(block, 3));
           const auto r = LayerReader::open(path);
           ASSERT_EQ(r->info().block_entries, block);
           ASSERT_EQ(r->info().block_count, (l.values.size() + block - 1) / block);
@@ -115,7 +115,7 @@ TEST(TableFile, LargerLayersAndBoards) {
   for (const auto& c : cases) {
     const Layer l = make_layer(c.rules, c.n, 77);
     const auto path = dir / "big.sdb";
-    write_layer(path, c.rules, c.n, l.values, l.depths, {c.block, 1});
+    write_layer(path, c.rules, c.n, l.values, l.depths, test::write_options(c.block, 1));
     expect_reads_back(*LayerReader::open(path, test::options(2)), l);
     // Without a cache every probe decodes a block: probe a sample.
     expect_reads_back(*LayerReader::open(path, test::options(0)), l, l.values.size() / 500 + 1);
@@ -151,7 +151,7 @@ TEST(TableFile, ThreadsShareOneReader) {
   TempDir dir;
   const RuleSet rules{Family::kOware, 4, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove};
   const Layer l = make_layer(rules, 9, 3);  // C(16, 7) = 11440 entries
-  write_layer(dir / "t.sdb", rules, 9, l.values, l.depths, {256, 3});
+  write_layer(dir / "t.sdb", rules, 9, l.values, l.depths, test::write_options(256, 3));
   const auto r = LayerReader::open(dir / "t.sdb", test::options(3));
   std::vector<std::thread> threads;
   std::atomic<int> wrong{0};
@@ -174,7 +174,7 @@ TEST(TableFile, ReadAllSpans) {
   TempDir dir;
   const RuleSet rules{Family::kKalah, 2, true, GrandSlam::kCapture, false, KalahEnd::kNoMove};
   const Layer l = make_layer(rules, 6, 9);
-  write_layer(dir / "a.sdb", rules, 6, l.values, l.depths, {10, 3});
+  write_layer(dir / "a.sdb", rules, 6, l.values, l.depths, test::write_options(10, 3));
   const auto r = LayerReader::open(dir / "a.sdb");
   std::vector<std::int8_t> v(l.values.size());
   std::vector<std::uint16_t> d(l.values.size());
@@ -201,6 +201,76 @@ bool dir_has_only(const std::filesystem::path& dir, const std::vector<std::strin
   return got == want;
 }
 
+// The writer's block-by-block depth source and its parallel executor: the bytes are the same as
+// from the span overload, whatever the executor and its thread count.
+TEST(TableWriter, LayerSourceAndExecutorGiveTheSameBytes) {
+  TempDir dir;
+  const RuleSet rules{Family::kOware, 6, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove};
+  const Layer l = make_layer(rules, 7, 9);  // C(18, 11) = 31824 entries
+  WriteOptions o;
+  o.block_entries = 100;  // 319 blocks: more than one round of compression tasks
+  write_layer(dir / "spans.sdb", rules, 7, l.values, l.depths, o);
+  const auto want = read_bytes(dir / "spans.sdb");
+  std::atomic<std::uint64_t> filled{0};
+  LayerSource source;
+  source.values = l.values;
+  source.fill_depths = [&](std::uint64_t first, std::span<std::uint16_t> out) {
+    ASSERT_LE(first + out.size(), l.depths.size());
+    EXPECT_EQ(first % 100, 0u);
+    std::copy_n(l.depths.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
+    filled += out.size();
+  };
+  write_layer(dir / "source.sdb", rules, 7, source, o);
+  EXPECT_EQ(filled.load(), l.depths.size()) << "each depth requested exactly once";
+  EXPECT_EQ(read_bytes(dir / "source.sdb"), want);
+  for (const unsigned threads : {1u, 2u, 4u, 7u}) {
+    o.executor = test::thread_executor(threads);
+    write_layer(dir / "threads.sdb", rules, 7, source, o);
+    EXPECT_EQ(read_bytes(dir / "threads.sdb"), want) << threads << " threads";
+    write_layer(dir / "threads.sdb", rules, 7, l.values, l.depths, o);
+    EXPECT_EQ(read_bytes(dir / "threads.sdb"), want) << threads << " threads, spans";
+  }
+  expect_reads_back(*LayerReader::open(dir / "threads.sdb"), l, 7);
+}
+
+// A failing depth source or executor aborts the write, leaves the old file and no temporary.
+TEST(TableWriter, FailingSourceKeepsTheOldFile) {
+  TempDir dir;
+  const RuleSet rules{Family::kKalah, 3, false, GrandSlam::kCapture, false, KalahEnd::kNoMove};
+  const Layer l = make_layer(rules, 6, 3);
+  const auto path = dir / "x.sdb";
+  write_layer(path, rules, 6, l.values, l.depths, test::write_options(64, 3));
+  const auto before = read_bytes(path);
+  LayerSource source;
+  source.values = l.values;
+  EXPECT_TABLE_ERROR(write_layer(path, rules, 6, source), Code::kInvalidArgument);
+  source.fill_depths = [&](std::uint64_t first, std::span<std::uint16_t> out) {
+    if (first >= 128)
+      throw std::runtime_error("depth source failed");
+    std::fill(out.begin(), out.end(), std::uint16_t{1});
+  };
+  for (const unsigned threads : {0u, 3u}) {
+    WriteOptions o = test::write_options(64, 3);
+    if (threads > 0)
+      o.executor = test::thread_executor(threads);
+    try {
+      write_layer(path, rules, 6, source, o);
+      ADD_FAILURE() << "no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "depth source failed");
+    }
+    EXPECT_EQ(read_bytes(path), before);
+    EXPECT_TRUE(dir_has_only(dir.path(), {"x.sdb"}));
+  }
+  WriteOptions o = test::write_options(64, 3);
+  o.executor = [](std::size_t, const std::function<void(std::size_t)>&) {
+    throw std::runtime_error("executor failed");
+  };
+  EXPECT_THROW(write_layer(path, rules, 6, l.values, l.depths, o), std::runtime_error);
+  EXPECT_EQ(read_bytes(path), before);
+  EXPECT_TRUE(dir_has_only(dir.path(), {"x.sdb"}));
+}
+
 TEST(TableWriter, RejectsBadArguments) {
   TempDir dir;
   const RuleSet rules{Family::kOware, 2, true, GrandSlam::kCapture, false, KalahEnd::kNoMove};
@@ -220,10 +290,13 @@ TEST(TableWriter, RejectsBadArguments) {
   v[7] = -4;
   EXPECT_TABLE_ERROR(write_layer(path, rules, 3, v, d), Code::kInvalidArgument);
   v[7] = 0;
-  EXPECT_TABLE_ERROR(write_layer(path, rules, 3, v, d, {0, 3}), Code::kInvalidArgument);
-  EXPECT_TABLE_ERROR(write_layer(path, rules, 3, v, d, {kMaxBlockEntries + 1, 3}),
+  EXPECT_TABLE_ERROR(write_layer(path, rules, 3, v, d, test::write_options(0, 3)),
                      Code::kInvalidArgument);
-  EXPECT_TABLE_ERROR(write_layer(path, rules, 3, v, d, {64, 1000}), Code::kInvalidArgument);
+  EXPECT_TABLE_ERROR(
+      write_layer(path, rules, 3, v, d, test::write_options(kMaxBlockEntries + 1, 3)),
+      Code::kInvalidArgument);
+  EXPECT_TABLE_ERROR(write_layer(path, rules, 3, v, d, test::write_options(64, 1000)),
+                     Code::kInvalidArgument);
   RuleSet bad = rules;
   bad.pits_per_side = 9;
   EXPECT_TABLE_ERROR(write_layer(path, bad, 3, v, d), Code::kInvalidArgument);
@@ -276,9 +349,7 @@ TEST(TableWriter, FullDiskKeepsTheOldFile) {
   ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &lim), 0);
   std::string msg;
   const auto code = error_of(
-      [&] {
-        write_layer(path, rules, 6, big.values, big.depths, {64, 1});
-      },
+      [&] { write_layer(path, rules, 6, big.values, big.depths, test::write_options(64, 1)); },
       &msg);
   ::setrlimit(RLIMIT_FSIZE, &old);
   ::signal(SIGXFSZ, old_handler);
@@ -306,7 +377,8 @@ class Tamper : public ::testing::Test {
  protected:
   void SetUp() override {
     layer_ = make_layer(rules_, 5, 4);  // P = 3, n = 5: C(10, 5) = 252 entries
-    write_layer(dir_ / "good.sdb", rules_, 5, layer_.values, layer_.depths, {40, 3});
+    write_layer(
+        dir_ / "good.sdb", rules_, 5, layer_.values, layer_.depths, test::write_options(40, 3));
     good_ = read_bytes(dir_ / "good.sdb");
     data_start_ = 64 + (std::to_integer<std::size_t>(good_[23]) + 7) / 8 * 8;
   }

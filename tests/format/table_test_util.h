@@ -4,12 +4,16 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sowdb/format/index.h"
@@ -58,6 +62,42 @@ inline Layer make_layer(const RuleSet& rules, int stones, std::uint64_t seed) {
     l.depths[i] = static_cast<std::uint16_t>((r >> 32) % 1000);
   }
   return l;
+}
+
+/// Writer options with a block size and a zstd level, the rest default.
+inline WriteOptions write_options(std::uint32_t block_entries, int zstd_level) {
+  WriteOptions o;
+  o.block_entries = block_entries;
+  o.zstd_level = zstd_level;
+  return o;
+}
+
+/// An Executor (WriteOptions::executor) that runs the tasks on `threads` std::threads, each
+/// taking the next task index from a shared counter, so tasks finish in a scrambled order.
+inline Executor thread_executor(unsigned threads) {
+  return [threads](std::size_t tasks, const std::function<void(std::size_t)>& task) {
+    std::atomic<std::size_t> next{0};
+    std::exception_ptr error;
+    std::mutex error_mutex;
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) {
+      pool.emplace_back([&] {
+        for (std::size_t i = next++; i < tasks; i = next++) {
+          try {
+            task(tasks - 1 - i);  // back to front: the writer must not rely on the order
+          } catch (...) {
+            std::lock_guard lock(error_mutex);
+            if (!error)
+              error = std::current_exception();
+          }
+        }
+      });
+    }
+    for (std::thread& th : pool)
+      th.join();
+    if (error)
+      std::rethrow_exception(error);
+  };
 }
 
 /// Reader options with a cache size and checksum verification.

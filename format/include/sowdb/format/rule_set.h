@@ -36,11 +36,11 @@ enum class KalahEnd : std::uint8_t {
 /// rule sets compare equal exactly when they give the same game.
 struct RuleSet {
   Family family = Family::kOware;
-  std::uint8_t pits_per_side = 6;       ///< P, 1..8.
-  bool skip_origin = true;              ///< A lapping sowing skips the emptied origin pit.
+  std::uint8_t pits_per_side = 6;                ///< P, 1..8.
+  bool skip_origin = true;                       ///< A lapping sowing skips the emptied origin pit.
   GrandSlam grand_slam = GrandSlam::kForbidden;  ///< Oware family only.
-  bool capture_empty_opposite = false;  ///< Kalah family: the lone last seed is taken too.
-  KalahEnd end = KalahEnd::kNoMove;     ///< Kalah family only.
+  bool capture_empty_opposite = false;           ///< Kalah family: the lone last seed is taken too.
+  KalahEnd end = KalahEnd::kNoMove;              ///< Kalah family only.
 
   /// Number of pits on the board, 2P.
   constexpr int pits() const { return 2 * pits_per_side; }
@@ -48,7 +48,8 @@ struct RuleSet {
   /// The same rule set with every option that does not apply to its family set to its default.
   constexpr RuleSet normalised() const {
     RuleSet r = *this;
-    if (family != Family::kOware) r.grand_slam = GrandSlam::kCapture;
+    if (family != Family::kOware)
+      r.grand_slam = GrandSlam::kCapture;
     if (family != Family::kKalah) {
       r.capture_empty_opposite = false;
       r.end = KalahEnd::kNoMove;

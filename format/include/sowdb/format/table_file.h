@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -67,13 +68,36 @@ struct LayerInfo {
   std::uint64_t file_size = 0;           ///< Bytes in the file, footer included.
 };
 
+/// Runs `tasks` independent tasks, `task(0)` .. `task(tasks - 1)`, each exactly once, in any
+/// order and on any threads, and returns when all have finished (rethrowing an exception of a
+/// task, if any). The writer uses it to compress blocks in parallel without the format library
+/// depending on a thread library; a generator passes e.g. a `tbb::parallel_for` wrapper.
+using Executor =
+    std::function<void(std::size_t tasks, const std::function<void(std::size_t)>& task)>;
+
 /// Options of `write_layer`.
 struct WriteOptions {
   /// Entries per block, 1..kMaxBlockEntries. Smaller blocks: faster random probes, worse ratio.
   std::uint32_t block_entries = kDefaultBlockEntries;
   /// zstd compression level, ZSTD_minCLevel()..ZSTD_maxCLevel(). Output is a pure function of
-  /// the input, the options and the zstd library version.
+  /// the input, the options (except `executor`) and the zstd library version.
   int zstd_level = 9;
+  /// Runs the block compression tasks; empty: one after the other on the calling thread. Each
+  /// task compresses one block with its own zstd context; the blocks are written in order, so
+  /// the file's bytes do not depend on the executor.
+  Executor executor;
+};
+
+/// A layer as the writer reads it, for callers that do not hold a full `uint16` depth array
+/// (the generator keeps a depth in one byte plus an overflow map).
+struct LayerSource {
+  /// layer_size(rules.pits(), stones) values in index order, each in [-n, n].
+  std::span<const std::int8_t> values;
+  /// Writes the depths of indices `first .. first + out.size() - 1` into `out`. Called once per
+  /// block, for disjoint ranges, possibly concurrently from the executor's threads (so it must
+  /// be thread safe for disjoint ranges). An exception it throws aborts the write and leaves
+  /// the old file in place.
+  std::function<void(std::uint64_t first, std::span<std::uint16_t> out)> fill_depths;
 };
 
 /// Writes one layer as a table file at `path` (FORMAT.md).
@@ -99,6 +123,17 @@ void write_layer(const std::filesystem::path& path,
                  int stones,
                  std::span<const std::int8_t> values,
                  std::span<const std::uint16_t> depths,
+                 const WriteOptions& options = {});
+
+/// As above, with the depths supplied block by block through `source.fill_depths`.
+/// PARAMETERS as above; `source.fill_depths` must be set.
+/// ERRORS as above; kInvalidArgument also for an empty `fill_depths`. An exception thrown by
+///   `fill_depths` or by the executor propagates unchanged (after the temporary is removed).
+/// THREAD SAFETY as above; `fill_depths` may be called concurrently (see LayerSource).
+void write_layer(const std::filesystem::path& path,
+                 const RuleSet& rules,
+                 int stones,
+                 const LayerSource& source,
                  const WriteOptions& options = {});
 
 /// Options of `LayerReader::open`.
