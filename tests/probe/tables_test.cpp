@@ -1,0 +1,272 @@
+// TableSet and the C ABI on small hand-written tables (written with sowdb::format's write_layer,
+// arbitrary values): the plumbing from files to answers, independent of the generator. The
+// generator's real tables are tested in tests/gen/probe_tables_test.cpp.
+#include "sowdb/probe/tables.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sowdb/format/index.h"
+#include "sowdb/format/table_file.h"
+#include "sowdb/probe/sowdb.h"
+
+extern "C" int sowdb_c_header_check(const char* dir, int32_t* value_out);
+
+namespace sowdb::test {
+namespace {
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "sowdb-tables-XXXXXX").string();
+    if (!mkdtemp(pattern.data()))
+      throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// The arbitrary but fixed entries of the hand-written tables.
+int fake_value(int n, std::uint64_t i) {
+  return static_cast<int>((i * 7 + static_cast<std::uint64_t>(n)) % (2 * n + 1)) - n;
+}
+int fake_depth(std::uint64_t i) {
+  return static_cast<int>(i % 5);
+}
+
+RuleSet small_rules(int pits_per_side = 2) {
+  RuleSet r;  // oware
+  r.pits_per_side = static_cast<std::uint8_t>(pits_per_side);
+  return r.normalised();
+}
+
+void write_fake_tables(const fs::path& dir, const RuleSet& rules, int max_stones) {
+  fs::create_directories(dir);
+  for (int n = 0; n <= max_stones; ++n) {
+    const std::uint64_t size = layer_size(rules.pits(), n);
+    std::vector<std::int8_t> values(size);
+    std::vector<std::uint16_t> depths(size);
+    for (std::uint64_t i = 0; i < size; ++i) {
+      values[i] = static_cast<std::int8_t>(fake_value(n, i));
+      depths[i] = static_cast<std::uint16_t>(fake_depth(i));
+    }
+    WriteOptions options;
+    options.block_entries = 8;
+    options.zstd_level = 1;
+    char name[32];
+    std::snprintf(name, sizeof name, "layer-%03d.sdb", n);
+    write_layer(dir / name, rules, n, values, depths, options);
+  }
+}
+
+std::uint64_t index_of(const Pits& p, int pits) {
+  return rank(std::span<const std::uint8_t>(p.data(), static_cast<std::size_t>(pits)));
+}
+
+std::vector<Pits> layer(int pits, int n) {
+  std::vector<Pits> out;
+  Pits p{};
+  for (std::uint64_t i = 0; i < layer_size(pits, n); ++i) {
+    unrank(i, n, std::span<std::uint8_t>(p.data(), static_cast<std::size_t>(pits)));
+    out.push_back(p);
+  }
+  return out;
+}
+
+class FakeTables : public ::testing::Test {
+ protected:
+  static constexpr int kMax = 6;
+  void SetUp() override { write_fake_tables(tmp_.path() / "t", small_rules(), kMax); }
+  fs::path dir() const { return tmp_.path() / "t"; }
+  TempDir tmp_;
+};
+
+TEST_F(FakeTables, ValuesAndDepthsComeBackAsWritten) {
+  auto set = TableSet::open(dir());
+  EXPECT_EQ(set->max_stones(), kMax);
+  EXPECT_EQ(set->rules(), small_rules());
+  for (int n = 0; n <= kMax; ++n) {
+    for (const Pits& p : layer(4, n)) {
+      int v = 99;
+      int d = -1;
+      ASSERT_EQ(set->value(p, v, d), ProbeStatus::kOk);
+      EXPECT_EQ(v, fake_value(n, index_of(p, 4)));
+      EXPECT_EQ(d, fake_depth(index_of(p, 4)));
+    }
+  }
+}
+
+TEST_F(FakeTables, MoveWorthsFollowFromTheChildren) {
+  auto set = TableSet::open(dir());
+  const Rules& rules = set->engine();
+  for (int n = 0; n <= kMax; ++n) {
+    for (const Pits& p : layer(4, n)) {
+      MoveWorths moves;
+      ASSERT_EQ(set->moves(p, moves), ProbeStatus::kOk);
+      MoveList legal;
+      ASSERT_EQ(moves.size, rules.legal_moves(p, legal));
+      for (int j = 0; j < moves.size; ++j) {
+        const MoveWorth& m = moves.moves[j];
+        const Move& expect = legal.moves[j];
+        EXPECT_EQ(m.move.pit, expect.pit);
+        EXPECT_EQ(m.move.child, expect.child);
+        const int child_n = n - expect.gain();
+        const std::uint64_t ci = index_of(expect.child, 4);
+        EXPECT_EQ(m.worth, Rules::worth(expect, fake_value(child_n, ci)));
+        EXPECT_EQ(m.depth, expect.gain() > 0 ? 0 : fake_depth(ci));
+      }
+      // best_move: the highest worth; then depth (smallest when winning, largest when losing;
+      // at 0 a gaining move first, then the smallest depth); then the lowest pit.
+      MoveWorth best;
+      const ProbeStatus s = set->best_move(p, best);
+      if (moves.size == 0) {
+        EXPECT_EQ(s, ProbeStatus::kGameOver);
+        continue;
+      }
+      ASSERT_EQ(s, ProbeStatus::kOk);
+      int v = -1000;
+      for (const MoveWorth& m : moves)
+        v = std::max(v, m.worth);
+      auto key = [v](const MoveWorth& m) {
+        if (v > 0)
+          return m.depth;
+        if (v < 0)
+          return -m.depth;
+        return (m.move.gain() > 0 ? 0 : 1 << 20) + m.depth;
+      };
+      const MoveWorth* expect = nullptr;
+      for (const MoveWorth& m : moves) {
+        if (m.worth == v && (!expect || key(m) < key(*expect)))
+          expect = &m;
+      }
+      EXPECT_EQ(best.move.pit, expect->move.pit);
+      EXPECT_EQ(best.worth, v);
+    }
+  }
+}
+
+TEST_F(FakeTables, ManifestNamesTheVariant) {
+  EXPECT_EQ(TableSet::open(dir())->variant().to_string(), "oware/2x4");
+  std::ofstream(dir() / "sowdb.json") << "{\"variant\": \"wari-kc/2x3\"}\n";
+  auto set = TableSet::open(dir());
+  EXPECT_EQ(set->variant().to_string(), "wari-kc/2x3");
+  EXPECT_EQ(set->variant().seeds_per_pit, 3);
+  std::ofstream(dir() / "sowdb.json", std::ios::trunc) << "{\"variant\": \"abapa/2x4\"}\n";
+  EXPECT_THROW(TableSet::open(dir()), std::runtime_error);
+  std::ofstream(dir() / "sowdb.json", std::ios::trunc) << "{\"variant\": \"nonsense/2x4\"}\n";
+  EXPECT_THROW(TableSet::open(dir()), std::runtime_error);
+}
+
+TEST_F(FakeTables, ProbesFromManyThreadsAgree) {
+  auto set = TableSet::open(dir());
+  const std::vector<Pits> all = layer(4, kMax);
+  std::vector<std::thread> threads;
+  std::vector<int> mismatches(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 20; ++round) {
+        for (const Pits& p : all) {
+          int v = 0;
+          int d = 0;
+          if (set->value(p, v, d) != ProbeStatus::kOk || v != fake_value(kMax, index_of(p, 4))) {
+            ++mismatches[t];
+          }
+        }
+      }
+    });
+  }
+  for (auto& th : threads)
+    th.join();
+  for (int m : mismatches)
+    EXPECT_EQ(m, 0);
+}
+
+TEST_F(FakeTables, TooManyStonesIsAStatus) {
+  auto set = TableSet::open(dir());
+  Pits p{};
+  p[0] = kMax + 1;
+  int v = 0;
+  int d = 0;
+  EXPECT_EQ(set->value(p, v, d), ProbeStatus::kTooManyStones);
+  EXPECT_EQ(set->explain(ProbeStatus::kTooManyStones, p),
+            "position has 7 seeds; tables in " + dir().string() + " hold up to 6");
+  PrincipalLine line;
+  EXPECT_EQ(set->principal_line(p, line), ProbeStatus::kTooManyStones);
+}
+
+TEST(TableSetOpen, RefusesBadDirectories) {
+  TempDir tmp;
+  EXPECT_THROW(TableSet::open(tmp.path() / "missing"), std::runtime_error);
+  EXPECT_THROW(TableSet::open(tmp.path()), std::runtime_error);  // empty
+  std::ofstream(tmp.path() / "file") << "x";
+  EXPECT_THROW(TableSet::open(tmp.path() / "file"), std::runtime_error);
+  // Two boards in one directory.
+  write_fake_tables(tmp.path() / "mixed", small_rules(2), 3);
+  write_fake_tables(tmp.path() / "other", small_rules(3), 5);
+  fs::copy_file(tmp.path() / "other" / "layer-005.sdb", tmp.path() / "mixed" / "layer-005.sdb");
+  try {
+    TableSet::open(tmp.path() / "mixed");
+    ADD_FAILURE() << "opened";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("different rule sets"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ProbeStatusText, Names) {
+  EXPECT_STREQ(to_string(ProbeStatus::kOk), "Ok");
+  EXPECT_STREQ(to_string(ProbeStatus::kTooManyStones), "TooManyStones");
+  EXPECT_STREQ(to_string(ProbeStatus::kGameOver), "GameOver");
+}
+
+// The C ABI: the header compiles as C99 (c_header_test.c), and bad arguments are statuses.
+TEST(CApi, HeaderCompilesAsCAndWorks) {
+  TempDir tmp;
+  write_fake_tables(tmp.path(), small_rules(), 5);
+  std::int32_t value = -100;
+  EXPECT_EQ(sowdb_c_header_check(tmp.path().c_str(), &value), 0) << sowdb_last_error();
+  Pits ones{1, 1, 1, 1};
+  EXPECT_EQ(value, fake_value(4, index_of(ones, 4)));
+}
+
+TEST(CApi, NullAndBadArguments) {
+  sowdb_tables* h = reinterpret_cast<sowdb_tables*>(1);
+  EXPECT_EQ(sowdb_open(nullptr, &h), SOWDB_ERR_ARGUMENT);
+  EXPECT_EQ(h, nullptr);
+  EXPECT_EQ(sowdb_open("/nonexistent/sowdb", nullptr), SOWDB_ERR_ARGUMENT);
+  EXPECT_EQ(sowdb_open("/nonexistent/sowdb", &h), SOWDB_ERR_OPEN);
+  EXPECT_NE(std::string(sowdb_last_error()).find("/nonexistent/sowdb"), std::string::npos);
+  sowdb_close(nullptr);
+  EXPECT_EQ(sowdb_pits(nullptr), 0);
+  EXPECT_EQ(sowdb_max_stones(nullptr), -1);
+  EXPECT_STREQ(sowdb_variant_name(nullptr), "");
+  std::uint8_t pits[4] = {1, 1, 1, 1};
+  std::int32_t v = 0;
+  EXPECT_EQ(sowdb_probe_value(nullptr, pits, 4, &v, nullptr), SOWDB_ERR_ARGUMENT);
+  sowdb_move_worth m;
+  std::int32_t count = 0;
+  EXPECT_EQ(sowdb_probe_moves(nullptr, pits, 4, &m, 1, &count), SOWDB_ERR_ARGUMENT);
+  EXPECT_EQ(sowdb_best_move(nullptr, pits, 4, &m), SOWDB_ERR_ARGUMENT);
+  std::uint8_t child[16];
+  EXPECT_EQ(sowdb_play(nullptr, pits, 4, 0, child, nullptr, nullptr), SOWDB_ERR_ARGUMENT);
+  EXPECT_STREQ(sowdb_status_name(SOWDB_OK), "SOWDB_OK");
+  EXPECT_STREQ(sowdb_status_name(SOWDB_ERR_INTERNAL), "SOWDB_ERR_INTERNAL");
+}
+
+}  // namespace
+}  // namespace sowdb::test
