@@ -8,5 +8,8 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/sowdbConfigVersion.
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/sowdbConfig.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/sowdbConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/sowdb)
+# The .pc file finds the prefix from its own location, so the installed tree can be moved.
+file(RELATIVE_PATH SOWDB_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+string(REGEX REPLACE "/$" "" SOWDB_PC_TO_PREFIX "${SOWDB_PC_TO_PREFIX}")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/sowdb.pc.in ${CMAKE_CURRENT_BINARY_DIR}/sowdb.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/sowdb.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
