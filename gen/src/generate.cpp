@@ -124,7 +124,9 @@ void generate(const GenerateOptions& options) {
         if (options.on_progress) options.on_progress(n, f);
       };
       Layer layer = solve_layer(rules, n, [&](int m) { return values[m].data(); }, progress);
-      write_layer(path, rules, n, layer.value, layer.depth, options.write);
+      std::vector<std::uint16_t> depths(layer.depth.size());
+      layer.depth.fill(0, depths);
+      write_layer(path, rules, n, layer.value, depths, options.write);
       values[n] = std::move(layer.value);
     }
     const double seconds =

@@ -11,6 +11,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "sowdb/format/index.h"
 #include "sowdb/probe/rules.h"
@@ -18,7 +19,9 @@
 namespace sowdb::gen {
 namespace {
 
-// Working memory per position: value (1 byte), state (1 byte), depth (1 byte).
+// Working memory per position: value (1 byte) and a cell of state and depth (2 bytes), plus
+// frontier flags (1 bit per 32 positions). The state and the depth share a cell because the
+// predecessor updates, the random accesses that dominate the run time, touch both.
 //
 // Until a position is decided its value byte holds e(p), the best worth of its moves that leave
 // the layer (or the final value of a finished game), kNoExit when it has none.
@@ -28,11 +31,19 @@ constexpr std::int8_t kNoExit = -128;
 // at least the current threshold to its mover (P <= 8 moves).
 constexpr std::uint8_t kCounterMask = 0x0f;
 constexpr std::uint8_t kDecided = 0x10;
-constexpr std::uint8_t kTerminal = 0x20;
+constexpr std::uint8_t kWon = 0x20;  // decided with a positive value
+// Until a position is decided its depth byte tells a finished game (no legal move) apart.
+constexpr std::uint8_t kTerminalMark = 254;
 constexpr std::uint8_t kFrontier[2] = {0x40, 0x80};
 
 // Depths of 255 and more live in a side map; the byte holds kDepthOverflow.
-constexpr std::uint8_t kDepthOverflow = 255;
+constexpr std::uint8_t kDepthOverflow = DepthTable::kOverflow;
+
+struct Cell {
+  std::uint8_t state;
+  std::uint8_t depth;
+};
+static_assert(sizeof(Cell) == 2);
 
 // Frontier bits are found through two levels of flags: a line flag per 64 positions (one cache
 // line of state bytes) and a block flag per 64 lines, so that sparse levels cost little to find.
@@ -52,9 +63,9 @@ class LayerSolver {
     size_ = layer_size(k_, stones_);
     if (size_ > (std::uint64_t{1} << 40)) throw std::runtime_error("layer too large");
     for (int m = 0; m < stones_; ++m) smaller_[m] = smaller(m);
-    value_ = std::make_unique<std::int8_t[]>(size_);
-    state_ = std::make_unique<std::uint8_t[]>(size_);
-    depth_ = std::make_unique<std::uint8_t[]>(size_);
+    value_.resize(size_);
+    cells_ = static_cast<Cell*>(std::malloc(size_ * sizeof(Cell) + 1));
+    if (!cells_) throw std::bad_alloc();
     lines_ = (size_ + kLine - 1) >> kLineShift;
     blocks_ = (size_ + (std::uint64_t{1} << kBlockShift) - 1) >> kBlockShift;
     for (int parity = 0; parity < 2; ++parity) {
@@ -62,6 +73,10 @@ class LayerSolver {
       block_flags_[parity] = std::make_unique<std::uint8_t[]>(blocks_);
     }
   }
+
+  ~LayerSolver() { std::free(cells_); }
+  LayerSolver(const LayerSolver&) = delete;
+  LayerSolver& operator=(const LayerSolver&) = delete;
 
   Layer run(const std::function<void(double)>& progress) {
     const double steps = stones_ + 1;
@@ -71,44 +86,45 @@ class LayerSolver {
       solve_threshold(t);
       if (progress) progress((stones_ - t + 2) / steps);
     }
-    Layer layer;
-    layer.stones = stones_;
-    layer.value.resize(size_);
-    layer.depth.resize(size_);
+    // Undecided positions are worth 0: neither side can force a gain (endless play or a balanced
+    // game); finished games worth 0 land here too.
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, size_, 1 << 16), [&](const auto& r) {
       for (std::uint64_t i = r.begin(); i != r.end(); ++i) {
-        if (state_[i] & kDecided) {
-          layer.value[i] = value_[i];
-          layer.depth[i] = depth_of(i);
-        } else {
-          // Neither side can force a gain: endless play or a balanced game, worth 0. A finished
-          // game worth 0 lands here too.
-          layer.value[i] = 0;
-          layer.depth[i] = 0;
+        if (!(cells_[i].state & kDecided)) {
+          value_[i] = 0;
+          cells_[i].depth = 0;
         }
       }
     });
+    // Compact the depth bytes in place to the front of the cell memory and give back the rest:
+    // the layer never needs more than its 3 bytes per position.
+    auto* bytes = reinterpret_cast<std::uint8_t*>(cells_);
+    for (std::uint64_t i = 0; i < size_; ++i) bytes[i] = cells_[i].depth;
+    auto* low = static_cast<std::uint8_t*>(std::realloc(cells_, size_ + 1));
+    if (low) cells_ = reinterpret_cast<Cell*>(low);
+    std::vector<std::pair<std::uint64_t, std::uint16_t>> overflow(overflow_.begin(),
+                                                                   overflow_.end());
+    std::sort(overflow.begin(), overflow.end());
+    Layer layer;
+    layer.stones = stones_;
+    layer.value = std::move(value_);
+    layer.depth = DepthTable(DepthTable::Bytes(reinterpret_cast<std::uint8_t*>(cells_)), size_,
+                             std::move(overflow));
+    cells_ = nullptr;
     return layer;
   }
 
  private:
-  std::uint16_t depth_of(std::uint64_t i) const {
-    if (depth_[i] != kDepthOverflow) return depth_[i];
-    decltype(overflow_)::const_accessor acc;
-    overflow_.find(acc, i);
-    return acc->second;
-  }
-
   void set_depth(std::uint64_t i, int depth) {
     if (depth < kDepthOverflow) {
-      aref(depth_[i]).store(static_cast<std::uint8_t>(depth), std::memory_order_relaxed);
+      aref(cells_[i].depth).store(static_cast<std::uint8_t>(depth), std::memory_order_relaxed);
       return;
     }
     if (depth > 65535) throw std::runtime_error("depth to conversion exceeds 65535");
     decltype(overflow_)::accessor acc;
     overflow_.insert(acc, i);
     acc->second = static_cast<std::uint16_t>(depth);
-    aref(depth_[i]).store(kDepthOverflow, std::memory_order_relaxed);
+    aref(cells_[i].depth).store(kDepthOverflow, std::memory_order_relaxed);
   }
 
   // Worth of the best move that leaves the layer; counts the in-layer moves.
@@ -122,7 +138,7 @@ class LayerSolver {
             const int count = rules_.legal_moves(board, moves);
             if (count == 0) {
               value_[i] = static_cast<std::int8_t>(rules_.final_value(board));
-              state_[i] = kTerminal;
+              cells_[i].state = 0;
             } else {
               int best = kNoExit;
               int in_layer = 0;
@@ -137,9 +153,9 @@ class LayerSolver {
                 best = std::max(best, Rules::worth(m, child_value));
               }
               value_[i] = static_cast<std::int8_t>(best);
-              state_[i] = static_cast<std::uint8_t>(in_layer);
+              cells_[i].state = static_cast<std::uint8_t>(in_layer);
             }
-            depth_[i] = 0;
+            cells_[i].depth = count == 0 ? kTerminalMark : 0;
             next_position(std::span(board.data(), k_));
           }
         });
@@ -147,16 +163,16 @@ class LayerSolver {
 
   void mark_frontier(std::uint64_t i, int level) {
     const int parity = level & 1;
-    aref(state_[i]).fetch_or(kFrontier[parity], std::memory_order_relaxed);
+    aref(cells_[i].state).fetch_or(kFrontier[parity], std::memory_order_relaxed);
     aref(line_flags_[parity][i >> kLineShift]).store(1, std::memory_order_relaxed);
     aref(block_flags_[parity][i >> kBlockShift]).store(1, std::memory_order_relaxed);
   }
 
   // Claims an undecided position; true for the one caller that decides it.
   bool claim(std::uint64_t i) {
-    std::uint8_t s = aref(state_[i]).load(std::memory_order_relaxed);
+    std::uint8_t s = aref(cells_[i].state).load(std::memory_order_relaxed);
     while (!(s & kDecided)) {
-      if (aref(state_[i]).compare_exchange_weak(s, static_cast<std::uint8_t>(s | kDecided),
+      if (aref(cells_[i].state).compare_exchange_weak(s, static_cast<std::uint8_t>(s | kDecided),
                                                 std::memory_order_relaxed)) {
         return true;
       }
@@ -166,6 +182,7 @@ class LayerSolver {
 
   void decide(std::uint64_t i, int value, int level) {
     aref(value_[i]).store(static_cast<std::int8_t>(value), std::memory_order_relaxed);
+    if (value > 0) aref(cells_[i].state).fetch_or(kWon, std::memory_order_relaxed);
     set_depth(i, level);
     mark_frontier(i, level);
   }
@@ -176,16 +193,16 @@ class LayerSolver {
     // best exit is worth exactly -t (level 1).
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, size_, 1 << 16), [&](const auto& r) {
       for (std::uint64_t i = r.begin(); i != r.end(); ++i) {
-        const std::uint8_t s = state_[i];
+        const std::uint8_t s = cells_[i].state;
         if (s & kDecided) continue;
         const int v = value_[i];
-        if (s & kTerminal) {
+        if (cells_[i].depth == kTerminalMark) {
           if (v == t || v == -t) {
-            state_[i] = static_cast<std::uint8_t>(s | kDecided);
+            cells_[i].state = static_cast<std::uint8_t>(s | kDecided);
             decide(i, v, 0);
           }
         } else if (v == t || (v == -t && (s & kCounterMask) == 0)) {
-          state_[i] = static_cast<std::uint8_t>(s | kDecided);
+          cells_[i].state = static_cast<std::uint8_t>(s | kDecided);
           decide(i, v, 1);
         }
       }
@@ -206,14 +223,19 @@ class LayerSolver {
       }
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks.size(), 1), [&](const auto& r) {
         std::vector<std::uint64_t> preds;
+        std::vector<std::uint64_t> zeros;
         for (std::size_t bi = r.begin(); bi != r.end(); ++bi) {
-          expand_block(blocks[bi], t, level, preds);
+          expand_block(blocks[bi], t, level, preds, zeros);
         }
       });
     }
   }
 
-  void expand_block(std::uint64_t block, int t, int level, std::vector<std::uint64_t>& preds) {
+  void expand_block(std::uint64_t block,
+                    int t,
+                    int level,
+                    std::vector<std::uint64_t>& preds,
+                    std::vector<std::uint64_t>& zeros) {
     const int parity = level & 1;
     const std::uint8_t bit = kFrontier[parity];
     const std::uint64_t first_line = block << (kBlockShift - kLineShift);
@@ -229,9 +251,11 @@ class LayerSolver {
       // Gather the predecessors of the whole line first, prefetching their state bytes, so
       // that the cache misses of the updates overlap instead of queueing one by one.
       preds.clear();
+      zeros.clear();
       for (std::uint64_t i = begin; i < end; ++i) {
-        if (!(aref(state_[i]).load(std::memory_order_relaxed) & bit)) continue;
-        aref(state_[i]).fetch_and(static_cast<std::uint8_t>(~bit), std::memory_order_relaxed);
+        const std::uint8_t state = aref(cells_[i].state).load(std::memory_order_relaxed);
+        if (!(state & bit)) continue;
+        aref(cells_[i].state).fetch_and(static_cast<std::uint8_t>(~bit), std::memory_order_relaxed);
         // Unranking costs about as much as a few steps of next_position.
         if (have_board && i - at <= 2) {
           for (; at < i; ++at) next_position(std::span(board.data(), k_));
@@ -240,9 +264,10 @@ class LayerSolver {
         }
         have_board = true;
         at = i;
-        const std::uint64_t won = value_[i] > 0 ? 1 : 0;
+        const std::uint64_t won = (state & kWon) ? 1 : 0;
         for_each_predecessor(board, [&](std::uint64_t p) {
-          __builtin_prefetch(&state_[p], 1);
+          __builtin_prefetch(&cells_[p], 1);
+          if (!won) __builtin_prefetch(&value_[p], 1);
           preds.push_back(p << 1 | won);
         });
       }
@@ -250,14 +275,19 @@ class LayerSolver {
         const std::uint64_t p = entry >> 1;
         if (entry & 1) {
           // A child worth >= t to its mover: one fewer move of p can avoid it.
-          const std::uint8_t before = aref(state_[p]).fetch_sub(1, std::memory_order_relaxed);
+          const std::uint8_t before = aref(cells_[p].state).fetch_sub(1, std::memory_order_relaxed);
           if ((before & kCounterMask) == 1 && !(before & kDecided)) {
-            const int e = value_[p];
-            if (e <= -t && claim(p)) decide(p, -t, level + 1);
+            __builtin_prefetch(&value_[p], 1);
+            zeros.push_back(p);
           }
         } else if (claim(p)) {
           decide(p, t, level + 1);
         }
+      }
+      // Every move of these leads to a child worth >= t to its mover: lost by t if no exit does
+      // better (their value bytes still hold the best exit).
+      for (std::uint64_t p : zeros) {
+        if (value_[p] <= -t && claim(p)) decide(p, -t, level + 1);
       }
     }
   }
@@ -306,12 +336,141 @@ class LayerSolver {
   std::uint64_t size_ = 0;
   std::uint64_t blocks_ = 0;
   const std::int8_t* smaller_[kMaxIndexedStones + 1] = {};
-  std::unique_ptr<std::int8_t[]> value_;
-  std::unique_ptr<std::uint8_t[]> state_;
-  std::unique_ptr<std::uint8_t[]> depth_;
+  std::vector<std::int8_t> value_;
+  Cell* cells_ = nullptr;
   std::uint64_t lines_ = 0;
   std::unique_ptr<std::uint8_t[]> line_flags_[2];
   std::unique_ptr<std::uint8_t[]> block_flags_[2];
+  tbb::concurrent_hash_map<std::uint64_t, std::uint16_t> overflow_;
+};
+
+// Kalah-family and wari-us layers are acyclic: an in-layer move sows only the mover's own pits
+// towards the store (reaching the store would gain a seed), so the seeds of each side only move
+// on towards their store. There a depth-first pass computes each position once from its
+// children, with no predecessor search and no thresholds; the result is the same as the
+// retrograde analysis would give (solver.h defines both from the same recursion).
+class AcyclicSolver {
+ public:
+  AcyclicSolver(const RuleSet& rules, int stones, const SmallerValues& smaller)
+      : rules_(rules), stones_(stones), k_(rules_.pits()) {
+    size_ = layer_size(k_, stones_);
+    for (int m = 0; m < stones_; ++m) smaller_[m] = smaller(m);
+    value_.assign(size_, kUnknown);
+    depth_ = DepthTable::Bytes(static_cast<std::uint8_t*>(std::malloc(size_ + 1)));
+    if (!depth_) throw std::bad_alloc();
+  }
+
+  Layer run(const std::function<void(double)>& progress) {
+    const std::uint64_t chunk = 1 << 14;
+    const std::uint64_t chunks = (size_ + chunk - 1) / chunk;
+    std::atomic<std::uint64_t> done{0};
+    const auto main_thread = std::this_thread::get_id();
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, chunks, 1), [&](const auto& r) {
+      for (std::uint64_t c = r.begin(); c != r.end(); ++c) {
+        const std::uint64_t begin = c * chunk;
+        const std::uint64_t end = std::min(size_, begin + chunk);
+        Pits board{};
+        unrank(begin, stones_, std::span(board.data(), k_));
+        for (std::uint64_t i = begin; i < end; ++i) {
+          if (aref(value_[i]).load(std::memory_order_relaxed) == kUnknown) solve(i, board, 0);
+          next_position(std::span(board.data(), k_));
+        }
+        const std::uint64_t now = done.fetch_add(1) + 1;
+        if (progress && std::this_thread::get_id() == main_thread) {
+          progress(static_cast<double>(now) / static_cast<double>(chunks));
+        }
+      }
+    });
+    std::vector<std::pair<std::uint64_t, std::uint16_t>> overflow(overflow_.begin(),
+                                                                   overflow_.end());
+    std::sort(overflow.begin(), overflow.end());
+    Layer layer;
+    layer.stones = stones_;
+    layer.value = std::move(value_);
+    layer.depth = DepthTable(std::move(depth_), size_, std::move(overflow));
+    return layer;
+  }
+
+ private:
+  static constexpr std::int8_t kUnknown = -128;  // no value is -128: |value| <= 127
+  static constexpr int kMaxChain = 4096;
+
+  // Two threads may solve the same position at once; both write the same bytes.
+  void solve(std::uint64_t i, const Pits& board, int chain) {
+    if (chain > kMaxChain) throw std::runtime_error("in-layer moves cycle in an acyclic family");
+    MoveList moves;
+    if (rules_.legal_moves(board, moves) == 0) {
+      store(i, rules_.final_value(board), 0);
+      return;
+    }
+    std::uint64_t child_index[kMaxPitsPerSide];
+    const std::int8_t* child_layer[kMaxPitsPerSide];
+    for (int j = 0; j < moves.size; ++j) {
+      const Move& m = moves.moves[j];
+      child_index[j] = rank(std::span<const std::uint8_t>(m.child.data(), k_));
+      child_layer[j] = m.gain() == 0 ? value_.data() : smaller_[stones_ - m.gain()];
+      __builtin_prefetch(child_layer[j] + child_index[j]);
+    }
+    int worth[kMaxPitsPerSide];
+    int move_depth[kMaxPitsPerSide];
+    int best = -1000;
+    for (int j = 0; j < moves.size; ++j) {
+      const Move& m = moves.moves[j];
+      int child_value;
+      move_depth[j] = 0;
+      if (m.gain() == 0) {
+        child_value = aref(value_[child_index[j]]).load(std::memory_order_relaxed);
+        if (child_value == kUnknown) {
+          solve(child_index[j], m.child, chain + 1);
+          child_value = aref(value_[child_index[j]]).load(std::memory_order_relaxed);
+        }
+        move_depth[j] = depth_at(child_index[j]);
+      } else {
+        child_value = child_layer[j][child_index[j]];
+      }
+      worth[j] = Rules::worth(m, child_value);
+      best = std::max(best, worth[j]);
+    }
+    int depth = 0;
+    if (best != 0) {
+      int pick = best > 0 ? 1 << 30 : -1;
+      for (int j = 0; j < moves.size; ++j) {
+        if (worth[j] != best) continue;
+        pick = best > 0 ? std::min(pick, move_depth[j]) : std::max(pick, move_depth[j]);
+      }
+      depth = 1 + pick;
+    }
+    store(i, best, depth);
+  }
+
+  int depth_at(std::uint64_t i) {
+    const std::uint8_t d = aref(depth_[i]).load(std::memory_order_relaxed);
+    if (d != DepthTable::kOverflow) return d;
+    decltype(overflow_)::const_accessor acc;
+    overflow_.find(acc, i);
+    return acc->second;
+  }
+
+  void store(std::uint64_t i, int value, int depth) {
+    if (depth >= DepthTable::kOverflow) {
+      if (depth > 65535) throw std::runtime_error("depth to conversion exceeds 65535");
+      decltype(overflow_)::accessor acc;
+      overflow_.insert(acc, i);
+      acc->second = static_cast<std::uint16_t>(depth);
+      depth = DepthTable::kOverflow;
+    }
+    aref(depth_[i]).store(static_cast<std::uint8_t>(depth), std::memory_order_relaxed);
+    // The value goes last: a reader that sees it also sees the depth.
+    aref(value_[i]).store(static_cast<std::int8_t>(value), std::memory_order_release);
+  }
+
+  Rules rules_;
+  int stones_;
+  int k_;
+  std::uint64_t size_ = 0;
+  const std::int8_t* smaller_[kMaxIndexedStones + 1] = {};
+  std::vector<std::int8_t> value_;
+  DepthTable::Bytes depth_;
   tbb::concurrent_hash_map<std::uint64_t, std::uint16_t> overflow_;
 };
 
@@ -323,6 +482,10 @@ Layer solve_layer(const RuleSet& rules,
                   const std::function<void(double)>& progress) {
   if (stones < 0 || stones > kMaxIndexedStones) {
     throw std::invalid_argument("stone count out of range: " + std::to_string(stones));
+  }
+  if (rules.family != Family::kOware) {
+    AcyclicSolver solver(rules, stones, smaller);
+    return solver.run(progress);
   }
   LayerSolver solver(rules, stones, smaller);
   return solver.run(progress);

@@ -25,6 +25,7 @@ Rules::Rules(const RuleSet& rules)
     }
     cycle_ = n;
   }
+  for (int i = 0; i < p_; ++i) own_mask_[i / 8] |= std::uint64_t{0xff} << (8 * (i % 8));
   sow_table_.resize(static_cast<std::size_t>(p_) * kSowRows);
   for (int origin = 0; origin < p_; ++origin) {
     for (int seeds = 1; seeds < kSowRows; ++seeds) {
@@ -43,51 +44,13 @@ Rules::Rules(const RuleSet& rules)
   }
 }
 
-int Rules::own_seeds(const Pits& board) const noexcept {
-  int s = 0;
-  for (int i = 0; i < p_; ++i) s += board[i];
-  return s;
-}
 
-int Rules::opponent_seeds(const Pits& board) const noexcept {
-  int s = 0;
-  for (int i = p_; i < k_; ++i) s += board[i];
-  return s;
-}
 
 int Rules::final_value(const Pits& board) const noexcept {
   return own_seeds(board) - opponent_seeds(board);
 }
 
-Pits Rules::rotate(const Pits& board) const noexcept {
-  // The board as one 128-bit number, pit i in byte i: turning it is a rotation of its low 2P
-  // bytes by P bytes (pits 2P and up are zero).
-  __extension__ typedef unsigned __int128 U128;
-  U128 x;
-  std::memcpy(&x, board.data(), sizeof x);
-  const int shift = 8 * p_;
-  U128 low_mask = ~static_cast<U128>(0);
-  if (shift < 64) low_mask = (static_cast<U128>(1) << shift) - 1;
-  const U128 r = (x >> shift) | ((x & low_mask) << shift);
-  Pits out;
-  std::memcpy(out.data(), &r, sizeof r);
-  return out;
-}
 
-int Rules::sow(Pits& b, int origin, int seeds, int& stored) const noexcept {
-  const SowStep& st = sow_table_[origin * kSowRows + seeds];
-  b[origin] = 0;
-  // Byte-wise 16-lane add; no lane overflows since a board holds at most 255 seeds.
-  typedef std::uint8_t V16 __attribute__((vector_size(16)));
-  V16 x;
-  V16 y;
-  std::memcpy(&x, b.data(), sizeof x);
-  std::memcpy(&y, st.add.data(), sizeof y);
-  x += y;
-  std::memcpy(b.data(), &x, sizeof x);
-  stored += st.stored;
-  return st.last;
-}
 
 int Rules::legal_moves(const Pits& board, MoveList& out) const noexcept {
   int n = 0;

@@ -1,7 +1,13 @@
 // Retrograde analysis of one layer (one stone count) of a rule set.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <utility>
 #include <functional>
 #include <span>
 #include <vector>
@@ -9,6 +15,52 @@
 #include "sowdb/format/rule_set.h"
 
 namespace sowdb::gen {
+
+/// Depths of a layer in one byte per position; the rare depths of 255 or more are kept aside.
+class DepthTable {
+ public:
+  static constexpr std::uint8_t kOverflow = 255;
+
+  /// Memory from std::malloc, released with std::free.
+  struct Free {
+    void operator()(std::uint8_t* p) const { std::free(p); }
+  };
+  using Bytes = std::unique_ptr<std::uint8_t[], Free>;
+
+  DepthTable() = default;
+  /// Takes `size` low bytes (kOverflow marks an entry of `overflow`) and the (index, depth)
+  /// pairs of `overflow` sorted by index.
+  DepthTable(Bytes low,
+             std::uint64_t size,
+             std::vector<std::pair<std::uint64_t, std::uint16_t>> overflow)
+      : low_(std::move(low)), size_(size), overflow_(std::move(overflow)) {}
+
+  std::uint64_t size() const { return size_; }
+  /// Depth of entry i (i < size()).
+  std::uint16_t operator[](std::uint64_t i) const {
+    if (low_[i] != kOverflow) return low_[i];
+    auto it = std::lower_bound(overflow_.begin(), overflow_.end(), std::pair{i, std::uint16_t{0}});
+    return it->second;
+  }
+  /// Depth of entry i; throws std::out_of_range when i >= size().
+  std::uint16_t at(std::uint64_t i) const {
+    if (i >= size()) throw std::out_of_range("depth index");
+    return (*this)[i];
+  }
+  /// Writes entries first .. first + out.size() - 1 into `out`.
+  void fill(std::uint64_t first, std::span<std::uint16_t> out) const {
+    for (std::size_t j = 0; j < out.size(); ++j) out[j] = (*this)[first + j];
+  }
+  bool operator==(const DepthTable& o) const {
+    return size_ == o.size_ && overflow_ == o.overflow_ &&
+           (size_ == 0 || std::memcmp(low_.get(), o.low_.get(), size_) == 0);
+  }
+
+ private:
+  Bytes low_;
+  std::uint64_t size_ = 0;
+  std::vector<std::pair<std::uint64_t, std::uint16_t>> overflow_;
+};
 
 /// Values of a layer, indexed by position index (sowdb/format/index.h).
 ///
@@ -26,7 +78,7 @@ namespace sowdb::gen {
 struct Layer {
   int stones = 0;
   std::vector<std::int8_t> value;
-  std::vector<std::uint16_t> depth;
+  DepthTable depth;
 };
 
 /// Read access to the values of already solved smaller layers: value(stones, index).

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -63,11 +64,31 @@ class Rules {
   int final_value(const Pits& board) const noexcept;
 
   /// Seeds on the mover's side (first) and on the opponent's side.
-  int own_seeds(const Pits& board) const noexcept;
-  int opponent_seeds(const Pits& board) const noexcept;
+  int own_seeds(const Pits& board) const noexcept {
+    std::uint64_t half[2];
+    std::memcpy(half, board.data(), sizeof half);
+    return byte_sum(half[0] & own_mask_[0]) + byte_sum(half[1] & own_mask_[1]);
+  }
+  int opponent_seeds(const Pits& board) const noexcept {
+    std::uint64_t half[2];
+    std::memcpy(half, board.data(), sizeof half);
+    return byte_sum(half[0] & ~own_mask_[0]) + byte_sum(half[1] & ~own_mask_[1]);
+  }
 
   /// Turns the board so that the opponent becomes the mover.
-  Pits rotate(const Pits& board) const noexcept;
+  Pits rotate(const Pits& board) const noexcept {
+    // The board as one 128-bit number, pit i in byte i: turning it is a rotation of its low 2P
+    // bytes by P bytes (pits 2P and up are zero).
+    __extension__ typedef unsigned __int128 U128;
+    U128 x;
+    std::memcpy(&x, board.data(), sizeof x);
+    const int shift = 8 * p_;
+    const U128 low_mask = shift < 64 ? (static_cast<U128>(1) << shift) - 1 : ~static_cast<U128>(0);
+    const U128 r = (x >> shift) | ((x & low_mask) << shift);
+    Pits out;
+    std::memcpy(out.data(), &r, sizeof r);
+    return out;
+  }
 
   /// Places sown from `origin` in one lap, in order: pit numbers, or kStore for the mover's store.
   std::span<const std::uint8_t> sowing_path(int origin) const noexcept {
@@ -95,7 +116,24 @@ class Rules {
  private:
   // Sows `seeds` from pit `origin` into `b`; returns the last pit sown (kStore for the store) and
   // adds the seeds sown into the store to `stored`.
-  int sow(Pits& b, int origin, int seeds, int& stored) const noexcept;
+  int sow(Pits& b, int origin, int seeds, int& stored) const noexcept {
+    const SowStep& st = sow_table_[origin * kSowRows + seeds];
+    b[origin] = 0;
+    // Byte-wise 16-lane add; no lane overflows since a board holds at most 255 seeds.
+    typedef std::uint8_t V16 __attribute__((vector_size(16)));
+    V16 x;
+    V16 y;
+    std::memcpy(&x, b.data(), sizeof x);
+    std::memcpy(&y, st.add.data(), sizeof y);
+    x += y;
+    std::memcpy(b.data(), &x, sizeof x);
+    stored += st.stored;
+    return st.last;
+  }
+  // Sum of the 8 bytes of x (at most 255 in all).
+  static int byte_sum(std::uint64_t x) noexcept {
+    return static_cast<int>((x * 0x0101010101010101ULL) >> 56);
+  }
   bool kalah_over(const Pits& board) const noexcept;
   // One move from the mover's non-empty pit `i`, without the grand-slam legality rule; false
   // when the feeding rule forbids it.
@@ -106,6 +144,7 @@ class Rules {
   RuleSet rules_;
   int p_;
   int k_;
+  std::uint64_t own_mask_[2] = {0, 0};  // bytes of the mover's pits in the board's two halves
   int cycle_;  // sowing positions in one lap for a sowing from any origin
   // path_[origin][j] = the j-th place sown from origin (a pit, or kStore), j < cycle_.
   std::array<std::array<std::uint8_t, 2 * kMaxPits + 2>, kMaxPitsPerSide> path_{};
