@@ -220,12 +220,12 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
   if (have < 10)
     fail_check(Code::kTruncated, name, 3, "file ends inside the header");
   const auto version = static_cast<std::uint16_t>(get_le(&h[8], 2));
-  if (version != kTableFormatVersion) {
+  if (version < 1 || version > kTableFormatVersion) {
     fail_check(Code::kVersion,
                name,
                3,
                "format version " + std::to_string(version) + " (this reader knows version " +
-                   std::to_string(kTableFormatVersion) + ")");
+                   "s 1.." + std::to_string(kTableFormatVersion) + ")");
   }
   // Check 4: the header is complete.
   if (have < kHeaderSize) {
@@ -266,13 +266,20 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
   if (get8(&h[40]) != 0) {
     fail_check(Code::kUnsupported, name, 8, "unknown value codec " + std::to_string(get8(&h[40])));
   }
-  if (get8(&h[41]) != 0) {
-    fail_check(Code::kUnsupported, name, 8, "unknown depth codec " + std::to_string(get8(&h[41])));
+  // Depth codec 1 exists from format version 2 on ("Depth encoding").
+  const std::uint8_t depth_codec = get8(&h[41]);
+  if (depth_codec > 1 || (depth_codec == 1 && version < 2)) {
+    fail_check(Code::kUnsupported,
+               name,
+               8,
+               "unknown depth codec " + std::to_string(depth_codec) + " in a version " +
+                   std::to_string(version) + " file");
   }
   // Check 9: the rule set.
   Parsed p;
   LayerInfo& info = p.info;
   info.format_version = version;
+  info.depth_codec = static_cast<DepthCodec>(depth_codec);
   info.file_size = size;
   const std::uint8_t family = get8(&h[16]), pits = get8(&h[17]), skip = get8(&h[18]),
                      slam = get8(&h[19]), capture = get8(&h[20]), end = get8(&h[21]);
@@ -591,17 +598,39 @@ struct LayerReader::Impl {
       v = map[static_cast<std::uint8_t>(v)];
   }
 
-  void decode_depths(std::uint32_t b, std::span<std::uint16_t> out) const {
+  // Decodes block `b`'s depths into `out`. `values` are the block's decoded values: depth
+  // codec 1 stores depths only where the value is not 0.
+  void decode_depths(std::uint32_t b,
+                     std::span<const std::int8_t> values,
+                     std::span<std::uint16_t> out) const {
     const std::string where = src->name() + ": block " + std::to_string(b) + " depths";
-    const std::size_t n = out.size();
-    const auto frame = read_frame(b, 1, 2 * n);
-    std::vector<std::byte> planes(2 * n);
+    const bool all = info().depth_codec == DepthCodec::kAll;
+    const std::size_t m =
+        all ? out.size()
+            : out.size() - static_cast<std::size_t>(std::count(values.begin(), values.end(), 0));
+    const auto frame = read_frame(b, 1, 2 * m);
+    std::vector<std::byte> planes(2 * m);
     decompress(frame, planes, where);
-    // "Depth encoding": the low bytes of the block, then the high bytes.
-    for (std::size_t i = 0; i < n; ++i) {
-      out[i] = static_cast<std::uint16_t>(std::to_integer<unsigned>(planes[i]) |
-                                          (std::to_integer<unsigned>(planes[n + i]) << 8));
+    // "Depth encoding": the low bytes of the stored depths, then their high bytes.
+    const auto stored = [&](std::size_t j) {
+      return static_cast<std::uint16_t>(std::to_integer<unsigned>(planes[j]) |
+                                        (std::to_integer<unsigned>(planes[m + j]) << 8));
+    };
+    if (all) {
+      for (std::size_t i = 0; i < m; ++i)
+        out[i] = stored(i);
+      return;
     }
+    std::size_t j = 0;
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = values[i] == 0 ? std::uint16_t{0} : stored(j++);
+  }
+
+  // The values of block `b` a depth decode needs: none for depth codec 0.
+  std::shared_ptr<const Decoded> values_for_depths(std::uint32_t b) const {
+    if (info().depth_codec == DepthCodec::kAll)
+      return std::make_shared<Decoded>();
+    return block(b, 0);
   }
 
   std::shared_ptr<const Decoded> block(std::uint32_t b, int stream) const {
@@ -622,7 +651,7 @@ struct LayerReader::Impl {
       decode_values(b, decoded->values);
     } else {
       decoded->depths.resize(n);
-      decode_depths(b, decoded->depths);
+      decode_depths(b, values_for_depths(b)->values, decoded->depths);
     }
     if (options.cache_blocks > 0) {
       std::lock_guard lock(mutex);
@@ -734,13 +763,23 @@ void LayerReader::read_all(std::span<std::int8_t> values, std::span<std::uint16_
          "read_all: depths has " + std::to_string(depths.size()) + " entries, the layer " +
              std::to_string(info.entries));
   }
+  // Depth codec 1 needs each block's values: decode them into `values`, or a scratch block.
+  const bool depths_need_values = info.depth_codec != DepthCodec::kAll && !depths.empty();
+  std::vector<std::int8_t> scratch;
   for (std::uint32_t b = 0; b < info.block_count; ++b) {
     const std::size_t first = std::size_t{b} * info.block_entries;
     const std::size_t n = entries_in_block(info, b);
-    if (!values.empty())
-      impl_->decode_values(b, values.subspan(first, n));
+    std::span<std::int8_t> block_values;
+    if (!values.empty()) {
+      block_values = values.subspan(first, n);
+      impl_->decode_values(b, block_values);
+    } else if (depths_need_values) {
+      scratch.resize(n);
+      block_values = scratch;
+      impl_->decode_values(b, block_values);
+    }
     if (!depths.empty())
-      impl_->decode_depths(b, depths.subspan(first, n));
+      impl_->decode_depths(b, block_values, depths.subspan(first, n));
   }
 }
 
@@ -904,6 +943,11 @@ void write_layer(const std::filesystem::path& path,
   }
   if (!source.fill_depths)
     fail(Code::kInvalidArgument, name, "no depth source (fill_depths is empty)");
+  if (options.depth_codec != DepthCodec::kAll &&
+      options.depth_codec != DepthCodec::kNonZeroValues) {
+    fail(Code::kInvalidArgument, name, "unknown depth codec");
+  }
+  const bool all_depths = options.depth_codec == DepthCodec::kAll;
   const std::uint64_t entries = layer_size(rules.pits(), stones);
   if (values.size() != entries) {
     fail(Code::kInvalidArgument,
@@ -953,7 +997,8 @@ void write_layer(const std::filesystem::path& path,
   std::array<std::byte, kHeaderSize> h{};
   for (std::size_t i = 0; i < 8; ++i)
     h[i] = static_cast<std::byte>(kMagic[i]);
-  put_le(&h[8], kTableFormatVersion, 2);
+  // The lowest version that describes the file ("Version"): depth codec 0 is version 1.
+  put_le(&h[8], all_depths ? 1 : kTableFormatVersion, 2);
   put_le(&h[10], kHeaderSize, 2);
   put_le(&h[12], 0, 4);  // flags
   h[16] = static_cast<std::byte>(rules.family);
@@ -967,7 +1012,8 @@ void write_layer(const std::filesystem::path& path,
   put_le(&h[24], entries, 8);
   put_le(&h[32], options.block_entries, 4);
   put_le(&h[36], block_count, 4);
-  // 40 value codec 0, 41 depth codec 0, 42..55 reserved: all zero.
+  h[41] = static_cast<std::byte>(options.depth_codec);
+  // 40 value codec 0, 42..55 reserved: all zero.
   put_le(&h[56], xxh64(std::span(h.data(), kHeaderHashedBytes)), 8);
 
   TempFile out(path);
@@ -990,10 +1036,23 @@ void write_layer(const std::filesystem::path& path,
     cb.values = compress(cctx.get(), std::span(raw.data(), n), name);
     std::vector<std::uint16_t> depths(n);
     source.fill_depths(first, depths);
-    // "Depth encoding": the low bytes of the block, then the high bytes.
+    // "Depth encoding": the stored depths' low bytes, then their high bytes. Codec 1 stores
+    // the depths of the entries whose value is not 0; the others must be 0.
+    std::size_t m = 0;
     for (std::size_t i = 0; i < n; ++i) {
+      if (all_depths || values[first + i] != 0) {
+        depths[m++] = depths[i];
+      } else if (depths[i] != 0) {
+        fail(Code::kInvalidArgument,
+             name,
+             "entry " + std::to_string(first + i) + " has value 0 and depth " +
+                 std::to_string(depths[i]) + " (depth codec 1 needs depth 0)");
+      }
+    }
+    raw.resize(2 * m);
+    for (std::size_t i = 0; i < m; ++i) {
       raw[i] = static_cast<std::byte>(depths[i] & 0xFF);
-      raw[n + i] = static_cast<std::byte>(depths[i] >> 8);
+      raw[m + i] = static_cast<std::byte>(depths[i] >> 8);
     }
     cb.depths = compress(cctx.get(), raw, name);
     if (cb.values.size() > std::numeric_limits<std::uint32_t>::max() ||

@@ -25,24 +25,60 @@ struct Golden {
   WriteOptions options;
 };
 
-// Three boards, one per family, each with a partial last block.
+// Version 1 (depth codec 0, depths of value-0 entries arbitrary): three boards, one per family,
+// each with a partial last block. Kept unchanged since format version 1: a reader must still
+// read them.
+WriteOptions v1_options(std::uint32_t block_entries) {
+  WriteOptions o = test::write_options(block_entries, 19);
+  o.depth_codec = DepthCodec::kAll;
+  return o;
+}
+
+// Version 2 (depth codec 1): the same boards, with depth 0 at value 0.
+WriteOptions v2_options(std::uint32_t block_entries) {
+  WriteOptions o = test::write_options(block_entries, 19);
+  o.depth_codec = DepthCodec::kNonZeroValues;
+  return o;
+}
+
 const Golden kGoldens[] = {
     {"golden_oware_p2_n3.sdb",
      {Family::kOware, 2, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove},
      3,
      0x5EED0001,
-     test::write_options(8, 19)},
+     v1_options(8)},
     {"golden_kalah_p3_n4.sdb",
      {Family::kKalah, 3, true, GrandSlam::kCapture, true, KalahEnd::kEmptySide},
      4,
      0x5EED0002,
-     test::write_options(32, 19)},
+     v1_options(32)},
     {"golden_warius_p4_n5.sdb",
      {Family::kWariUs, 4, false, GrandSlam::kCapture, false, KalahEnd::kNoMove},
      5,
      0x5EED0003,
-     test::write_options(256, 19)},
+     v1_options(256)},
+    {"golden_v2_oware_p2_n3.sdb",
+     {Family::kOware, 2, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove},
+     3,
+     0x5EED0001,
+     v2_options(8)},
+    {"golden_v2_kalah_p3_n4.sdb",
+     {Family::kKalah, 3, true, GrandSlam::kCapture, true, KalahEnd::kEmptySide},
+     4,
+     0x5EED0002,
+     v2_options(32)},
+    {"golden_v2_warius_p4_n5.sdb",
+     {Family::kWariUs, 4, false, GrandSlam::kCapture, false, KalahEnd::kNoMove},
+     5,
+     0x5EED0003,
+     v2_options(256)},
 };
+
+// The golden layer: version 1 files keep arbitrary depths at value 0.
+test::Layer golden_layer(const Golden& g) {
+  return test::make_layer(
+      g.rules, g.stones, g.seed, g.options.depth_codec == DepthCodec::kNonZeroValues);
+}
 
 std::string hex64(std::uint64_t v) {
   char buf[17];
@@ -86,7 +122,7 @@ TEST(Golden, Regenerate) {
        << "# Written by tests/format/golden_test.cpp (SOWDB_REGENERATE_GOLDEN=1) with:\n"
        << "# zstd-version " << ZSTD_versionNumber() << "\n";
   for (const Golden& g : kGoldens) {
-    const auto l = test::make_layer(g.rules, g.stones, g.seed);
+    const auto l = golden_layer(g);
     write_layer(kDataDir / g.file, g.rules, g.stones, l.values, l.depths, g.options);
     sums << hex64(xxh64(test::read_bytes(kDataDir / g.file))) << "  " << g.file << "\n";
   }
@@ -104,7 +140,7 @@ TEST(Golden, FilesMatchChecksums) {
 
 TEST(Golden, ReadBackRight) {
   for (const Golden& g : kGoldens) {
-    const auto l = test::make_layer(g.rules, g.stones, g.seed);
+    const auto l = golden_layer(g);
     const auto r = LayerReader::open(kDataDir / g.file, test::expecting(g.rules, g.stones));
     const LayerInfo& info = r->info();
     EXPECT_EQ(info.rules, g.rules);
@@ -134,7 +170,7 @@ TEST(Golden, WriterIsByteStable) {
   }
   test::TempDir dir;
   for (const Golden& g : kGoldens) {
-    const auto l = test::make_layer(g.rules, g.stones, g.seed);
+    const auto l = golden_layer(g);
     write_layer(dir / g.file, g.rules, g.stones, l.values, l.depths, g.options);
     EXPECT_EQ(test::read_bytes(dir / g.file), test::read_bytes(kDataDir / g.file))
         << g.file << " changed: a format change needs a version bump and new golden files";

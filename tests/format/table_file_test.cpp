@@ -80,13 +80,18 @@ TEST(TableFile, RoundTripEveryRuleSet) {
     for (const RuleSet& rules : all_rule_sets(p)) {
       for (const int n : {0, 1, 4}) {
         for (const std::uint32_t block : {1u, 7u, kDefaultBlockEntries}) {
+          // Alternate the depth codecs (version 1 and version 2 files).
+          const auto codec = files % 2 == 0 ? DepthCodec::kNonZeroValues : DepthCodec::kAll;
           const Layer l = make_layer(rules, n, 1000u * p + 10u * n + block);
           const auto path = dir / ("t" + std::to_string(files++) + ".sdb");
-          write_layer(path, rules, n, l.values, l.depths, test::write_options(block, 3));
+          WriteOptions o = test::write_options(block, 3);
+          o.depth_codec = codec;
+          write_layer(path, rules, n, l.values, l.depths, o);
           const auto r = LayerReader::open(path);
           ASSERT_EQ(r->info().block_entries, block);
           ASSERT_EQ(r->info().block_count, (l.values.size() + block - 1) / block);
-          ASSERT_EQ(r->info().format_version, kTableFormatVersion);
+          ASSERT_EQ(r->info().format_version, codec == DepthCodec::kAll ? 1 : kTableFormatVersion);
+          ASSERT_EQ(r->info().depth_codec, codec);
           ASSERT_EQ(r->info().file_size, std::filesystem::file_size(path));
           expect_reads_back(*r, l);
           const LayerInfo info = read_info(path);
@@ -128,12 +133,49 @@ TEST(TableFile, ValueTableIsByFallingFrequency) {
   const RuleSet rules{Family::kOware, 1, true, GrandSlam::kCapture, false, KalahEnd::kNoMove};
   // P = 1, n = 9: 10 entries.
   const std::vector<std::int8_t> v = {3, -2, 3, 0, 3, -2, 9, 0, 0, 3};
-  const std::vector<std::uint16_t> d(10, 65535);
-  write_layer(dir / "f.sdb", rules, 9, v, d);
-  const auto r = LayerReader::open(dir / "f.sdb");
+  std::vector<std::uint16_t> d(10, 65535);
+  // Depth codec 1 stores no depth for value 0, so it refuses a non-zero one there.
+  EXPECT_TABLE_ERROR(write_layer(dir / "f.sdb", rules, 9, v, d), Code::kInvalidArgument);
+  EXPECT_FALSE(std::filesystem::exists(dir / "f.sdb"));
+  WriteOptions all;
+  all.depth_codec = DepthCodec::kAll;
+  write_layer(dir / "f.sdb", rules, 9, v, d, all);
+  auto r = LayerReader::open(dir / "f.sdb");
   EXPECT_EQ(r->info().value_table, (std::vector<std::int8_t>{3, 0, -2, 9}));
   for (std::uint64_t i = 0; i < 10; ++i)
     EXPECT_EQ(r->depth(i), 65535);
+  for (std::uint64_t i = 0; i < 10; ++i)
+    d[i] = v[i] == 0 ? 0 : 65535;
+  write_layer(dir / "f.sdb", rules, 9, v, d);
+  r = LayerReader::open(dir / "f.sdb");
+  EXPECT_EQ(r->info().depth_codec, DepthCodec::kNonZeroValues);
+  for (std::uint64_t i = 0; i < 10; ++i)
+    EXPECT_EQ(r->depth(i), d[i]);
+}
+
+// Depth codec 1 with blocks that store no depth at all (every value 0: empty depth frames),
+// blocks without a value 0, and depth probes before and after value probes.
+TEST(TableFile, NonZeroValueDepthsEdgeCases) {
+  TempDir dir;
+  const RuleSet rules{Family::kOware, 2, true, GrandSlam::kCapture, false, KalahEnd::kNoMove};
+  Layer l = make_layer(rules, 8, 5);  // C(11, 3) = 165 entries
+  for (std::size_t i = 0; i < l.values.size(); ++i) {
+    if (i < 40) {
+      l.values[i] = 0;  // blocks 0..3 of 10: all value 0
+      l.depths[i] = 0;
+    } else if (i < 80 && l.values[i] == 0) {
+      l.values[i] = 1;  // blocks 4..7: no value 0
+    }
+  }
+  write_layer(dir / "e.sdb", rules, 8, l.values, l.depths, test::write_options(10, 3));
+  expect_reads_back(*LayerReader::open(dir / "e.sdb", test::options(0)), l);
+  expect_reads_back(*LayerReader::open(dir / "e.sdb", test::options(1)), l);
+  const auto r = LayerReader::open(dir / "e.sdb", test::options(3));
+  for (std::uint64_t i = l.values.size(); i-- > 0;)
+    ASSERT_EQ(r->depth(i), l.depths[i]) << i;
+  std::vector<std::uint16_t> d(l.values.size());
+  r->read_all({}, d);  // depths alone still decode the values they need
+  EXPECT_EQ(d, l.depths);
 }
 
 TEST(TableFile, NonNormalisedRulesAreWrittenNormalised) {
@@ -247,7 +289,7 @@ TEST(TableWriter, FailingSourceKeepsTheOldFile) {
   source.fill_depths = [&](std::uint64_t first, std::span<std::uint16_t> out) {
     if (first >= 128)
       throw std::runtime_error("depth source failed");
-    std::fill(out.begin(), out.end(), std::uint16_t{1});
+    std::fill(out.begin(), out.end(), std::uint16_t{0});
   };
   for (const unsigned threads : {0u, 3u}) {
     WriteOptions o = test::write_options(64, 3);
@@ -429,7 +471,7 @@ TEST_F(Tamper, Check2Magic) {
 
 TEST_F(Tamper, Check3Version) {
   expect_field(8, 2, 0, Code::kVersion);
-  expect_field(8, 2, 2, Code::kVersion);
+  expect_field(8, 2, kTableFormatVersion + 1, Code::kVersion);
   expect_field(8, 2, 0xFFFF, Code::kVersion);
 }
 
@@ -464,9 +506,52 @@ TEST_F(Tamper, Check7Flags) {
 }
 
 TEST_F(Tamper, Check8Codecs) {
+  ASSERT_EQ(std::to_integer<int>(good_[41]), 1);  // the fixture's file: depth codec 1
   expect_field(40, 1, 1, Code::kUnsupported);
-  expect_field(41, 1, 1, Code::kUnsupported);
+  expect_field(41, 1, 2, Code::kUnsupported);
+  expect_field(41, 1, 255, Code::kUnsupported);
   expect_field(40, 1, 255, Code::kUnsupported);
+  expect_field(8, 2, 1, Code::kUnsupported);  // depth codec 1 needs version 2
+}
+
+// A depth codec byte that disagrees with the depth frames (resealed, so only the frame check
+// sees it): the values still read, the depths of every block whose stored-depth count changes
+// fail check 18, never a wrong depth.
+TEST_F(Tamper, DepthCodecSwappedAfterWriting) {
+  for (const int codec : {0, 1}) {
+    auto b = good_;
+    test::put_le(b, 41, static_cast<std::uint64_t>(codec), 1);
+    if (codec == 0) {
+      // Now a version 2 file whose frames hold fewer depths than codec 0 wants.
+      reseal(b);
+      std::string msg;
+      ASSERT_EQ(open_error(b, &msg), std::nullopt) << msg;
+    } else {
+      // A version 1 file relabelled to codec 1 and version 2.
+      write_layer(dir_ / "v1.sdb", rules_, 5, layer_.values, layer_.depths, [] {
+        WriteOptions o = test::write_options(40, 3);
+        o.depth_codec = DepthCodec::kAll;
+        return o;
+      }());
+      b = read_bytes(dir_ / "v1.sdb");
+      test::put_le(b, 8, 2, 2);
+      test::put_le(b, 41, 1, 1);
+    }
+    reseal(b);
+    const auto r = LayerReader::open_memory(b);
+    std::size_t failed = 0;
+    for (std::uint64_t i = 0; i < layer_.values.size(); ++i) {
+      ASSERT_EQ(r->value(i), layer_.values[i]);
+      const auto d = r->depth(i);
+      if (d.has_value())
+        ASSERT_EQ(*d, layer_.depths[i]) << i;
+      else
+        ++failed;
+    }
+    EXPECT_GT(failed, 0u) << "codec " << codec;
+    std::vector<std::uint16_t> d(layer_.values.size());
+    EXPECT_TABLE_ERROR(r->read_all({}, d), Code::kCorrupt);
+  }
 }
 
 TEST_F(Tamper, Check9RuleSet) {

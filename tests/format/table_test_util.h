@@ -35,7 +35,8 @@ struct SplitMix {
 };
 
 /// A layer's contents: values in [-n, n] (skewed towards small magnitudes, as real layers are)
-/// and depths below 1000, from a fixed seed.
+/// and depths below 1000, from a fixed seed. With `zero_depth_at_value_0` (as the solver
+/// guarantees, and depth codec 1 needs) an entry of value 0 has depth 0.
 struct Layer {
   RuleSet rules;
   int stones = 0;
@@ -43,7 +44,10 @@ struct Layer {
   std::vector<std::uint16_t> depths;
 };
 
-inline Layer make_layer(const RuleSet& rules, int stones, std::uint64_t seed) {
+inline Layer make_layer(const RuleSet& rules,
+                        int stones,
+                        std::uint64_t seed,
+                        bool zero_depth_at_value_0 = true) {
   Layer l;
   l.rules = rules;
   l.stones = stones;
@@ -59,7 +63,8 @@ inline Layer make_layer(const RuleSet& rules, int stones, std::uint64_t seed) {
       v = static_cast<int>((r >> 8) % static_cast<std::uint64_t>(2 * span + 1)) - span;
     }
     l.values[i] = static_cast<std::int8_t>(v);
-    l.depths[i] = static_cast<std::uint16_t>((r >> 32) % 1000);
+    l.depths[i] = v == 0 && zero_depth_at_value_0 ? std::uint16_t{0}
+                                                  : static_cast<std::uint16_t>((r >> 32) % 1000);
   }
   return l;
 }

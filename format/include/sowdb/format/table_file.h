@@ -16,8 +16,15 @@
 
 namespace sowdb {
 
-/// The format version this library writes, and the only one it reads (FORMAT.md, "Version").
-inline constexpr std::uint16_t kTableFormatVersion = 1;
+/// The newest format version this library writes and reads; it reads versions 1.. this
+/// (FORMAT.md, "Version").
+inline constexpr std::uint16_t kTableFormatVersion = 2;
+
+/// How a block's depths are stored (FORMAT.md, "Depth encoding").
+enum class DepthCodec : std::uint8_t {
+  kAll = 0,            ///< Every entry's depth (format version 1).
+  kNonZeroValues = 1,  ///< Only where the value is not 0; value 0 means depth 0 (version 2).
+};
 
 /// Largest block the reader accepts, in entries (FORMAT.md, check 10): bounds the memory one
 /// decoded block takes (3 bytes an entry).
@@ -58,14 +65,15 @@ const char* to_string(TableError::Code code) noexcept;
 
 /// What a table file's header says (FORMAT.md, "Header").
 struct LayerInfo {
-  RuleSet rules;                         ///< The rule set, normalised (RuleSet::normalised()).
-  int stones = 0;                        ///< n: seeds on the board in every position of the layer.
-  std::uint64_t entries = 0;             ///< layer_size(rules.pits(), stones).
-  std::uint32_t block_entries = 0;       ///< Entries per block; the last block may hold fewer.
-  std::uint32_t block_count = 0;         ///< ceil(entries / block_entries).
-  std::uint16_t format_version = 0;      ///< Always kTableFormatVersion for a file that opened.
-  std::vector<std::int8_t> value_table;  ///< Distinct values of the layer, symbol order.
-  std::uint64_t file_size = 0;           ///< Bytes in the file, footer included.
+  RuleSet rules;                     ///< The rule set, normalised (RuleSet::normalised()).
+  int stones = 0;                    ///< n: seeds on the board in every position of the layer.
+  std::uint64_t entries = 0;         ///< layer_size(rules.pits(), stones).
+  std::uint32_t block_entries = 0;   ///< Entries per block; the last block may hold fewer.
+  std::uint32_t block_count = 0;     ///< ceil(entries / block_entries).
+  std::uint16_t format_version = 0;  ///< 1..kTableFormatVersion.
+  DepthCodec depth_codec = DepthCodec::kAll;  ///< How the depths are stored.
+  std::vector<std::int8_t> value_table;       ///< Distinct values of the layer, symbol order.
+  std::uint64_t file_size = 0;                ///< Bytes in the file, footer included.
 };
 
 /// Runs `tasks` independent tasks, `task(0)` .. `task(tasks - 1)`, each exactly once, in any
@@ -82,6 +90,9 @@ struct WriteOptions {
   /// zstd compression level, ZSTD_minCLevel()..ZSTD_maxCLevel(). Output is a pure function of
   /// the input, the options (except `executor`) and the zstd library version.
   int zstd_level = 9;
+  /// How to store the depths. kNonZeroValues (the default, format version 2) needs every entry
+  /// with value 0 to have depth 0, which the solver guarantees; kAll writes a version 1 file.
+  DepthCodec depth_codec = DepthCodec::kNonZeroValues;
   /// Runs the block compression tasks; empty: one after the other on the calling thread. Each
   /// task compresses one block with its own zstd context; the blocks are written in order, so
   /// the file's bytes do not depend on the executor.
