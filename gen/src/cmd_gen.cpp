@@ -41,7 +41,7 @@ void add_gen(CLI::App& app, Runner& run) {
     bool quiet = false;
     bool json = false;
     unsigned block_entries = kDefaultBlockEntries;
-    int level = 19;
+    int level = WriteOptions{}.zstd_level;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("gen", "Solve every layer up to N seeds and write the tables");
@@ -58,7 +58,9 @@ void add_gen(CLI::App& app, Runner& run) {
   cmd->add_flag("--json", args->json, "One JSON line per layer on stdout");
   cmd->add_option("--block-entries", args->block_entries, "Entries per compressed block")
       ->check(CLI::Range(1u, kMaxBlockEntries));
-  cmd->add_option("--zstd-level", args->level, "zstd compression level")->check(CLI::Range(1, 22));
+  cmd->add_option("--zstd-level", args->level, "zstd compression level")
+      ->check(CLI::Range(1, 22))
+      ->capture_default_str();
   cmd->callback([&run, args] {
     run = [args] {
       Variant v;
@@ -104,6 +106,8 @@ void add_gen(CLI::App& app, Runner& run) {
           j["positions"] = r.positions;
           j["seconds"] = r.seconds;
           j["positions_per_s"] = r.positions_per_s;
+          j["solve_seconds"] = r.solve_seconds;
+          j["write_seconds"] = r.write_seconds;
           j["peak_rss_bytes"] = r.peak_rss_bytes;
           j["bytes_on_disk"] = r.bytes_on_disk;
           j["reused"] = r.reused;
@@ -117,9 +121,10 @@ void add_gen(CLI::App& app, Runner& run) {
                         human_bytes(static_cast<double>(r.bytes_on_disk)).c_str());
           } else {
             std::printf(
-                "layer %3d: %12llu positions, %8.2f s, %7.2f M positions/s, %s on disk "
-                "(%.3f bytes/position), peak RSS %s\n",
+                "layer %3d: %12llu positions, %8.2f s (solve %.2f, write %.2f), %7.2f M "
+                "positions/s, %s on disk (%.3f bytes/position), peak RSS %s\n",
                 r.stones, static_cast<unsigned long long>(r.positions), r.seconds,
+                r.solve_seconds, r.write_seconds,
                 r.positions_per_s / 1e6, human_bytes(static_cast<double>(r.bytes_on_disk)).c_str(),
                 static_cast<double>(r.bytes_on_disk) / static_cast<double>(r.positions),
                 human_bytes(static_cast<double>(r.peak_rss_bytes)).c_str());

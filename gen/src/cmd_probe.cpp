@@ -1,4 +1,5 @@
 // `sowdb probe`: look positions up in a table directory.
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <iostream>
@@ -219,12 +220,12 @@ void print_text(const TableSet& set, const Report& r, int store_a, int store_b) 
       what = "gains " + std::to_string(m.move.gain());
     if (m.move.extra_turn)
       what += std::string(what.empty() ? "" : ", ") + "extra turn";
-    std::printf("  pit %d: worth %+3d, depth %3d  %-22s%s\n",
-                m.move.pit,
-                m.worth,
-                m.depth,
-                what.c_str(),
-                r.has_best && m.move.pit == r.best.move.pit ? "<- best" : "");
+    if (r.has_best && m.move.pit == r.best.move.pit) {
+      what.resize(std::max<std::size_t>(what.size(), 22), ' ');
+      what += "<- best";
+    }
+    std::printf(
+        "  pit %d: worth %+3d, depth %3d  %s\n", m.move.pit, m.worth, m.depth, what.c_str());
   }
   std::printf("\nprincipal line (each position before the move, from the side of who moves):\n");
   int ply = 0;

@@ -1,5 +1,7 @@
 #include "sowdb/gen/generate.h"
 
+#include <tbb/parallel_for.h>
+
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -124,9 +126,23 @@ void generate(const GenerateOptions& options) {
         if (options.on_progress) options.on_progress(n, f);
       };
       Layer layer = solve_layer(rules, n, [&](int m) { return values[m].data(); }, progress);
-      std::vector<std::uint16_t> depths(layer.depth.size());
-      layer.depth.fill(0, depths);
-      write_layer(path, rules, n, layer.value, depths, options.write);
+      const auto solved = std::chrono::steady_clock::now();
+      report.solve_seconds = std::chrono::duration<double>(solved - start).count();
+      LayerSource source;
+      source.values = layer.value;
+      source.fill_depths = [&layer](std::uint64_t first, std::span<std::uint16_t> out) {
+        layer.depth.fill(first, out);
+      };
+      WriteOptions write = options.write;
+      if (!write.executor) {
+        // Blocks compress independently: spread them over the oneTBB arena.
+        write.executor = [](std::size_t tasks, const std::function<void(std::size_t)>& task) {
+          tbb::parallel_for(std::size_t{0}, tasks, [&](std::size_t t) { task(t); });
+        };
+      }
+      write_layer(path, rules, n, source, write);
+      report.write_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - solved).count();
       values[n] = std::move(layer.value);
     }
     const double seconds =

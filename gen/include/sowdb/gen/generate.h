@@ -17,6 +17,8 @@ struct LayerReport {
   std::uint64_t positions = 0;
   double seconds = 0;             ///< Solve and write time (0 for a reused layer).
   double positions_per_s = 0;
+  double solve_seconds = 0;       ///< Of `seconds`, the retrograde analysis.
+  double write_seconds = 0;       ///< Of `seconds`, compressing and writing the table.
   std::uint64_t peak_rss_bytes = 0;
   std::uint64_t bytes_on_disk = 0;
   bool reused = false;            ///< The table was already present and valid.
