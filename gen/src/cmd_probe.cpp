@@ -224,8 +224,9 @@ void print_text(const TableSet& set, const Report& r, int store_a, int store_b) 
       what.resize(std::max<std::size_t>(what.size(), 22), ' ');
       what += "<- best";
     }
-    std::printf(
-        "  pit %d: worth %+3d, depth %3d  %s\n", m.move.pit, m.worth, m.depth, what.c_str());
+    if (!what.empty())
+      what = "  " + what;
+    std::printf("  pit %d: worth %+3d, depth %3d%s\n", m.move.pit, m.worth, m.depth, what.c_str());
   }
   std::printf("\nprincipal line (each position before the move, from the side of who moves):\n");
   int ply = 0;

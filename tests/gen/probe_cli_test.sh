@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# CLI acceptance tests of `sowdb probe` (and of the C example play_game, when given).
+# Usage: probe_cli_test.sh PATH/TO/sowdb [PATH/TO/play_game]
+#
+# Builds small tables with `sowdb gen`, then checks: the text report; the --json contract
+# (variant, stones, value, depth, result, moves [{pit, worth}], best, line); the stdin bulk mode
+# (one object per line, an "error" object for a bad line, exit 1 at the end); and that bad input
+# (too many seeds, another board, missing or damaged tables) gives one line on stderr, a non-zero
+# exit code below 128, and nothing on stdout.
+set -u
+
+if [[ $# -lt 1 || ! -x "$1" ]]; then
+  echo "usage: $0 PATH/TO/sowdb [PATH/TO/play_game]" >&2
+  exit 2
+fi
+SOWDB=$1
+PLAY=${2:-}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+FAILURES=0
+CHECKS=0
+
+fail() {
+  echo "FAIL: $*" >&2
+  FAILURES=$((FAILURES + 1))
+}
+
+# bad ARGS...: one line on stderr, nothing on stdout, exit code in 1..127.
+bad() {
+  CHECKS=$((CHECKS + 1))
+  "$SOWDB" "$@" </dev/null >"$TMP/out" 2>"$TMP/err"
+  local rc=$?
+  if [[ $rc -eq 0 || $rc -ge 128 ]]; then
+    fail "sowdb $*: exit code $rc"
+  fi
+  if [[ $(wc -l <"$TMP/err") -ne 1 ]] || ! grep -q '^sowdb: error: .' "$TMP/err"; then
+    fail "sowdb $*: stderr is not one 'sowdb: error:' line: $(cat "$TMP/err")"
+  fi
+  if [[ -s "$TMP/out" ]]; then
+    fail "sowdb $*: wrote to stdout: $(head -c 200 "$TMP/out")"
+  fi
+}
+
+# good ARGS...: exit 0, nothing on stderr.
+good() {
+  CHECKS=$((CHECKS + 1))
+  "$SOWDB" "$@" >"$TMP/out" 2>"$TMP/err"
+  local rc=$?
+  if [[ $rc -ne 0 ]]; then
+    fail "sowdb $*: exit code $rc: $(cat "$TMP/err")"
+    return 1
+  fi
+  if [[ -s "$TMP/err" ]]; then
+    fail "sowdb $*: wrote to stderr: $(cat "$TMP/err")"
+  fi
+}
+
+# expect PATTERN: the last output matches the extended regular expression.
+expect() {
+  CHECKS=$((CHECKS + 1))
+  if ! grep -Eq -- "$1" "$TMP/out"; then
+    fail "output lacks /$1/: $(head -c 400 "$TMP/out")"
+  fi
+}
+
+# json_check PYTHON-EXPRESSION: every line of the last output is a JSON object `j` for which
+# the expression holds.
+json_check() {
+  CHECKS=$((CHECKS + 1))
+  if ! python3 -c '
+import json, sys
+expr = " ".join(sys.argv[1].split())
+lines = [l for l in open(sys.argv[2]) if l.strip()]
+assert lines, "no output"
+for l in lines:
+    j = json.loads(l)
+    assert isinstance(j, dict), l
+    assert eval(expr), "failed for: " + l[:300]
+' "$1" "$TMP/out" 2>"$TMP/pyerr"; then
+    fail "JSON check ($1): $(tail -1 "$TMP/pyerr")"
+  fi
+}
+
+OW="$TMP/oware"
+KA="$TMP/kalah"
+if ! "$SOWDB" gen --variant oware --max-stones 10 --out "$OW" --quiet --zstd-level 1 ||
+  ! "$SOWDB" gen --variant kalah/4x3 --max-stones 12 --out "$KA" --quiet --zstd-level 1; then
+  echo "FAIL: sowdb gen could not build the test tables" >&2
+  exit 1
+fi
+
+# --- text report
+good probe --tables "$OW" 0 0 0 0 1 2 2 0 0 3 2 0 && {
+  expect '^variant oware/6x4, 10 seeds on the board'
+  expect '^value [+-]?[0-9]+ for the mover'
+  expect 'final score [0-9]+-[0-9]+'
+  expect '<- best'
+  expect '^principal line'
+  expect '^  +1\. mover +pit [0-5]'
+}
+# The majority rule: a store with more than half of all seeds has decided the game.
+good probe --tables "$OW" --stores 20,3 0 0 0 0 1 2 2 0 0 3 2 0 && expect 'already decided'
+good probe --tables "$KA" 1 2 0 1 2 1 2 1 && {
+  expect '^variant kalah/4x3, 10 seeds'
+  expect 'extra turn|gains|end:|endless'
+}
+# Endless play in the line is named.
+good probe --tables "$OW" 1 0 0 0 0 0 1 0 0 0 0 0 && expect 'endless|end:'
+
+# --- JSON contract
+good probe --tables "$OW" --json 0 0 0 0 1 2 2 0 0 3 2 0 && json_check '
+  j["variant"] == "oware/6x4" and j["stones"] == 10 and isinstance(j["value"], int)
+  and isinstance(j["depth"], int) and j["result"] in ("win", "draw", "loss")
+  and all(set(m) >= {"pit", "worth"} for m in j["moves"])
+  and max(m["worth"] for m in j["moves"]) == j["value"]
+  and j["best"] in [m["pit"] for m in j["moves"] if m["worth"] == j["value"]]
+  and isinstance(j["line"], list) and len(j["line"]) >= 1 and j["line"][0] == j["best"]
+  and len(j["final"]) == 2 and j["line_end"] in ("game_over", "endless", "max_plies")'
+# Illegal moves are absent: pit 0 is empty.
+json_check 'all(m["pit"] != 0 for m in j["moves"])'
+# A finished game: no moves, best is null.
+good probe --tables "$KA" --json 0 0 0 0 1 2 0 0 && json_check '
+  j["moves"] == [] and j["best"] is None and j["game_over"] and j["value"] == -3'
+good probe --tables "$OW" --json --stores 3,1 1 1 1 1 1 1 1 1 1 1 0 0 &&
+  json_check 'j["stores"] == [3, 1] and j["final"][0] + j["final"][1] == 14'
+
+# --- stdin bulk mode
+CHECKS=$((CHECKS + 1))
+printf '0 0 0 0 1 2 2 0 0 3 2 0\n\n1 1 1 1 1 1 1 1 1 1 0 0\n' |
+  "$SOWDB" probe --tables "$OW" --json - >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[[ $rc -eq 0 ]] || fail "bulk mode, good lines: exit code $rc: $(cat "$TMP/err")"
+[[ $(wc -l <"$TMP/out") -eq 2 ]] || fail "bulk mode: want 2 lines, got $(wc -l <"$TMP/out")"
+json_check '"value" in j and "moves" in j and "best" in j and "line" in j'
+
+CHECKS=$((CHECKS + 1))
+printf '0 0 0 0 1 2 2 0 0 3 2 0\n1 2 3\n9 9 9 9 9 9 0 0 0 0 0 0\nx 0 0 0 0 0 0 0 0 0 0 1\n1 1 1 1 1 1 1 1 1 1 0 0\n' |
+  "$SOWDB" probe --tables "$OW" --json - >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[[ $rc -ne 0 && $rc -lt 128 ]] || fail "bulk mode with bad lines: exit code $rc, want 1"
+[[ $(wc -l <"$TMP/out") -eq 5 ]] || fail "bulk mode: want 5 lines, got $(wc -l <"$TMP/out")"
+json_check '("error" in j) == (j.get("line") in (2, 3, 4))'
+grep -q '"error":"position has 54 seeds; tables in .* hold up to 10"' "$TMP/out" ||
+  fail "bulk mode: no too-many-seeds error line: $(cat "$TMP/out")"
+
+# --- errors
+bad probe --tables "$OW" 9 9 9 9 9 9 0 0 0 0 0 0
+grep -q 'position has 54 seeds; tables in .* hold up to 10' "$TMP/err" ||
+  fail "too many seeds: unclear message: $(cat "$TMP/err")"
+bad probe --tables "$KA" 1 1 1 1 1 1 1 1 1 1 1 1
+grep -q 'kalah/4x3' "$TMP/err" || fail "pit count: message does not name the board: $(cat "$TMP/err")"
+bad probe --tables "$OW" 1 1 1
+bad probe --tables "$OW" 1 1 1 1 1 1 1 1 1 1 1 -1
+bad probe --tables "$OW" --stores 1 1 1 1 1 1 1 1 1 1 1 1 0
+bad probe --tables "$OW" 1 1 1 1 1 1 1 1 1 1 0 0 -
+bad probe --tables "$TMP/no-such-dir" 1 1 1 1 1 1 1 1 1 1 1 1
+mkdir -p "$TMP/empty"
+bad probe --tables "$TMP/empty" 1 1 1 1 1 1 1 1 1 1 1 1
+bad probe --tables "$OW" - # stdin needs --json
+# A missing and a damaged layer file.
+cp -r "$OW" "$TMP/damaged"
+rm "$TMP/damaged/layer-004.sdb"
+bad probe --tables "$TMP/damaged" 1 1 1 1 1 1 0 0 0 0 0 0
+grep -q 'hold up to 3' "$TMP/err" || fail "a gap at layer 4: $(cat "$TMP/err")"
+cp -r "$OW" "$TMP/corrupt"
+f="$TMP/corrupt/layer-006.sdb"
+size=$(stat -c %s "$f")
+printf '\x5a\x5a\x5a\x5a' | dd of="$f" bs=1 seek=$((size / 2)) conv=notrunc status=none
+bad probe --tables "$TMP/corrupt" 1 1 1 1 1 1 0 0 0 0 0 0
+grep -q 'layer-006.sdb' "$TMP/err" || fail "corrupt layer: message does not name the file: $(cat "$TMP/err")"
+truncate -s 100 "$TMP/corrupt/layer-007.sdb"
+bad probe --tables "$TMP/corrupt" 1 1 1 1 1 1 1 0 0 0 0 0
+
+# --- the C example
+if [[ -n "$PLAY" ]]; then
+  CHECKS=$((CHECKS + 1))
+  if ! "$PLAY" "$KA" >"$TMP/out" 2>"$TMP/err"; then
+    fail "play_game $KA: exit code $?: $(cat "$TMP/err")"
+  fi
+  expect '^final score: A [0-9]+, B [0-9]+ .*as the value [+-][0-9]+ predicted'
+  CHECKS=$((CHECKS + 1))
+  if ! "$PLAY" "$OW" 0 0 0 0 1 2 2 0 0 3 2 0 >"$TMP/out" 2>"$TMP/err"; then
+    fail "play_game $OW POSITION: $(cat "$TMP/err")"
+  fi
+  expect '^final score'
+  CHECKS=$((CHECKS + 1))
+  "$PLAY" "$OW" 9 9 9 9 9 9 0 0 0 0 0 0 >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+  [[ $rc -ne 0 && $rc -lt 128 ]] || fail "play_game with too many seeds: exit code $rc"
+  grep -q 'hold up to 10' "$TMP/err" || fail "play_game: unclear error: $(cat "$TMP/err")"
+fi
+
+echo "$CHECKS checks, $FAILURES failures"
+[[ $FAILURES -eq 0 ]]
