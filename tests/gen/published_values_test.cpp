@@ -1,0 +1,134 @@
+// Published values that complete tables must reproduce (VARIANTS.md, "Known reference values").
+#include <gtest/gtest.h>
+#include <tbb/global_control.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "sowdb/format/index.h"
+#include "sowdb/gen/generate.h"
+#include "sowdb/gen/solver.h"
+#include "sowdb/probe/rules.h"
+#include "sowdb/probe/variant.h"
+
+namespace sowdb {
+namespace {
+
+// Every layer 0..max_stones of a variant, in memory.
+class Tables {
+ public:
+  Tables(std::string_view variant, int max_stones) : rules_(parse_variant(variant)->rules) {
+    for (int n = 0; n <= max_stones; ++n) {
+      layers_.push_back(gen::solve_layer(
+          rules_, n, [this](int m) -> const std::int8_t* { return layers_[m].value.data(); }));
+    }
+  }
+
+  int value(const Pits& board) const {
+    const int k = rules_.pits();
+    int n = 0;
+    for (int i = 0; i < k; ++i)
+      n += board[i];
+    return layers_.at(n).value.at(rank(std::span<const std::uint8_t>(board.data(), k)));
+  }
+
+  // The worth of each legal move, by pit (absent moves: none).
+  std::vector<int> worths(const Pits& board) const {
+    Rules rules(rules_);
+    MoveList moves;
+    rules.legal_moves(board, moves);
+    std::vector<int> out;
+    for (const Move& m : moves)
+      out.push_back(Rules::worth(m, value(m.child)));
+    return out;
+  }
+
+ private:
+  RuleSet rules_;
+  std::vector<gen::Layer> layers_;
+};
+
+Pits board_of(std::initializer_list<int> pits) {
+  Pits b{};
+  int i = 0;
+  for (int x : pits)
+    b[i++] = static_cast<std::uint8_t>(x);
+  return b;
+}
+
+Pits start(int pits_per_side, int seeds) {
+  Pits b{};
+  for (int i = 0; i < 2 * pits_per_side; ++i)
+    b[i] = static_cast<std::uint8_t>(seeds);
+  return b;
+}
+
+// Romein & Bal's Awari databases: this position is worth 0 and its six moves -1 -1 -2 -2 -2 0.
+TEST(PublishedValues, OwareRomeinBalPosition) {
+  const Tables tables("oware", 16);
+  const Pits board = board_of({1, 1, 1, 1, 1, 2, 4, 2, 3, 0, 0, 0});
+  EXPECT_EQ(tables.value(board), 0);
+  EXPECT_EQ(tables.worths(board), (std::vector<int>{-1, -1, -2, -2, -2, 0}));
+}
+
+// Irving, Donkers & Uiterwijk, "Solving Kalah": Kalah(4,3) is a first-player win by 8 with the
+// empty-capture rule; the usual tournament rules give 6.
+TEST(PublishedValues, KalahFourByThree) {
+  const Tables irving("kalah-irving/4x3", 24);
+  EXPECT_EQ(irving.value(start(4, 3)), 8);
+  const Tables tournament("kalah-tournament/4x3", 24);
+  EXPECT_EQ(tournament.value(start(4, 3)), 6);
+}
+
+// Seed 001's end rule (the player to move with no seeds ends the game; the other keeps theirs)
+// has no published value; the start value of Kalah(4,3) must at least agree with a second,
+// independent route: the best move's worth.
+TEST(PublishedValues, KalahSeed001FourByThree) {
+  const Tables seed001("kalah/4x3", 24);
+  const int v = seed001.value(start(4, 3));
+  const std::vector<int> worths = seed001.worths(start(4, 3));
+  ASSERT_FALSE(worths.empty());
+  EXPECT_EQ(v, *std::max_element(worths.begin(), worths.end()));
+  RecordProperty("kalah_4x3_start_value", v);
+  std::printf("kalah/4x3 (seed 001 end rule) start value: %+d\n", v);
+}
+
+std::vector<char> read_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The generator's tables are the same bytes whatever the thread count.
+TEST(Generate, TablesAreByteIdenticalForOneAndTwoThreads) {
+  const auto base =
+      std::filesystem::temp_directory_path() /
+      ("sowdb-threads-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  for (std::string_view variant : {"oware", "kalah-tournament", "wari-us"}) {
+    SCOPED_TRACE(std::string(variant));
+    std::vector<std::filesystem::path> dirs;
+    for (int threads : {1, 2}) {
+      tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                                static_cast<std::size_t>(threads));
+      gen::GenerateOptions options;
+      options.variant = *parse_variant(variant);
+      options.max_stones = 12;
+      options.out = base / (std::string(variant) + "-" + std::to_string(threads));
+      std::filesystem::remove_all(options.out);
+      gen::generate(options);
+      dirs.push_back(options.out);
+    }
+    for (int n = 0; n <= 12; ++n) {
+      const auto name = gen::layer_file_name(n);
+      const auto one = read_bytes(dirs[0] / name);
+      ASSERT_FALSE(one.empty()) << name;
+      EXPECT_TRUE(one == read_bytes(dirs[1] / name)) << name << " differs";
+    }
+  }
+  std::filesystem::remove_all(base);
+}
+
+}  // namespace
+}  // namespace sowdb
