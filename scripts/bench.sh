@@ -32,9 +32,9 @@ out="$(mktemp)"
 trap 'rm -f "${out}"' EXIT
 run() {  # variant max_stones threads
   echo "== $1, layers 0..$2, $3 thread(s)" >&2
-  /usr/bin/time -f '{"cpu_seconds": %U, "sys_seconds": %S}' -o "${out}.time" \
-    "${build}/bench/sowdb_solve_bench" "$1" "$2" "$3" | grep '"summary"' >>"${out}"
-  cat "${out}.time" >>"${out}"
+  local TIMEFORMAT='{"cpu_seconds": %U, "sys_seconds": %S}'
+  { time "${build}/bench/sowdb_solve_bench" "$1" "$2" "$3" | grep '"summary"' >>"${out}"; } \
+    2>>"${out}"
 }
 run oware "${stones}" 1
 run oware "${stones}" 2
@@ -61,7 +61,6 @@ print("work B/pos: growth of the peak RSS while the largest layer is solved, per
       "that layer\n(value 1 B + state/depth cell 2 B + frontier flags; the smaller layers' values "
       "stay in memory too).")
 PY
-rm -f "${out}.time"
 
 if [[ -n "${tables}" ]]; then
   SOWDB_BENCH_BUILD_DIR="${build}" "${root}/scripts/bench_format.sh" "${tables}"
