@@ -46,8 +46,9 @@ class TempDir {
 int fake_value(int n, std::uint64_t i) {
   return static_cast<int>((i * 7 + static_cast<std::uint64_t>(n)) % (2 * n + 1)) - n;
 }
-int fake_depth(std::uint64_t i) {
-  return static_cast<int>(i % 5);
+// The format stores no depth for value 0 (FORMAT.md): such entries have depth 0.
+int fake_depth(int n, std::uint64_t i) {
+  return fake_value(n, i) == 0 ? 0 : static_cast<int>(i % 5);
 }
 
 RuleSet small_rules(int pits_per_side = 2) {
@@ -64,7 +65,7 @@ void write_fake_tables(const fs::path& dir, const RuleSet& rules, int max_stones
     std::vector<std::uint16_t> depths(size);
     for (std::uint64_t i = 0; i < size; ++i) {
       values[i] = static_cast<std::int8_t>(fake_value(n, i));
-      depths[i] = static_cast<std::uint16_t>(fake_depth(i));
+      depths[i] = static_cast<std::uint16_t>(fake_depth(n, i));
     }
     WriteOptions options;
     options.block_entries = 8;
@@ -107,7 +108,7 @@ TEST_F(FakeTables, ValuesAndDepthsComeBackAsWritten) {
       int d = -1;
       ASSERT_EQ(set->value(p, v, d), ProbeStatus::kOk);
       EXPECT_EQ(v, fake_value(n, index_of(p, 4)));
-      EXPECT_EQ(d, fake_depth(index_of(p, 4)));
+      EXPECT_EQ(d, fake_depth(n, index_of(p, 4)));
     }
   }
 }
@@ -129,7 +130,7 @@ TEST_F(FakeTables, MoveWorthsFollowFromTheChildren) {
         const int child_n = n - expect.gain();
         const std::uint64_t ci = index_of(expect.child, 4);
         EXPECT_EQ(m.worth, Rules::worth(expect, fake_value(child_n, ci)));
-        EXPECT_EQ(m.depth, expect.gain() > 0 ? 0 : fake_depth(ci));
+        EXPECT_EQ(m.depth, expect.gain() > 0 ? 0 : fake_depth(child_n, ci));
       }
       // best_move: the highest worth; then depth (smallest when winning, largest when losing;
       // at 0 a gaining move first, then the smallest depth); then the lowest pit.
