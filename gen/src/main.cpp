@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   sowdb::cli::add_show(app, run);
   sowdb::cli::add_gen(app, run);
   sowdb::cli::add_probe(app, run);
+  sowdb::cli::add_verify(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

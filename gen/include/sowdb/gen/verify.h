@@ -1,0 +1,38 @@
+// Independent check of a table directory: every entry re-derived from its successors through the
+// probe library (not the generator's internals).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sowdb/probe/tables.h"
+
+namespace sowdb::gen {
+
+/// What verify_layer found in one layer.
+struct VerifyReport {
+  int stones = 0;
+  std::uint64_t positions = 0;
+  std::uint64_t bad_values = 0;       ///< value != max over moves of worth (or the final split)
+  std::uint64_t bad_depths = 0;       ///< value right, depth != the depth its moves give
+  std::uint64_t unreadable = 0;       ///< the position or a successor could not be probed
+  std::vector<std::string> examples;  ///< the first few problems, in words
+
+  std::uint64_t problems() const { return bad_values + bad_depths + unreadable; }
+};
+
+/// Checks every position of layer `stones` of `tables`, in parallel on the calling thread's
+/// oneTBB arena. For each position p, with the tables' own values and depths:
+///   - no legal move: value == the final split, depth == 0;
+///   - otherwise value == max over moves of worth (gain +- the child's value);
+///   - value 0: depth 0; value v > 0: depth == 1 + min over moves worth v of the move depth;
+///     value v < 0: depth == 1 + max over those (a move that gains seeds has depth 0).
+/// The value equations alone admit wrong fixpoints on cycles of in-layer moves; the depth
+/// equations rule them out: a stored v != 0 must be realised along strictly falling depths, and
+/// the first position on a winning line that was wrongly stored as 0 sees a correctly stored
+/// successor worth more than 0. Requires stones <= tables.max_stones(). Never throws for bad
+/// tables: problems are counted in the report.
+VerifyReport verify_layer(const TableSet& tables, int stones);
+
+}  // namespace sowdb::gen

@@ -1,0 +1,117 @@
+// `sowdb verify`: re-derives every entry of a table directory from its successors, through the
+// probe library only (not the generator's internals).
+//
+// The checks are those of gen::verify_layer (sowdb/gen/verify.h).
+#include <tbb/global_control.h>
+#include <tbb/info.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "board_text.h"
+#include "commands.h"
+#include "sowdb/format/index.h"
+#include "sowdb/gen/verify.h"
+#include "sowdb/probe/tables.h"
+
+namespace sowdb::cli {
+
+void add_verify(CLI::App& app, Runner& run) {
+  struct Args {
+    std::string tables;
+    int max_stones = -1;
+    int threads = 0;
+    bool json = false;
+    bool quiet = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand(
+      "verify", "Re-derive every table entry from its successors through the probe library");
+  cmd->add_option("--tables", args->tables, "Table directory")->required();
+  cmd->add_option("--max-stones", args->max_stones, "Check layers 0..N only (default: all)")
+      ->check(CLI::Range(0, kMaxIndexedStones));
+  cmd->add_option("--threads", args->threads, "Worker threads (default: all cores)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_flag("--json", args->json, "One JSON line per layer on stdout");
+  cmd->add_flag("--quiet", args->quiet, "Print only problems and the final line");
+  cmd->callback([&run, args] {
+    run = [args] {
+      TableSetOptions options;
+      // Every block of the smaller layers is read again and again: keep them all decoded.
+      options.cache_blocks = std::size_t{1} << 20;
+      std::unique_ptr<TableSet> tables;
+      try {
+        tables = TableSet::open(args->tables, options);
+      } catch (const std::exception& e) {
+        throw UsageError(e.what());
+      }
+      const int threads = args->threads > 0 ? args->threads : tbb::info::default_concurrency();
+      tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                                static_cast<std::size_t>(threads));
+      int last = tables->max_stones();
+      if (args->max_stones >= 0) {
+        if (args->max_stones > last) {
+          throw UsageError("--max-stones " + std::to_string(args->max_stones) + ": " +
+                           args->tables + " holds layers up to " + std::to_string(last));
+        }
+        last = args->max_stones;
+      }
+      std::uint64_t total = 0;
+      std::uint64_t problems = 0;
+      const auto start_all = std::chrono::steady_clock::now();
+      for (int n = 0; n <= last; ++n) {
+        const auto start = std::chrono::steady_clock::now();
+        const gen::VerifyReport check = gen::verify_layer(*tables, n);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const std::uint64_t bad = check.problems();
+        total += check.positions;
+        problems += bad;
+        if (args->json) {
+          nlohmann::json j;
+          j["n"] = n;
+          j["positions"] = check.positions;
+          j["bad_values"] = check.bad_values;
+          j["bad_depths"] = check.bad_depths;
+          j["unreadable"] = check.unreadable;
+          j["seconds"] = seconds;
+          j["examples"] = check.examples;
+          std::printf("%s\n", j.dump().c_str());
+        } else if (!args->quiet || bad) {
+          std::printf("layer %3d: %12llu positions, %s, %.2f s\n",
+                      n,
+                      static_cast<unsigned long long>(check.positions),
+                      bad ? (std::to_string(bad) + " PROBLEMS").c_str() : "all entries agree",
+                      seconds);
+          for (const auto& e : check.examples)
+            std::printf("    %s\n", e.c_str());
+        }
+        std::fflush(stdout);
+      }
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_all).count();
+      if (!args->json) {
+        std::printf("%s: %s, layers 0..%d, %llu positions checked in %.1f s: %s\n",
+                    args->tables.c_str(),
+                    tables->variant().to_string().c_str(),
+                    last,
+                    static_cast<unsigned long long>(total),
+                    seconds,
+                    problems ? (std::to_string(problems) + " problems").c_str() : "verified");
+      }
+      if (problems) {
+        std::fprintf(stderr,
+                     "sowdb: error: %llu entries disagree with their successors\n",
+                     static_cast<unsigned long long>(problems));
+        return 1;
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace sowdb::cli

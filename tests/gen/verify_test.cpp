@@ -1,0 +1,115 @@
+// gen::verify_layer accepts the generator's tables and catches entries that disagree with
+// their successors, including a win stored as a draw on a cycle.
+#include "sowdb/gen/verify.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "sowdb/format/index.h"
+#include "sowdb/format/table_file.h"
+#include "sowdb/gen/generate.h"
+#include "sowdb/probe/tables.h"
+#include "sowdb/probe/variant.h"
+
+namespace sowdb {
+namespace {
+
+namespace fs = std::filesystem;
+
+class VerifyTest : public testing::Test {
+ protected:
+  void generate(std::string_view variant, int max_stones) {
+    dir_ = fs::temp_directory_path() /
+           ("sowdb-verify-" +
+            std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    gen::GenerateOptions options;
+    options.variant = *parse_variant(variant);
+    options.max_stones = max_stones;
+    options.out = dir_;
+    gen::generate(options);
+    rules_ = options.variant.rules;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::uint64_t problems(int max_stones) {
+    auto tables = TableSet::open(dir_);
+    std::uint64_t total = 0;
+    for (int n = 0; n <= max_stones; ++n)
+      total += gen::verify_layer(*tables, n).problems();
+    return total;
+  }
+
+  // Rewrites layer n with entry `index` changed to value/depth.
+  void tamper(int n, std::uint64_t index, int value, int depth) {
+    const fs::path path = dir_ / gen::layer_file_name(n);
+    auto reader = LayerReader::open(path);
+    const std::uint64_t size = reader->info().entries;
+    std::vector<std::int8_t> values(size);
+    std::vector<std::uint16_t> depths(size);
+    reader->read_all(values, depths);
+    reader.reset();
+    values[index] = static_cast<std::int8_t>(value);
+    depths[index] = static_cast<std::uint16_t>(depth);
+    WriteOptions options;
+    options.depth_codec = DepthCodec::kAll;
+    write_layer(path, rules_, n, values, depths, options);
+  }
+
+  fs::path dir_;
+  RuleSet rules_;
+};
+
+TEST_F(VerifyTest, GeneratedTablesVerify) {
+  for (std::string_view variant : {"oware/3x4", "abapa/3x4", "kalah/3x4", "wari-us/3x4"}) {
+    SCOPED_TRACE(std::string(variant));
+    generate(variant, 10);
+    EXPECT_EQ(problems(10), 0u);
+  }
+}
+
+TEST_F(VerifyTest, CatchesAWrongValueAndAWrongDepth) {
+  generate("oware/3x4", 8);
+  auto tables = TableSet::open(dir_);
+  // Find a position worth something, and one worth 0 with moves, in layer 8.
+  const int n = 8;
+  Pits board{};
+  std::uint64_t won = ~0ull;
+  std::uint64_t drawn = ~0ull;
+  for (std::uint64_t i = 0; i < layer_size(6, n); ++i) {
+    unrank(i, n, std::span(board.data(), 6));
+    int v = 0;
+    int d = 0;
+    MoveWorths moves;
+    ASSERT_EQ(tables->value(board, v, d), ProbeStatus::kOk);
+    ASSERT_EQ(tables->moves(board, moves), ProbeStatus::kOk);
+    if (v > 0 && d > 1 && won == ~0ull)
+      won = i;
+    if (v == 0 && moves.size > 0 && drawn == ~0ull)
+      drawn = i;
+  }
+  ASSERT_NE(won, ~0ull);
+  ASSERT_NE(drawn, ~0ull);
+  tables.reset();
+
+  int v = 0;
+  int d = 0;
+  {
+    auto t = TableSet::open(dir_);
+    unrank(won, n, std::span(board.data(), 6));
+    t->value(board, v, d);
+  }
+  tamper(n, won, v, d + 2);  // right value, wrong depth
+  EXPECT_GT(problems(n), 0u);
+  tamper(n, won, 0, 0);  // a win stored as a draw
+  EXPECT_GT(problems(n), 0u);
+  tamper(n, won, v, d);  // restored
+  EXPECT_EQ(problems(n), 0u);
+  tamper(n, drawn, 1, 1);  // a draw stored as a win
+  EXPECT_GT(problems(n), 0u);
+}
+
+}  // namespace
+}  // namespace sowdb
