@@ -173,7 +173,7 @@ class MemorySource final : public Source {
            "read of " + std::to_string(out.size()) + " bytes at " + std::to_string(offset) +
                " passes the end (" + std::to_string(bytes_.size()) + " bytes)");
     }
-    std::memcpy(out.data(), bytes_.data() + offset, out.size());
+    if (!out.empty()) std::memcpy(out.data(), bytes_.data() + offset, out.size());
   }
 
  private:
