@@ -222,36 +222,45 @@ class LayerSolver {
         break;
       }
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks.size(), 1), [&](const auto& r) {
-        std::vector<std::uint64_t> preds;
-        std::vector<std::uint64_t> zeros;
+        Scratch scratch;
         for (std::size_t bi = r.begin(); bi != r.end(); ++bi) {
-          expand_block(blocks[bi], t, level, preds, zeros);
+          expand_block(blocks[bi], t, level, scratch);
         }
       });
     }
   }
 
-  void expand_block(std::uint64_t block,
-                    int t,
-                    int level,
-                    std::vector<std::uint64_t>& preds,
-                    std::vector<std::uint64_t>& zeros) {
+  struct Scratch {
+    std::vector<std::uint32_t> lines;
+    std::vector<std::uint64_t> preds;
+    std::vector<std::uint64_t> zeros;
+  };
+
+  void expand_block(std::uint64_t block, int t, int level, Scratch& scratch) {
     const int parity = level & 1;
     const std::uint8_t bit = kFrontier[parity];
     const std::uint64_t first_line = block << (kBlockShift - kLineShift);
-    const std::uint64_t last_line = std::min(lines_, first_line + (1u << (kBlockShift - kLineShift)));
-    Pits board{};
-    std::uint64_t at = 0;
-    bool have_board = false;
+    const std::uint64_t last_line =
+        std::min(lines_, first_line + (std::uint64_t{1} << (kBlockShift - kLineShift)));
+    // Find the block's frontier lines first and prefetch their cells.
+    scratch.lines.clear();
     for (std::uint64_t line = first_line; line < last_line; ++line) {
       if (!line_flags_[parity][line]) continue;
       line_flags_[parity][line] = 0;
-      const std::uint64_t begin = line << kLineShift;
+      scratch.lines.push_back(static_cast<std::uint32_t>(line - first_line));
+      const char* cells = reinterpret_cast<const char*>(&cells_[line << kLineShift]);
+      __builtin_prefetch(cells);
+      __builtin_prefetch(cells + 64);
+    }
+    // Then gather predecessors, prefetching them, and apply the updates in batches, so that
+    // their cache misses overlap instead of queueing one by one.
+    Pits board{};
+    std::uint64_t at = 0;
+    bool have_board = false;
+    scratch.preds.clear();
+    for (std::uint32_t rel : scratch.lines) {
+      const std::uint64_t begin = (first_line + rel) << kLineShift;
       const std::uint64_t end = std::min(size_, begin + kLine);
-      // Gather the predecessors of the whole line first, prefetching their state bytes, so
-      // that the cache misses of the updates overlap instead of queueing one by one.
-      preds.clear();
-      zeros.clear();
       for (std::uint64_t i = begin; i < end; ++i) {
         const std::uint8_t state = aref(cells_[i].state).load(std::memory_order_relaxed);
         if (!(state & bit)) continue;
@@ -268,27 +277,36 @@ class LayerSolver {
         for_each_predecessor(board, [&](std::uint64_t p) {
           __builtin_prefetch(&cells_[p], 1);
           if (!won) __builtin_prefetch(&value_[p], 1);
-          preds.push_back(p << 1 | won);
+          scratch.preds.push_back(p << 1 | won);
         });
       }
-      for (std::uint64_t entry : preds) {
-        const std::uint64_t p = entry >> 1;
-        if (entry & 1) {
-          // A child worth >= t to its mover: one fewer move of p can avoid it.
-          const std::uint8_t before = aref(cells_[p].state).fetch_sub(1, std::memory_order_relaxed);
-          if ((before & kCounterMask) == 1 && !(before & kDecided)) {
-            __builtin_prefetch(&value_[p], 1);
-            zeros.push_back(p);
-          }
-        } else if (claim(p)) {
-          decide(p, t, level + 1);
+      if (scratch.preds.size() >= kBatch) apply(t, level, scratch);
+    }
+    apply(t, level, scratch);
+  }
+
+  static constexpr std::size_t kBatch = 256;
+
+  void apply(int t, int level, Scratch& scratch) {
+    scratch.zeros.clear();
+    for (std::uint64_t entry : scratch.preds) {
+      const std::uint64_t p = entry >> 1;
+      if (entry & 1) {
+        // A child worth >= t to its mover: one fewer move of p can avoid it.
+        const std::uint8_t before = aref(cells_[p].state).fetch_sub(1, std::memory_order_relaxed);
+        if ((before & kCounterMask) == 1 && !(before & kDecided)) {
+          __builtin_prefetch(&value_[p], 1);
+          scratch.zeros.push_back(p);
         }
+      } else if (claim(p)) {
+        decide(p, t, level + 1);
       }
-      // Every move of these leads to a child worth >= t to its mover: lost by t if no exit does
-      // better (their value bytes still hold the best exit).
-      for (std::uint64_t p : zeros) {
-        if (value_[p] <= -t && claim(p)) decide(p, -t, level + 1);
-      }
+    }
+    scratch.preds.clear();
+    // Every move of these leads to a child worth >= t to its mover: lost by t if no exit does
+    // better (their value bytes still hold the best exit).
+    for (std::uint64_t p : scratch.zeros) {
+      if (value_[p] <= -t && claim(p)) decide(p, -t, level + 1);
     }
   }
 
