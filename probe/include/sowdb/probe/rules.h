@@ -118,14 +118,16 @@ class Rules {
   // adds the seeds sown into the store to `stored`.
   int sow(Pits& b, int origin, int seeds, int& stored) const noexcept {
     const SowStep& st = sow_table_[origin * kSowRows + seeds];
-    b[origin] = 0;
-    // Byte-wise 16-lane add; no lane overflows since a board holds at most 255 seeds.
+    // Empty the origin and add the row as 16-lane byte vectors (a byte store followed by a
+    // vector load would stall store forwarding); no lane overflows, a board holds <= 255 seeds.
     typedef std::uint8_t V16 __attribute__((vector_size(16)));
     V16 x;
     V16 y;
+    V16 keep;
     std::memcpy(&x, b.data(), sizeof x);
     std::memcpy(&y, st.add.data(), sizeof y);
-    x += y;
+    std::memcpy(&keep, keep_origin_[origin].data(), sizeof keep);
+    x = (x & keep) + y;
     std::memcpy(b.data(), &x, sizeof x);
     stored += st.stored;
     return st.last;
@@ -158,6 +160,7 @@ class Rules {
     std::uint8_t opp_added = 0;  // seeds sown into the opponent's pits
   };
   static constexpr int kSowRows = 256;
+  std::array<Pits, kMaxPitsPerSide> keep_origin_{};  // 0xff in every pit but the origin
   std::vector<SowStep> sow_table_;  // [origin * kSowRows + seeds]
 };
 
