@@ -6,6 +6,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <atomic>
 #include <memory>
@@ -68,6 +69,7 @@ class LayerSolver {
     if (!cells_) throw std::bad_alloc();
     lines_ = (size_ + kLine - 1) >> kLineShift;
     blocks_ = (size_ + (std::uint64_t{1} << kBlockShift) - 1) >> kBlockShift;
+    settled_ = std::make_unique<std::uint8_t[]>(blocks_);
     for (int parity = 0; parity < 2; ++parity) {
       line_flags_[parity] = std::make_unique<std::uint8_t[]>(lines_);
       block_flags_[parity] = std::make_unique<std::uint8_t[]>(blocks_);
@@ -134,29 +136,50 @@ class LayerSolver {
           Pits board{};
           unrank(r.begin(), stones_, std::span(board.data(), k_));
           MoveList moves;
-          for (std::uint64_t i = r.begin(); i != r.end(); ++i) {
-            const int count = rules_.legal_moves(board, moves);
-            if (count == 0) {
-              value_[i] = static_cast<std::int8_t>(rules_.final_value(board));
-              cells_[i].state = 0;
-            } else {
-              int best = kNoExit;
+          // Positions go in groups: first their moves, prefetching the smaller-layer values the
+          // exits need, then the worths, so that those cache misses overlap.
+          constexpr int kGroup = 16;
+          struct Exit {
+            const std::int8_t* value;
+            int gain;
+            bool extra_turn;
+          };
+          std::array<std::array<Exit, kMaxPitsPerSide>, kGroup> exits;
+          std::array<int, kGroup> exit_count;
+          for (std::uint64_t first = r.begin(); first < r.end(); first += kGroup) {
+            const int group = static_cast<int>(std::min<std::uint64_t>(kGroup, r.end() - first));
+            for (int g = 0; g < group; ++g) {
+              const std::uint64_t i = first + g;
+              const int count = rules_.legal_moves(board, moves);
+              exit_count[g] = 0;
               int in_layer = 0;
               for (const Move& m : moves) {
                 if (m.gain() == 0) {
                   ++in_layer;
                   continue;
                 }
-                const int child_stones = stones_ - m.gain();
-                const std::int8_t child_value =
-                    smaller_[child_stones][rank(std::span<const std::uint8_t>(m.child.data(), k_))];
-                best = std::max(best, Rules::worth(m, child_value));
+                const std::int8_t* v = smaller_[stones_ - m.gain()] +
+                                       rank(std::span<const std::uint8_t>(m.child.data(), k_));
+                __builtin_prefetch(v);
+                exits[g][exit_count[g]++] = {v, m.gain(), m.extra_turn};
               }
-              value_[i] = static_cast<std::int8_t>(best);
+              if (count == 0) {
+                value_[i] = static_cast<std::int8_t>(rules_.final_value(board));
+                exit_count[g] = -1;
+              }
               cells_[i].state = static_cast<std::uint8_t>(in_layer);
+              cells_[i].depth = count == 0 ? kTerminalMark : 0;
+              next_position(std::span(board.data(), k_));
             }
-            cells_[i].depth = count == 0 ? kTerminalMark : 0;
-            next_position(std::span(board.data(), k_));
+            for (int g = 0; g < group; ++g) {
+              if (exit_count[g] < 0) continue;  // a finished game keeps its final value
+              int best = kNoExit;
+              for (int e = 0; e < exit_count[g]; ++e) {
+                const Exit& x = exits[g][e];
+                best = std::max(best, x.gain + (x.extra_turn ? *x.value : -*x.value));
+              }
+              value_[first + g] = static_cast<std::int8_t>(best);
+            }
           }
         });
   }
@@ -191,20 +214,31 @@ class LayerSolver {
     // Seeds: finished games worth +-t (level 0); positions whose best exit is worth t, and
     // positions all of whose in-layer moves lead to a child worth >= t to its mover and whose
     // best exit is worth exactly -t (level 1).
-    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, size_, 1 << 16), [&](const auto& r) {
-      for (std::uint64_t i = r.begin(); i != r.end(); ++i) {
-        const std::uint8_t s = cells_[i].state;
-        if (s & kDecided) continue;
-        const int v = value_[i];
-        if (cells_[i].depth == kTerminalMark) {
-          if (v == t || v == -t) {
+    // A block found fully decided is skipped by the scans of the lower thresholds.
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, blocks_, 16), [&](const auto& r) {
+      for (std::uint64_t b = r.begin(); b != r.end(); ++b) {
+        if (settled_[b]) continue;
+        const std::uint64_t begin = b << kBlockShift;
+        const std::uint64_t end = std::min(size_, begin + (std::uint64_t{1} << kBlockShift));
+        bool open = false;
+        for (std::uint64_t i = begin; i != end; ++i) {
+          const std::uint8_t s = cells_[i].state;
+          if (s & kDecided) continue;
+          const int v = value_[i];
+          if (cells_[i].depth == kTerminalMark) {
+            if (v == t || v == -t) {
+              cells_[i].state = static_cast<std::uint8_t>(s | kDecided);
+              decide(i, v, 0);
+              continue;
+            }
+          } else if (v == t || (v == -t && (s & kCounterMask) == 0)) {
             cells_[i].state = static_cast<std::uint8_t>(s | kDecided);
-            decide(i, v, 0);
+            decide(i, v, 1);
+            continue;
           }
-        } else if (v == t || (v == -t && (s & kCounterMask) == 0)) {
-          cells_[i].state = static_cast<std::uint8_t>(s | kDecided);
-          decide(i, v, 1);
+          open = true;
         }
+        if (!open) settled_[b] = 1;
       }
     });
     std::vector<std::uint32_t> blocks;
@@ -359,6 +393,7 @@ class LayerSolver {
   std::uint64_t lines_ = 0;
   std::unique_ptr<std::uint8_t[]> line_flags_[2];
   std::unique_ptr<std::uint8_t[]> block_flags_[2];
+  std::unique_ptr<std::uint8_t[]> settled_;  // 1: every position of the block is decided
   tbb::concurrent_hash_map<std::uint64_t, std::uint16_t> overflow_;
 };
 
