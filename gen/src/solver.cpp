@@ -9,6 +9,7 @@
 #include <array>
 #include <cstring>
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -419,14 +420,30 @@ class AcyclicSolver {
     std::atomic<std::uint64_t> done{0};
     const auto main_thread = std::this_thread::get_id();
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, chunks, 1), [&](const auto& r) {
+      // Frames for the group, then one per level of recursion; a deque keeps references valid
+      // as it grows.
+      std::deque<Frame>& stack = stacks_.local();
+      if (stack.size() < kGroup) stack.resize(kGroup);
       for (std::uint64_t c = r.begin(); c != r.end(); ++c) {
         const std::uint64_t begin = c * chunk;
         const std::uint64_t end = std::min(size_, begin + chunk);
         Pits board{};
         unrank(begin, stones_, std::span(board.data(), k_));
-        for (std::uint64_t i = begin; i < end; ++i) {
-          if (aref(value_[i]).load(std::memory_order_relaxed) == kUnknown) solve(i, board, 0);
-          next_position(std::span(board.data(), k_));
+        // Positions go in groups: first every move and child index of the group, prefetching
+        // the children's values, then the values, so that those cache misses overlap.
+        for (std::uint64_t first = begin; first < end; first += kGroup) {
+          const int group = static_cast<int>(std::min<std::uint64_t>(kGroup, end - first));
+          for (int g = 0; g < group; ++g) {
+            Frame& f = stack[g];
+            f.board = board;
+            f.open = aref(value_[first + g]).load(std::memory_order_relaxed) == kUnknown;
+            if (f.open) prepare(f);
+            next_position(std::span(board.data(), k_));
+          }
+          for (int g = 0; g < group; ++g) {
+            Frame& f = stack[g];
+            if (f.open) finish(first + g, f, stack, kGroup);
+          }
         }
         const std::uint64_t now = done.fetch_add(1) + 1;
         if (progress && std::this_thread::get_id() == main_thread) {
@@ -447,39 +464,58 @@ class AcyclicSolver {
  private:
   static constexpr std::int8_t kUnknown = -128;  // no value is -128: |value| <= 127
   static constexpr int kMaxChain = 4096;
+  static constexpr int kGroup = 8;
 
-  // Two threads may solve the same position at once; both write the same bytes.
-  void solve(std::uint64_t i, const Pits& board, int chain) {
-    if (chain > kMaxChain) throw std::runtime_error("in-layer moves cycle in an acyclic family");
+  // One position being solved: its moves and where their children's values are.
+  struct Frame {
+    Pits board;
+    bool open;
     MoveList moves;
-    if (rules_.legal_moves(board, moves) == 0) {
-      store(i, rules_.final_value(board), 0);
-      return;
-    }
     std::uint64_t child_index[kMaxPitsPerSide];
     const std::int8_t* child_layer[kMaxPitsPerSide];
-    for (int j = 0; j < moves.size; ++j) {
-      const Move& m = moves.moves[j];
-      child_index[j] = rank(std::span<const std::uint8_t>(m.child.data(), k_));
-      child_layer[j] = m.gain() == 0 ? value_.data() : smaller_[stones_ - m.gain()];
-      __builtin_prefetch(child_layer[j] + child_index[j]);
+  };
+
+  void prepare(Frame& f) {
+    rules_.legal_moves(f.board, f.moves);
+    for (int j = 0; j < f.moves.size; ++j) {
+      const Move& m = f.moves.moves[j];
+      f.child_index[j] = rank(std::span<const std::uint8_t>(m.child.data(), k_));
+      f.child_layer[j] = m.gain() == 0 ? value_.data() : smaller_[stones_ - m.gain()];
+      __builtin_prefetch(f.child_layer[j] + f.child_index[j]);
+      if (m.gain() == 0) __builtin_prefetch(depth_.get() + f.child_index[j]);
+    }
+  }
+
+  // Two threads may solve the same position at once; both write the same bytes. `stack[chain]`
+  // and up are free for the children this position has to solve first.
+  void finish(std::uint64_t i, Frame& f, std::deque<Frame>& stack, int chain) {
+    if (f.moves.size == 0) {
+      store(i, rules_.final_value(f.board), 0);
+      return;
     }
     int worth[kMaxPitsPerSide];
     int move_depth[kMaxPitsPerSide];
     int best = -1000;
-    for (int j = 0; j < moves.size; ++j) {
-      const Move& m = moves.moves[j];
+    for (int j = 0; j < f.moves.size; ++j) {
+      const Move& m = f.moves.moves[j];
       int child_value;
       move_depth[j] = 0;
       if (m.gain() == 0) {
-        child_value = aref(value_[child_index[j]]).load(std::memory_order_relaxed);
+        child_value = aref(value_[f.child_index[j]]).load(std::memory_order_acquire);
         if (child_value == kUnknown) {
-          solve(child_index[j], m.child, chain + 1);
-          child_value = aref(value_[child_index[j]]).load(std::memory_order_relaxed);
+          if (chain >= kMaxChain) {
+            throw std::runtime_error("in-layer moves cycle in an acyclic family");
+          }
+          if (static_cast<int>(stack.size()) <= chain) stack.emplace_back();
+          Frame& c = stack[chain];
+          c.board = m.child;
+          prepare(c);
+          finish(f.child_index[j], c, stack, chain + 1);
+          child_value = aref(value_[f.child_index[j]]).load(std::memory_order_acquire);
         }
-        move_depth[j] = depth_at(child_index[j]);
+        move_depth[j] = depth_at(f.child_index[j]);
       } else {
-        child_value = child_layer[j][child_index[j]];
+        child_value = f.child_layer[j][f.child_index[j]];
       }
       worth[j] = Rules::worth(m, child_value);
       best = std::max(best, worth[j]);
@@ -487,7 +523,7 @@ class AcyclicSolver {
     int depth = 0;
     if (best != 0) {
       int pick = best > 0 ? 1 << 30 : -1;
-      for (int j = 0; j < moves.size; ++j) {
+      for (int j = 0; j < f.moves.size; ++j) {
         if (worth[j] != best) continue;
         pick = best > 0 ? std::min(pick, move_depth[j]) : std::max(pick, move_depth[j]);
       }
@@ -525,6 +561,7 @@ class AcyclicSolver {
   std::vector<std::int8_t> value_;
   DepthTable::Bytes depth_;
   tbb::concurrent_hash_map<std::uint64_t, std::uint16_t> overflow_;
+  tbb::enumerable_thread_specific<std::deque<Frame>> stacks_;
 };
 
 }  // namespace
