@@ -53,7 +53,11 @@ int main(int argc, char** argv) {
     std::printf(
         "{\"variant\":\"%s\",\"threads\":%d,\"n\":%d,\"positions\":%llu,\"seconds\":%.4f,"
         "\"positions_per_s\":%.0f,\"peak_rss_growth_bytes_per_position\":%.3f}\n",
-        v->to_string().c_str(), threads, n, static_cast<unsigned long long>(size), s,
+        v->to_string().c_str(),
+        threads,
+        n,
+        static_cast<unsigned long long>(size),
+        s,
         s > 0 ? static_cast<double>(size) / s : 0.0,
         static_cast<double>(largest_rss_growth) / static_cast<double>(size));
   }
@@ -62,8 +66,12 @@ int main(int argc, char** argv) {
       "{\"variant\":\"%s\",\"threads\":%d,\"summary\":true,\"max_stones\":%d,\"positions\":%llu,"
       "\"seconds\":%.3f,\"positions_per_s\":%.0f,\"largest_layer_positions\":%llu,"
       "\"largest_layer_peak_rss_growth_bytes_per_position\":%.3f,\"peak_rss_bytes\":%llu}\n",
-      v->to_string().c_str(), threads, max_stones, static_cast<unsigned long long>(total_positions),
-      total_seconds, static_cast<double>(total_positions) / total_seconds,
+      v->to_string().c_str(),
+      threads,
+      max_stones,
+      static_cast<unsigned long long>(total_positions),
+      total_seconds,
+      static_cast<double>(total_positions) / total_seconds,
       static_cast<unsigned long long>(largest),
       static_cast<double>(largest_rss_growth) / static_cast<double>(largest),
       static_cast<unsigned long long>(gen::peak_rss_bytes()));
@@ -91,8 +99,10 @@ int main(int argc, char** argv) {
     for (const Move& m : ml) {
       const int cn = n - m.gain();
       const auto ci = rank(std::span<const std::uint8_t>(m.child.data(), k));
-      std::printf("  pit %d worth %d (child depth %d)\n", m.pit,
-                  Rules::worth(m, layers[cn].value[ci]), layers[cn].depth[ci]);
+      std::printf("  pit %d worth %d (child depth %d)\n",
+                  m.pit,
+                  Rules::worth(m, layers[cn].value[ci]),
+                  layers[cn].depth[ci]);
     }
   }
   return 0;

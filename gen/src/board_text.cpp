@@ -14,16 +14,21 @@ std::string board_diagram(const Rules& rules, const Pits& board) {
     return std::string(buf);
   };
   std::string rule = "        +";
-  for (int i = 0; i < p; ++i) rule += "----+";
+  for (int i = 0; i < p; ++i)
+    rule += "----+";
   rule += "\n";
   std::string s = "         ";
-  for (int i = k - 1; i >= p; --i) s += cell(i) + " ";
+  for (int i = k - 1; i >= p; --i)
+    s += cell(i) + " ";
   s += "\n" + rule + "opponent|";
-  for (int i = k - 1; i >= p; --i) s += cell(board[i]) + "|";
+  for (int i = k - 1; i >= p; --i)
+    s += cell(board[i]) + "|";
   s += "\n" + rule + "   mover|";
-  for (int i = 0; i < p; ++i) s += cell(board[i]) + "|";
+  for (int i = 0; i < p; ++i)
+    s += cell(board[i]) + "|";
   s += "\n" + rule + "         ";
-  for (int i = 0; i < p; ++i) s += cell(i) + " ";
+  for (int i = 0; i < p; ++i)
+    s += cell(i) + " ";
   s += "\n";
   return s;
 }
@@ -31,7 +36,8 @@ std::string board_diagram(const Rules& rules, const Pits& board) {
 std::string pits_text(const Rules& rules, const Pits& board) {
   std::string s;
   for (int i = 0; i < rules.pits(); ++i) {
-    if (i) s += ' ';
+    if (i)
+      s += ' ';
     s += std::to_string(board[i]);
   }
   return s;
@@ -74,7 +80,8 @@ bool parse_pits(const Rules& rules,
 
 bool resolve_variant(std::string_view text, int pits_override, Variant& out, std::string& error) {
   auto v = parse_variant(text, &error);
-  if (!v) return false;
+  if (!v)
+    return false;
   if (pits_override != 0) {
     if (pits_override < 1 || pits_override > kMaxPitsPerSide) {
       error = "--pits must be 1..8, not " + std::to_string(pits_override);

@@ -18,7 +18,8 @@ nlohmann::json rules_json(const RuleSet& r) {
   j["family"] = std::string(to_string(r.family));
   j["pits_per_side"] = r.pits_per_side;
   j["skip_origin"] = r.skip_origin;
-  if (r.family == Family::kOware) j["grand_slam"] = std::string(to_string(r.grand_slam));
+  if (r.family == Family::kOware)
+    j["grand_slam"] = std::string(to_string(r.grand_slam));
   if (r.family == Family::kKalah) {
     j["capture_empty_opposite"] = r.capture_empty_opposite;
     j["end"] = std::string(to_string(r.end));
@@ -28,7 +29,8 @@ nlohmann::json rules_json(const RuleSet& r) {
 
 std::string options_text(const RuleSet& r) {
   std::string s = "skip_origin=" + std::string(r.skip_origin ? "on" : "off");
-  if (r.family == Family::kOware) s += " grand_slam=" + std::string(to_string(r.grand_slam));
+  if (r.family == Family::kOware)
+    s += " grand_slam=" + std::string(to_string(r.grand_slam));
   if (r.family == Family::kKalah) {
     s += " capture_empty_opposite=" + std::string(r.capture_empty_opposite ? "on" : "off");
     s += " end=" + std::string(to_string(r.end));
@@ -54,8 +56,10 @@ void add_variants(CLI::App& app, Runner& run) {
           j["description"] = std::string(p.description);
           std::printf("%s\n", j.dump().c_str());
         } else {
-          std::printf("%-17s %-8s %s\n", std::string(p.name).c_str(),
-                      std::string(to_string(p.rules.family)).c_str(), options_text(p.rules).c_str());
+          std::printf("%-17s %-8s %s\n",
+                      std::string(p.name).c_str(),
+                      std::string(to_string(p.rules.family)).c_str(),
+                      options_text(p.rules).c_str());
           std::printf("%-17s source: %s\n", "", std::string(p.source).c_str());
           std::printf("%-17s %s\n", "", std::string(p.description).c_str());
         }
@@ -79,8 +83,7 @@ void add_show(CLI::App& app, Runner& run) {
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("show", "Show a position's legal moves and what each does");
-  cmd->add_option("--variant", args->variant, "Rule system, e.g. oware or kalah/4x3")
-      ->required();
+  cmd->add_option("--variant", args->variant, "Rule system, e.g. oware or kalah/4x3")->required();
   auto* pits_option =
       cmd->add_option("--pits", args->pits, "Pits per side (overrides the variant's board)");
   cmd->add_flag("--json", args->json, "Print one JSON object");
@@ -98,10 +101,12 @@ void add_show(CLI::App& app, Runner& run) {
       if (pits_given && args->pits == 0) {
         throw UsageError("--pits must be 1..8, not 0");
       }
-      if (!resolve_variant(args->variant, args->pits, v, error)) throw UsageError(error);
+      if (!resolve_variant(args->variant, args->pits, v, error))
+        throw UsageError(error);
       Rules rules(v.rules);
       Pits board{};
-      if (!parse_pits(rules, args->board, board, error)) throw UsageError(error);
+      if (!parse_pits(rules, args->board, board, error))
+        throw UsageError(error);
       MoveList moves;
       rules.legal_moves(board, moves);
       const int stones = rules.own_seeds(board) + rules.opponent_seeds(board);
@@ -112,7 +117,8 @@ void add_show(CLI::App& app, Runner& run) {
         j["pits"] = std::vector<int>(board.begin(), board.begin() + rules.pits());
         j["stones"] = stones;
         j["game_over"] = moves.size == 0;
-        if (moves.size == 0) j["final_value"] = rules.final_value(board);
+        if (moves.size == 0)
+          j["final_value"] = rules.final_value(board);
         nlohmann::json list = nlohmann::json::array();
         for (const Move& m : moves) {
           nlohmann::json jm;
@@ -122,8 +128,10 @@ void add_show(CLI::App& app, Runner& run) {
           jm["stored"] = m.stored;
           jm["gain"] = m.gain();
           jm["extra_turn"] = m.extra_turn;
-          if (v.rules.family == Family::kOware) jm["grand_slam"] = m.grand_slam;
-          if (v.rules.family == Family::kWariUs) jm["sowings"] = m.sowings;
+          if (v.rules.family == Family::kOware)
+            jm["grand_slam"] = m.grand_slam;
+          if (v.rules.family == Family::kWariUs)
+            jm["sowings"] = m.sowings;
           jm["next_mover"] = m.extra_turn ? "same" : "opponent";
           jm["result"] = std::vector<int>(m.child.begin(), m.child.begin() + rules.pits());
           list.push_back(jm);
@@ -132,24 +140,35 @@ void add_show(CLI::App& app, Runner& run) {
         std::printf("%s\n", j.dump().c_str());
         return 0;
       }
-      std::printf("variant %s, %d seeds on the board\n\n%s\n", v.to_string().c_str(), stones,
+      std::printf("variant %s, %d seeds on the board\n\n%s\n",
+                  v.to_string().c_str(),
+                  stones,
                   board_diagram(rules, board).c_str());
       if (moves.size == 0) {
         std::printf("No legal move: the game is over. Final split: mover %d, opponent %d.\n",
-                    rules.own_seeds(board), rules.opponent_seeds(board));
+                    rules.own_seeds(board),
+                    rules.opponent_seeds(board));
         return 0;
       }
       std::printf("legal moves (result shown from the next mover's side):\n");
       for (const Move& m : moves) {
         std::string what;
-        if (m.captured) what += "captures " + std::to_string(m.captured);
-        if (m.stored) what += std::string(what.empty() ? "" : ", ") + "stores " +
-                              std::to_string(m.stored);
-        if (what.empty()) what = "no gain";
-        if (m.grand_slam) what += ", grand slam";
-        if (m.sowings > 1) what += ", " + std::to_string(m.sowings) + " sowings";
-        if (m.extra_turn) what += ", extra turn";
-        std::printf("  pit %d (%d seeds): %-32s -> %s\n", m.pit, board[m.pit], what.c_str(),
+        if (m.captured)
+          what += "captures " + std::to_string(m.captured);
+        if (m.stored)
+          what += std::string(what.empty() ? "" : ", ") + "stores " + std::to_string(m.stored);
+        if (what.empty())
+          what = "no gain";
+        if (m.grand_slam)
+          what += ", grand slam";
+        if (m.sowings > 1)
+          what += ", " + std::to_string(m.sowings) + " sowings";
+        if (m.extra_turn)
+          what += ", extra turn";
+        std::printf("  pit %d (%d seeds): %-32s -> %s\n",
+                    m.pit,
+                    board[m.pit],
+                    what.c_str(),
                     pits_text(rules, m.child).c_str());
       }
       return 0;

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <atomic>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <stdexcept>
@@ -63,11 +63,14 @@ class LayerSolver {
   LayerSolver(const RuleSet& rules, int stones, const SmallerValues& smaller)
       : rules_(rules), stones_(stones), k_(rules_.pits()), p_(rules_.pits_per_side()) {
     size_ = layer_size(k_, stones_);
-    if (size_ > (std::uint64_t{1} << 40)) throw std::runtime_error("layer too large");
-    for (int m = 0; m < stones_; ++m) smaller_[m] = smaller(m);
+    if (size_ > (std::uint64_t{1} << 40))
+      throw std::runtime_error("layer too large");
+    for (int m = 0; m < stones_; ++m)
+      smaller_[m] = smaller(m);
     value_.resize(size_);
     cells_ = static_cast<Cell*>(std::malloc(size_ * sizeof(Cell) + 1));
-    if (!cells_) throw std::bad_alloc();
+    if (!cells_)
+      throw std::bad_alloc();
     lines_ = (size_ + kLine - 1) >> kLineShift;
     blocks_ = (size_ + (std::uint64_t{1} << kBlockShift) - 1) >> kBlockShift;
     settled_ = std::make_unique<std::uint8_t[]>(blocks_);
@@ -84,10 +87,12 @@ class LayerSolver {
   Layer run(const std::function<void(double)>& progress) {
     const double steps = stones_ + 1;
     init();
-    if (progress) progress(1 / steps);
+    if (progress)
+      progress(1 / steps);
     for (int t = stones_; t >= 1; --t) {
       solve_threshold(t);
-      if (progress) progress((stones_ - t + 2) / steps);
+      if (progress)
+        progress((stones_ - t + 2) / steps);
     }
     // Undecided positions are worth 0: neither side can force a gain (endless play or a balanced
     // game); finished games worth 0 land here too.
@@ -102,17 +107,19 @@ class LayerSolver {
     // Compact the depth bytes in place to the front of the cell memory and give back the rest:
     // the layer never needs more than its 3 bytes per position.
     auto* bytes = reinterpret_cast<std::uint8_t*>(cells_);
-    for (std::uint64_t i = 0; i < size_; ++i) bytes[i] = cells_[i].depth;
+    for (std::uint64_t i = 0; i < size_; ++i)
+      bytes[i] = cells_[i].depth;
     auto* low = static_cast<std::uint8_t*>(std::realloc(cells_, size_ + 1));
-    if (low) cells_ = reinterpret_cast<Cell*>(low);
+    if (low)
+      cells_ = reinterpret_cast<Cell*>(low);
     std::vector<std::pair<std::uint64_t, std::uint16_t>> overflow(overflow_.begin(),
-                                                                   overflow_.end());
+                                                                  overflow_.end());
     std::sort(overflow.begin(), overflow.end());
     Layer layer;
     layer.stones = stones_;
     layer.value = std::move(value_);
-    layer.depth = DepthTable(DepthTable::Bytes(reinterpret_cast<std::uint8_t*>(cells_)), size_,
-                             std::move(overflow));
+    layer.depth = DepthTable(
+        DepthTable::Bytes(reinterpret_cast<std::uint8_t*>(cells_)), size_, std::move(overflow));
     cells_ = nullptr;
     return layer;
   }
@@ -123,7 +130,8 @@ class LayerSolver {
       aref(cells_[i].depth).store(static_cast<std::uint8_t>(depth), std::memory_order_relaxed);
       return;
     }
-    if (depth > 65535) throw std::runtime_error("depth to conversion exceeds 65535");
+    if (depth > 65535)
+      throw std::runtime_error("depth to conversion exceeds 65535");
     decltype(overflow_)::accessor acc;
     overflow_.insert(acc, i);
     acc->second = static_cast<std::uint16_t>(depth);
@@ -132,57 +140,57 @@ class LayerSolver {
 
   // Worth of the best move that leaves the layer; counts the in-layer moves.
   void init() {
-    tbb::parallel_for(
-        tbb::blocked_range<std::uint64_t>(0, size_, 1 << 14), [&](const auto& r) {
-          Pits board{};
-          unrank(r.begin(), stones_, std::span(board.data(), k_));
-          MoveList moves;
-          // Positions go in groups: first their moves, prefetching the smaller-layer values the
-          // exits need, then the worths, so that those cache misses overlap.
-          constexpr int kGroup = 16;
-          struct Exit {
-            const std::int8_t* value;
-            int gain;
-            bool extra_turn;
-          };
-          std::array<std::array<Exit, kMaxPitsPerSide>, kGroup> exits;
-          std::array<int, kGroup> exit_count;
-          for (std::uint64_t first = r.begin(); first < r.end(); first += kGroup) {
-            const int group = static_cast<int>(std::min<std::uint64_t>(kGroup, r.end() - first));
-            for (int g = 0; g < group; ++g) {
-              const std::uint64_t i = first + g;
-              const int count = rules_.legal_moves(board, moves);
-              exit_count[g] = 0;
-              int in_layer = 0;
-              for (const Move& m : moves) {
-                if (m.gain() == 0) {
-                  ++in_layer;
-                  continue;
-                }
-                const std::int8_t* v = smaller_[stones_ - m.gain()] +
-                                       rank(std::span<const std::uint8_t>(m.child.data(), k_));
-                __builtin_prefetch(v);
-                exits[g][exit_count[g]++] = {v, m.gain(), m.extra_turn};
-              }
-              if (count == 0) {
-                value_[i] = static_cast<std::int8_t>(rules_.final_value(board));
-                exit_count[g] = -1;
-              }
-              cells_[i].state = static_cast<std::uint8_t>(in_layer);
-              cells_[i].depth = count == 0 ? kTerminalMark : 0;
-              next_position(std::span(board.data(), k_));
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, size_, 1 << 14), [&](const auto& r) {
+      Pits board{};
+      unrank(r.begin(), stones_, std::span(board.data(), k_));
+      MoveList moves;
+      // Positions go in groups: first their moves, prefetching the smaller-layer values the
+      // exits need, then the worths, so that those cache misses overlap.
+      constexpr int kGroup = 16;
+      struct Exit {
+        const std::int8_t* value;
+        int gain;
+        bool extra_turn;
+      };
+      std::array<std::array<Exit, kMaxPitsPerSide>, kGroup> exits;
+      std::array<int, kGroup> exit_count;
+      for (std::uint64_t first = r.begin(); first < r.end(); first += kGroup) {
+        const int group = static_cast<int>(std::min<std::uint64_t>(kGroup, r.end() - first));
+        for (int g = 0; g < group; ++g) {
+          const std::uint64_t i = first + g;
+          const int count = rules_.legal_moves(board, moves);
+          exit_count[g] = 0;
+          int in_layer = 0;
+          for (const Move& m : moves) {
+            if (m.gain() == 0) {
+              ++in_layer;
+              continue;
             }
-            for (int g = 0; g < group; ++g) {
-              if (exit_count[g] < 0) continue;  // a finished game keeps its final value
-              int best = kNoExit;
-              for (int e = 0; e < exit_count[g]; ++e) {
-                const Exit& x = exits[g][e];
-                best = std::max(best, x.gain + (x.extra_turn ? *x.value : -*x.value));
-              }
-              value_[first + g] = static_cast<std::int8_t>(best);
-            }
+            const std::int8_t* v = smaller_[stones_ - m.gain()] +
+                                   rank(std::span<const std::uint8_t>(m.child.data(), k_));
+            __builtin_prefetch(v);
+            exits[g][exit_count[g]++] = {v, m.gain(), m.extra_turn};
           }
-        });
+          if (count == 0) {
+            value_[i] = static_cast<std::int8_t>(rules_.final_value(board));
+            exit_count[g] = -1;
+          }
+          cells_[i].state = static_cast<std::uint8_t>(in_layer);
+          cells_[i].depth = count == 0 ? kTerminalMark : 0;
+          next_position(std::span(board.data(), k_));
+        }
+        for (int g = 0; g < group; ++g) {
+          if (exit_count[g] < 0)
+            continue;  // a finished game keeps its final value
+          int best = kNoExit;
+          for (int e = 0; e < exit_count[g]; ++e) {
+            const Exit& x = exits[g][e];
+            best = std::max(best, x.gain + (x.extra_turn ? *x.value : -*x.value));
+          }
+          value_[first + g] = static_cast<std::int8_t>(best);
+        }
+      }
+    });
   }
 
   void mark_frontier(std::uint64_t i, int level) {
@@ -196,8 +204,9 @@ class LayerSolver {
   bool claim(std::uint64_t i) {
     std::uint8_t s = aref(cells_[i].state).load(std::memory_order_relaxed);
     while (!(s & kDecided)) {
-      if (aref(cells_[i].state).compare_exchange_weak(s, static_cast<std::uint8_t>(s | kDecided),
-                                                std::memory_order_relaxed)) {
+      if (aref(cells_[i].state)
+              .compare_exchange_weak(
+                  s, static_cast<std::uint8_t>(s | kDecided), std::memory_order_relaxed)) {
         return true;
       }
     }
@@ -206,7 +215,8 @@ class LayerSolver {
 
   void decide(std::uint64_t i, int value, int level) {
     aref(value_[i]).store(static_cast<std::int8_t>(value), std::memory_order_relaxed);
-    if (value > 0) aref(cells_[i].state).fetch_or(kWon, std::memory_order_relaxed);
+    if (value > 0)
+      aref(cells_[i].state).fetch_or(kWon, std::memory_order_relaxed);
     set_depth(i, level);
     mark_frontier(i, level);
   }
@@ -218,13 +228,15 @@ class LayerSolver {
     // A block found fully decided is skipped by the scans of the lower thresholds.
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, blocks_, 16), [&](const auto& r) {
       for (std::uint64_t b = r.begin(); b != r.end(); ++b) {
-        if (settled_[b]) continue;
+        if (settled_[b])
+          continue;
         const std::uint64_t begin = b << kBlockShift;
         const std::uint64_t end = std::min(size_, begin + (std::uint64_t{1} << kBlockShift));
         bool open = false;
         for (std::uint64_t i = begin; i != end; ++i) {
           const std::uint8_t s = cells_[i].state;
-          if (s & kDecided) continue;
+          if (s & kDecided)
+            continue;
           const int v = value_[i];
           if (cells_[i].depth == kTerminalMark) {
             if (v == t || v == -t) {
@@ -239,7 +251,8 @@ class LayerSolver {
           }
           open = true;
         }
-        if (!open) settled_[b] = 1;
+        if (!open)
+          settled_[b] = 1;
       }
     });
     std::vector<std::uint32_t> blocks;
@@ -253,7 +266,8 @@ class LayerSolver {
         }
       }
       if (blocks.empty()) {
-        if (level == 0) continue;  // level-1 seeds need no level 0
+        if (level == 0)
+          continue;  // level-1 seeds need no level 0
         break;
       }
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks.size(), 1), [&](const auto& r) {
@@ -280,7 +294,8 @@ class LayerSolver {
     // Find the block's frontier lines first and prefetch their cells.
     scratch.lines.clear();
     for (std::uint64_t line = first_line; line < last_line; ++line) {
-      if (!line_flags_[parity][line]) continue;
+      if (!line_flags_[parity][line])
+        continue;
       line_flags_[parity][line] = 0;
       scratch.lines.push_back(static_cast<std::uint32_t>(line - first_line));
       const char* cells = reinterpret_cast<const char*>(&cells_[line << kLineShift]);
@@ -298,11 +313,13 @@ class LayerSolver {
       const std::uint64_t end = std::min(size_, begin + kLine);
       for (std::uint64_t i = begin; i < end; ++i) {
         const std::uint8_t state = aref(cells_[i].state).load(std::memory_order_relaxed);
-        if (!(state & bit)) continue;
+        if (!(state & bit))
+          continue;
         aref(cells_[i].state).fetch_and(static_cast<std::uint8_t>(~bit), std::memory_order_relaxed);
         // Unranking costs about as much as a few steps of next_position.
         if (have_board && i - at <= 2) {
-          for (; at < i; ++at) next_position(std::span(board.data(), k_));
+          for (; at < i; ++at)
+            next_position(std::span(board.data(), k_));
         } else {
           unrank(i, stones_, std::span(board.data(), k_));
         }
@@ -311,11 +328,13 @@ class LayerSolver {
         const std::uint64_t won = (state & kWon) ? 1 : 0;
         for_each_predecessor(board, [&](std::uint64_t p) {
           __builtin_prefetch(&cells_[p], 1);
-          if (!won) __builtin_prefetch(&value_[p], 1);
+          if (!won)
+            __builtin_prefetch(&value_[p], 1);
           scratch.preds.push_back(p << 1 | won);
         });
       }
-      if (scratch.preds.size() >= kBatch) apply(t, level, scratch);
+      if (scratch.preds.size() >= kBatch)
+        apply(t, level, scratch);
     }
     apply(t, level, scratch);
   }
@@ -341,7 +360,8 @@ class LayerSolver {
     // Every move of these leads to a child worth >= t to its mover: lost by t if no exit does
     // better (their value bytes still hold the best exit).
     for (std::uint64_t p : scratch.zeros) {
-      if (value_[p] <= -t && claim(p)) decide(p, -t, level + 1);
+      if (value_[p] <= -t && claim(p))
+        decide(p, -t, level + 1);
     }
   }
 
@@ -355,20 +375,25 @@ class LayerSolver {
     std::memcpy(&bv, b.data(), sizeof bv);
     for (int origin = 0; origin < p_; ++origin) {
       // A sowing that skips its origin leaves it empty.
-      if (b[origin] != 0 && rules_.rule_set().skip_origin) continue;
+      if (b[origin] != 0 && rules_.rule_set().skip_origin)
+        continue;
       // The sowing of s seeds added sowing_add(origin, s) to the emptied origin's board; the
       // rows grow with s, so the first s that does not fit ends the search.
       for (int s = 1; s <= stones_; ++s) {
-        if (rules_.sowing_stored(origin, s) != 0) break;  // would gain: not an in-layer move
+        if (rules_.sowing_stored(origin, s) != 0)
+          break;  // would gain: not an in-layer move
         const Pits& add = rules_.sowing_add(origin, s);
-        if (add[origin] > b[origin]) break;
+        if (add[origin] > b[origin])
+          break;
         V16 av;
         std::memcpy(&av, add.data(), sizeof av);
         const V16 fits = bv >= av;
         std::uint64_t lanes[2];
         std::memcpy(lanes, &fits, sizeof lanes);
-        if ((lanes[0] & lanes[1]) != ~std::uint64_t{0}) break;
-        if (add[origin] != b[origin]) continue;
+        if ((lanes[0] & lanes[1]) != ~std::uint64_t{0})
+          break;
+        if (add[origin] != b[origin])
+          continue;
         const V16 pre = bv - av;
         Pits cand;
         std::memcpy(cand.data(), &pre, sizeof pre);
@@ -408,10 +433,12 @@ class AcyclicSolver {
   AcyclicSolver(const RuleSet& rules, int stones, const SmallerValues& smaller)
       : rules_(rules), stones_(stones), k_(rules_.pits()) {
     size_ = layer_size(k_, stones_);
-    for (int m = 0; m < stones_; ++m) smaller_[m] = smaller(m);
+    for (int m = 0; m < stones_; ++m)
+      smaller_[m] = smaller(m);
     value_.assign(size_, kUnknown);
     depth_ = DepthTable::Bytes(static_cast<std::uint8_t*>(std::malloc(size_ + 1)));
-    if (!depth_) throw std::bad_alloc();
+    if (!depth_)
+      throw std::bad_alloc();
   }
 
   Layer run(const std::function<void(double)>& progress) {
@@ -423,7 +450,8 @@ class AcyclicSolver {
       // Frames for the group, then one per level of recursion; a deque keeps references valid
       // as it grows.
       std::deque<Frame>& stack = stacks_.local();
-      if (stack.size() < kGroup) stack.resize(kGroup);
+      if (stack.size() < kGroup)
+        stack.resize(kGroup);
       for (std::uint64_t c = r.begin(); c != r.end(); ++c) {
         const std::uint64_t begin = c * chunk;
         const std::uint64_t end = std::min(size_, begin + chunk);
@@ -437,12 +465,14 @@ class AcyclicSolver {
             Frame& f = stack[g];
             f.board = board;
             f.open = aref(value_[first + g]).load(std::memory_order_relaxed) == kUnknown;
-            if (f.open) prepare(f);
+            if (f.open)
+              prepare(f);
             next_position(std::span(board.data(), k_));
           }
           for (int g = 0; g < group; ++g) {
             Frame& f = stack[g];
-            if (f.open) finish(first + g, f, stack, kGroup);
+            if (f.open)
+              finish(first + g, f, stack, kGroup);
           }
         }
         const std::uint64_t now = done.fetch_add(1) + 1;
@@ -452,7 +482,7 @@ class AcyclicSolver {
       }
     });
     std::vector<std::pair<std::uint64_t, std::uint16_t>> overflow(overflow_.begin(),
-                                                                   overflow_.end());
+                                                                  overflow_.end());
     std::sort(overflow.begin(), overflow.end());
     Layer layer;
     layer.stones = stones_;
@@ -482,7 +512,8 @@ class AcyclicSolver {
       f.child_index[j] = rank(std::span<const std::uint8_t>(m.child.data(), k_));
       f.child_layer[j] = m.gain() == 0 ? value_.data() : smaller_[stones_ - m.gain()];
       __builtin_prefetch(f.child_layer[j] + f.child_index[j]);
-      if (m.gain() == 0) __builtin_prefetch(depth_.get() + f.child_index[j]);
+      if (m.gain() == 0)
+        __builtin_prefetch(depth_.get() + f.child_index[j]);
     }
   }
 
@@ -506,7 +537,8 @@ class AcyclicSolver {
           if (chain >= kMaxChain) {
             throw std::runtime_error("in-layer moves cycle in an acyclic family");
           }
-          if (static_cast<int>(stack.size()) <= chain) stack.emplace_back();
+          if (static_cast<int>(stack.size()) <= chain)
+            stack.emplace_back();
           Frame& c = stack[chain];
           c.board = m.child;
           prepare(c);
@@ -524,7 +556,8 @@ class AcyclicSolver {
     if (best != 0) {
       int pick = best > 0 ? 1 << 30 : -1;
       for (int j = 0; j < f.moves.size; ++j) {
-        if (worth[j] != best) continue;
+        if (worth[j] != best)
+          continue;
         pick = best > 0 ? std::min(pick, move_depth[j]) : std::max(pick, move_depth[j]);
       }
       depth = 1 + pick;
@@ -534,7 +567,8 @@ class AcyclicSolver {
 
   int depth_at(std::uint64_t i) {
     const std::uint8_t d = aref(depth_[i]).load(std::memory_order_relaxed);
-    if (d != DepthTable::kOverflow) return d;
+    if (d != DepthTable::kOverflow)
+      return d;
     decltype(overflow_)::const_accessor acc;
     overflow_.find(acc, i);
     return acc->second;
@@ -542,7 +576,8 @@ class AcyclicSolver {
 
   void store(std::uint64_t i, int value, int depth) {
     if (depth >= DepthTable::kOverflow) {
-      if (depth > 65535) throw std::runtime_error("depth to conversion exceeds 65535");
+      if (depth > 65535)
+        throw std::runtime_error("depth to conversion exceeds 65535");
       decltype(overflow_)::accessor acc;
       overflow_.insert(acc, i);
       acc->second = static_cast<std::uint16_t>(depth);

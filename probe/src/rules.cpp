@@ -13,19 +13,22 @@ Rules::Rules(const RuleSet& rules)
   int ring_size = 0;
   for (int pit = 0; pit < k_; ++pit) {
     ring[ring_size++] = static_cast<std::uint8_t>(pit);
-    if (store && pit == p_ - 1) ring[ring_size++] = kStore;
+    if (store && pit == p_ - 1)
+      ring[ring_size++] = kStore;
   }
   // One lap starting after the origin: from pit P-1 the first seed goes into the store.
   for (int origin = 0; origin < p_; ++origin) {
     int n = 0;
     for (int step = 1; step <= ring_size; ++step) {
       const std::uint8_t place = ring[(origin + step) % ring_size];
-      if (place == origin && rules_.skip_origin) continue;
+      if (place == origin && rules_.skip_origin)
+        continue;
       path_[origin][n++] = place;
     }
     cycle_ = n;
   }
-  for (int i = 0; i < p_; ++i) own_mask_[i / 8] |= std::uint64_t{0xff} << (8 * (i % 8));
+  for (int i = 0; i < p_; ++i)
+    own_mask_[i / 8] |= std::uint64_t{0xff} << (8 * (i % 8));
   for (int origin = 0; origin < p_; ++origin) {
     keep_origin_[origin].fill(0xff);
     keep_origin_[origin][origin] = 0;
@@ -40,7 +43,8 @@ Rules::Rules(const RuleSet& rules)
           ++st.stored;
         } else {
           ++st.add[place];
-          if (place >= p_) ++st.opp_added;
+          if (place >= p_)
+            ++st.opp_added;
         }
         st.last = place;
       }
@@ -48,13 +52,9 @@ Rules::Rules(const RuleSet& rules)
   }
 }
 
-
-
 int Rules::final_value(const Pits& board) const noexcept {
   return own_seeds(board) - opponent_seeds(board);
 }
-
-
 
 int Rules::legal_moves(const Pits& board, MoveList& out) const noexcept {
   int n = 0;
@@ -73,21 +73,25 @@ int Rules::legal_moves(const Pits& board, MoveList& out) const noexcept {
       if (rules_.grand_slam == GrandSlam::kForbidden && grand_slams > 0 && grand_slams < n) {
         int kept = 0;
         for (int j = 0; j < n; ++j) {
-          if (!out.moves[j].grand_slam) out.moves[kept++] = out.moves[j];
+          if (!out.moves[j].grand_slam)
+            out.moves[kept++] = out.moves[j];
         }
         n = kept;
       }
       break;
     }
     case Family::kKalah:
-      if (kalah_over(board)) break;
+      if (kalah_over(board))
+        break;
       for (int i = 0; i < p_; ++i) {
-        if (board[i] != 0) kalah_move(board, i, out.moves[n++]);
+        if (board[i] != 0)
+          kalah_move(board, i, out.moves[n++]);
       }
       break;
     case Family::kWariUs:
       for (int i = 0; i < p_; ++i) {
-        if (board[i] != 0) wari_us_move(board, i, out.moves[n++]);
+        if (board[i] != 0)
+          wari_us_move(board, i, out.moves[n++]);
       }
       break;
   }
@@ -96,23 +100,27 @@ int Rules::legal_moves(const Pits& board, MoveList& out) const noexcept {
 }
 
 bool Rules::play(const Pits& board, int pit, Move& out) const noexcept {
-  if (pit < 0 || pit >= p_ || board[pit] == 0) return false;
+  if (pit < 0 || pit >= p_ || board[pit] == 0)
+    return false;
   switch (rules_.family) {
     case Family::kOware: {
-      if (!oware_move(board, pit, opponent_seeds(board), out)) return false;
+      if (!oware_move(board, pit, opponent_seeds(board), out))
+        return false;
       if (out.grand_slam && rules_.grand_slam == GrandSlam::kForbidden) {
         // Legal only when every legal move is a grand slam: rare, so take the long way.
         MoveList all;
         legal_moves(board, all);
         for (const Move& m : all) {
-          if (m.pit == pit) return true;
+          if (m.pit == pit)
+            return true;
         }
         return false;
       }
       return true;
     }
     case Family::kKalah:
-      if (kalah_over(board)) return false;
+      if (kalah_over(board))
+        return false;
       kalah_move(board, pit, out);
       return true;
     case Family::kWariUs:
@@ -133,7 +141,8 @@ bool Rules::oware_move(const Pits& board, int i, int opponent_seeds, Move& m) co
   int stored = 0;
   const int last = sow(b, i, board[i], stored);
   const int opp_after = opponent_seeds + sow_table_[i * kSowRows + board[i]].opp_added;
-  if (opp_after == 0) return false;  // feeding rule: an empty opponent must be fed
+  if (opp_after == 0)
+    return false;  // feeding rule: an empty opponent must be fed
   int captured = 0;
   int first = last;  // one below the lowest pit of the captured run
   while (first >= p_ && (b[first] == 2 || b[first] == 3)) {
@@ -196,12 +205,15 @@ void Rules::wari_us_move(const Pits& board, int i, Move& m) const noexcept {
   while (true) {
     ++sowings;
     const int last = sow(b, origin, b[origin], stored);
-    if (last == kStore || last >= p_) break;
+    if (last == kStore || last >= p_)
+      break;
     const int opposite = k_ - 1 - last;
-    if (b[opposite] != 2) break;
+    if (b[opposite] != 2)
+      break;
     captured += 2;
     b[opposite] = 0;
-    if (last == 0 || b[last - 1] == 0) break;
+    if (last == 0 || b[last - 1] == 0)
+      break;
     origin = last - 1;
   }
   m.pit = static_cast<std::uint8_t>(i);

@@ -35,46 +35,66 @@ constexpr RuleSet wari_us_rules() {
 }
 
 constexpr std::array kPresets = {
-    Preset{"oware", oware_rules(GrandSlam::kForbidden),
+    Preset{"oware",
+           oware_rules(GrandSlam::kForbidden),
            "Romein & Bal's Awari databases; seed 002 (Kids and Caboodles)",
            "grand slam forbidden unless every legal move is one"},
-    Preset{"abapa", oware_rules(GrandSlam::kNoCapture),
+    Preset{"abapa",
+           oware_rules(GrandSlam::kNoCapture),
            "Oware Abapa tournament rules; seed 000 (Warri Society), seed 003",
            "a grand slam is legal but captures nothing"},
-    Preset{"warri", oware_rules(GrandSlam::kNoCapture),
+    Preset{"warri",
+           oware_rules(GrandSlam::kNoCapture),
            "seed 000 (Warri Society), seed 003; the rules of abapa",
            "a grand slam is legal but captures nothing"},
-    Preset{"wari-modar", oware_rules(GrandSlam::kNoCapture),
+    Preset{"wari-modar",
+           oware_rules(GrandSlam::kNoCapture),
            "seed 003 (Modar Neznanich); the rules of abapa",
            "a grand slam is legal but captures nothing"},
-    Preset{"ayo", oware_rules(GrandSlam::kCapture), "seed 000's note on Ayo; seed 004",
+    Preset{"ayo",
+           oware_rules(GrandSlam::kCapture),
+           "seed 000's note on Ayo; seed 004",
            "a grand slam captures every seed on the opponent's side"},
-    Preset{"wari-pbm", oware_rules(GrandSlam::kCapture), "seed 004 (pbmserv Wari); the rules of ayo",
+    Preset{"wari-pbm",
+           oware_rules(GrandSlam::kCapture),
+           "seed 004 (pbmserv Wari); the rules of ayo",
            "a grand slam captures every seed on the opponent's side"},
-    Preset{"wari-kc", oware_rules(GrandSlam::kForbidden),
+    Preset{"wari-kc",
+           oware_rules(GrandSlam::kForbidden),
            "seed 002 (Kids and Caboodles); the rules of oware",
            "grand slam forbidden unless every legal move is one"},
-    Preset{"kalah", kalah_rules(false, KalahEnd::kNoMove), "seed 001 (single lap mancala)",
+    Preset{"kalah",
+           kalah_rules(false, KalahEnd::kNoMove),
+           "seed 001 (single lap mancala)",
            "game ends when the mover has no seeds; the other takes their side"},
-    Preset{"kalah-tournament", kalah_rules(false, KalahEnd::kEmptySide),
-           "the usual published Kalah rules", "game ends as soon as either side is empty"},
-    Preset{"kalah-irving", kalah_rules(true, KalahEnd::kEmptySide),
+    Preset{"kalah-tournament",
+           kalah_rules(false, KalahEnd::kEmptySide),
+           "the usual published Kalah rules",
+           "game ends as soon as either side is empty"},
+    Preset{"kalah-irving",
+           kalah_rules(true, KalahEnd::kEmptySide),
            "Irving, Donkers & Uiterwijk, Solving Kalah (2000)",
            "as kalah-tournament; a lone last seed is captured even opposite an empty pit"},
-    Preset{"wari-us", wari_us_rules(), "seed 003's alternate rules (U.S. sets)",
+    Preset{"wari-us",
+           wari_us_rules(),
+           "seed 003's alternate rules (U.S. sets)",
            "store sown into; captures exactly 2 opposite; capture chains sow on clockwise"},
 };
 
-std::string_view on_off(bool b) { return b ? "on" : "off"; }
+std::string_view on_off(bool b) {
+  return b ? "on" : "off";
+}
 
 bool parse_int(std::string_view s, int& out) {
-  if (s.empty() || s.size() > 6) return false;
+  if (s.empty() || s.size() > 6)
+    return false;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
   return ec == std::errc() && p == s.data() + s.size();
 }
 
 bool fail(std::string* error, std::string message) {
-  if (error) *error = std::move(message);
+  if (error)
+    *error = std::move(message);
   return false;
 }
 
@@ -84,7 +104,8 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   while (true) {
     std::size_t pos = s.find(sep, start);
     parts.push_back(s.substr(start, pos - start));
-    if (pos == std::string_view::npos) break;
+    if (pos == std::string_view::npos)
+      break;
     start = pos + 1;
   }
   return parts;
@@ -109,17 +130,21 @@ bool apply_option(std::string_view item, RuleSet& rules, std::string* error) {
   std::string_view name = item.substr(0, eq);
   std::string_view value = item.substr(eq + 1);
   auto bad_value = [&](std::string_view allowed) {
-    return fail(error, "option " + std::string(name) + " takes " + std::string(allowed) +
-                           ", not '" + std::string(value) + "'");
+    return fail(error,
+                "option " + std::string(name) + " takes " + std::string(allowed) + ", not '" +
+                    std::string(value) + "'");
   };
   auto not_for_family = [&] {
-    return fail(error, "option " + std::string(name) + " does not apply to the " +
-                           std::string(to_string(rules.family)) + " family");
+    return fail(error,
+                "option " + std::string(name) + " does not apply to the " +
+                    std::string(to_string(rules.family)) + " family");
   };
   if (name == "skip_origin") {
-    if (!parse_bool(value, rules.skip_origin)) return bad_value("on|off");
+    if (!parse_bool(value, rules.skip_origin))
+      return bad_value("on|off");
   } else if (name == "grand_slam") {
-    if (rules.family != Family::kOware) return not_for_family();
+    if (rules.family != Family::kOware)
+      return not_for_family();
     if (value == "capture") {
       rules.grand_slam = GrandSlam::kCapture;
     } else if (value == "no_capture") {
@@ -130,10 +155,13 @@ bool apply_option(std::string_view item, RuleSet& rules, std::string* error) {
       return bad_value("capture|no_capture|forbidden");
     }
   } else if (name == "capture_empty_opposite") {
-    if (rules.family != Family::kKalah) return not_for_family();
-    if (!parse_bool(value, rules.capture_empty_opposite)) return bad_value("on|off");
+    if (rules.family != Family::kKalah)
+      return not_for_family();
+    if (!parse_bool(value, rules.capture_empty_opposite))
+      return bad_value("on|off");
   } else if (name == "end") {
-    if (rules.family != Family::kKalah) return not_for_family();
+    if (rules.family != Family::kKalah)
+      return not_for_family();
     if (value == "no_move") {
       rules.end = KalahEnd::kNoMove;
     } else if (value == "empty_side") {
@@ -142,19 +170,23 @@ bool apply_option(std::string_view item, RuleSet& rules, std::string* error) {
       return bad_value("no_move|empty_side");
     }
   } else {
-    return fail(error, "unknown option '" + std::string(name) +
-                           "' (options: skip_origin, grand_slam, capture_empty_opposite, end)");
+    return fail(error,
+                "unknown option '" + std::string(name) +
+                    "' (options: skip_origin, grand_slam, capture_empty_opposite, end)");
   }
   return true;
 }
 
 }  // namespace
 
-std::span<const Preset> presets() noexcept { return kPresets; }
+std::span<const Preset> presets() noexcept {
+  return kPresets;
+}
 
 const Preset* find_preset(std::string_view name) noexcept {
   for (const Preset& p : kPresets) {
-    if (p.name == name) return &p;
+    if (p.name == name)
+      return &p;
   }
   return nullptr;
 }
@@ -194,8 +226,8 @@ std::string_view to_string(KalahEnd end) noexcept {
 }
 
 std::string Variant::to_string() const {
-  std::string s = preset + "/" + std::to_string(rules.pits_per_side) + "x" +
-                  std::to_string(seeds_per_pit);
+  std::string s =
+      preset + "/" + std::to_string(rules.pits_per_side) + "x" + std::to_string(seeds_per_pit);
   const Preset* p = find_preset(preset);
   std::vector<std::string> opts;
   if (p) {
@@ -207,12 +239,13 @@ std::string Variant::to_string() const {
       opts.push_back("grand_slam=" + std::string(sowdb::to_string(rules.grand_slam)));
     }
     if (rules.capture_empty_opposite != d.capture_empty_opposite) {
-      opts.push_back("capture_empty_opposite=" +
-                     std::string(on_off(rules.capture_empty_opposite)));
+      opts.push_back("capture_empty_opposite=" + std::string(on_off(rules.capture_empty_opposite)));
     }
-    if (rules.end != d.end) opts.push_back("end=" + std::string(sowdb::to_string(rules.end)));
+    if (rules.end != d.end)
+      opts.push_back("end=" + std::string(sowdb::to_string(rules.end)));
   }
-  for (std::size_t i = 0; i < opts.size(); ++i) s += (i == 0 ? "/" : ",") + opts[i];
+  for (std::size_t i = 0; i < opts.size(); ++i)
+    s += (i == 0 ? "/" : ",") + opts[i];
   return s;
 }
 
@@ -225,7 +258,8 @@ std::optional<Variant> parse_variant(std::string_view text, std::string* error) 
   const Preset* preset = find_preset(parts[0]);
   if (!preset) {
     std::string names;
-    for (const Preset& p : kPresets) names += (names.empty() ? "" : ", ") + std::string(p.name);
+    for (const Preset& p : kPresets)
+      names += (names.empty() ? "" : ", ") + std::string(p.name);
     fail(error, "unknown variant '" + std::string(parts[0]) + "' (known: " + names + ")");
     return std::nullopt;
   }
@@ -250,9 +284,10 @@ std::optional<Variant> parse_variant(std::string_view text, std::string* error) 
       return std::nullopt;
     }
     if (2 * p * s > kMaxBoardStones) {
-      fail(error, "a " + std::to_string(p) + "x" + std::to_string(s) + " board holds " +
-                      std::to_string(2 * p * s) + " seeds; at most " +
-                      std::to_string(kMaxBoardStones) + " are supported");
+      fail(error,
+           "a " + std::to_string(p) + "x" + std::to_string(s) + " board holds " +
+               std::to_string(2 * p * s) + " seeds; at most " + std::to_string(kMaxBoardStones) +
+               " are supported");
       return std::nullopt;
     }
     v.rules.pits_per_side = static_cast<std::uint8_t>(p);
@@ -260,7 +295,8 @@ std::optional<Variant> parse_variant(std::string_view text, std::string* error) 
   }
   if (parts.size() == 3) {
     for (std::string_view item : split(parts[2], ',')) {
-      if (!apply_option(item, v.rules, error)) return std::nullopt;
+      if (!apply_option(item, v.rules, error))
+        return std::nullopt;
     }
   }
   v.rules = v.rules.normalised();

@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <utility>
-#include <functional>
-#include <span>
 #include <vector>
 
 #include "sowdb/format/rule_set.h"
@@ -38,18 +38,21 @@ class DepthTable {
   std::uint64_t size() const { return size_; }
   /// Depth of entry i (i < size()).
   std::uint16_t operator[](std::uint64_t i) const {
-    if (low_[i] != kOverflow) return low_[i];
+    if (low_[i] != kOverflow)
+      return low_[i];
     auto it = std::lower_bound(overflow_.begin(), overflow_.end(), std::pair{i, std::uint16_t{0}});
     return it->second;
   }
   /// Depth of entry i; throws std::out_of_range when i >= size().
   std::uint16_t at(std::uint64_t i) const {
-    if (i >= size()) throw std::out_of_range("depth index");
+    if (i >= size())
+      throw std::out_of_range("depth index");
     return (*this)[i];
   }
   /// Writes entries first .. first + out.size() - 1 into `out`.
   void fill(std::uint64_t first, std::span<std::uint16_t> out) const {
-    for (std::size_t j = 0; j < out.size(); ++j) out[j] = (*this)[first + j];
+    for (std::size_t j = 0; j < out.size(); ++j)
+      out[j] = (*this)[first + j];
   }
   bool operator==(const DepthTable& o) const {
     return size_ == o.size_ && overflow_ == o.overflow_ &&

@@ -17,13 +17,13 @@ using Pits = std::array<std::uint8_t, kMaxPits>;
 
 /// What one legal move does.
 struct Move {
-  Pits child{};                 ///< Resulting position, from the side of the player to move next.
-  std::uint8_t pit = 0;         ///< The mover's pit sown from, 0..P-1.
-  std::uint8_t stored = 0;      ///< Seeds sown into the mover's store (Kalah family, wari-us).
-  std::uint8_t captured = 0;    ///< Seeds captured into the mover's store.
-  bool extra_turn = false;      ///< The same player moves again: `child` is from their side.
-  bool grand_slam = false;      ///< Oware family: the sowing would capture every opposing seed.
-  std::uint8_t sowings = 1;     ///< wari-us: sowings in the turn (1 + capture continuations).
+  Pits child{};               ///< Resulting position, from the side of the player to move next.
+  std::uint8_t pit = 0;       ///< The mover's pit sown from, 0..P-1.
+  std::uint8_t stored = 0;    ///< Seeds sown into the mover's store (Kalah family, wari-us).
+  std::uint8_t captured = 0;  ///< Seeds captured into the mover's store.
+  bool extra_turn = false;    ///< The same player moves again: `child` is from their side.
+  bool grand_slam = false;    ///< Oware family: the sowing would capture every opposing seed.
+  std::uint8_t sowings = 1;   ///< wari-us: sowings in the turn (1 + capture continuations).
 
   /// Seeds that leave the board for the mover's store.
   int gain() const { return stored + captured; }
@@ -147,7 +147,7 @@ class Rules {
   int p_;
   int k_;
   std::uint64_t own_mask_[2] = {0, 0};  // bytes of the mover's pits in the board's two halves
-  int cycle_;  // sowing positions in one lap for a sowing from any origin
+  int cycle_;                           // sowing positions in one lap for a sowing from any origin
   // path_[origin][j] = the j-th place sown from origin (a pit, or kStore), j < cycle_.
   std::array<std::array<std::uint8_t, 2 * kMaxPits + 2>, kMaxPitsPerSide> path_{};
 
@@ -161,7 +161,7 @@ class Rules {
   };
   static constexpr int kSowRows = 256;
   std::array<Pits, kMaxPitsPerSide> keep_origin_{};  // 0xff in every pit but the origin
-  std::vector<SowStep> sow_table_;  // [origin * kSowRows + seeds]
+  std::vector<SowStep> sow_table_;                   // [origin * kSowRows + seeds]
 };
 
 }  // namespace sowdb
