@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // One clear line, not CLI11's two-line banner.
     std::fprintf(stderr, "sowdb: error: %s (see sowdb --help)\n", e.what());
-    return e.get_exit_code() == 0 ? 2 : e.get_exit_code();
+    return 2;
   }
   try {
     return run ? run() : 2;
