@@ -317,7 +317,7 @@ class LayerSolver {
           continue;
         aref(cells_[i].state).fetch_and(static_cast<std::uint8_t>(~bit), std::memory_order_relaxed);
         // Unranking costs about as much as a few steps of next_position.
-        if (have_board && i - at <= 2) {
+        if (have_board && i - at <= 8) {
           for (; at < i; ++at)
             next_position(std::span(board.data(), k_));
         } else {
