@@ -1,7 +1,11 @@
 // Table file benchmarks (Google Benchmark): bytes/position of each layer of a table directory
 // (against 1 byte/position raw), and probe speed on one layer: cached (a hot block) and cold
 // (random positions across the layer with a one-block cache, so nearly every probe decodes a
-// block; the file itself is in the OS page cache).
+// block; the file itself is in the OS page cache). For a table directory it also measures
+// TableSet::value (value and depth of a position, recompute entries resolved through the
+// smaller layers) on random positions of the layer: cached (a fixed set of 1024 positions whose
+// blocks all stay decoded) and cold (a one-block cache per layer). The size lines also give the
+// share of recompute entries (FORMAT.md, "Recompute entries").
 //
 //   SOWDB_BENCH_TABLES=DIR [SOWDB_BENCH_LAYER=N] sowdb_format_bench [benchmark flags]
 //
@@ -25,6 +29,7 @@
 
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
+#include "sowdb/probe/tables.h"
 
 namespace {
 
@@ -104,6 +109,17 @@ void bytes_per_position(benchmark::State& state, fs::path path) {
   state.counters["value_B/pos"] = static_cast<double>(s.values) / e;
   state.counters["depth_B/pos"] = static_cast<double>(s.depths) / e;
   state.counters["vs_1B_raw"] = static_cast<double>(info.file_size) / e;
+  state.counters["version"] = info.format_version;
+  // Share of recompute entries (kRecomputeValue), from the values.
+  double recompute = 0;
+  if (info.recompute) {
+    const auto reader = LayerReader::open(path);
+    std::vector<std::int8_t> values(info.entries);
+    reader->read_all(values, {});
+    recompute =
+        static_cast<double>(std::count(values.begin(), values.end(), sowdb::kRecomputeValue));
+  }
+  state.counters["recompute_share"] = recompute / e;
 }
 
 enum class Probe { kValue, kDepth, kBoth };
@@ -142,6 +158,45 @@ void probe(benchmark::State& state, fs::path path, bool cold, Probe what) {
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["positions"] = static_cast<double>(info.entries);
   state.counters["block_entries"] = info.block_entries;
+}
+
+// TableSet::value on random positions of layer `n` of the directory `dir`.
+void tableset_probe(benchmark::State& state, fs::path dir, int n, bool cold) {
+  sowdb::TableSetOptions o;
+  o.cache_blocks = cold ? 1 : std::size_t{1} << 20;
+  const auto set = sowdb::TableSet::open(dir, o);
+  const int pits = set->rules().pits();
+  const std::uint64_t size = sowdb::layer_size(pits, n);
+  std::mt19937_64 rng(11);
+  std::vector<sowdb::Pits> positions(cold ? std::size_t{1} << 16 : std::size_t{1} << 10);
+  for (sowdb::Pits& p : positions) {
+    p = {};
+    sowdb::unrank(rng() % size, n, std::span(p.data(), static_cast<std::size_t>(pits)));
+  }
+  std::int64_t sum = 0;
+  if (!cold) {
+    for (const sowdb::Pits& p : positions) {  // warm the caches
+      int v = 0, d = 0;
+      set->value(p, v, d);
+    }
+  }
+  constexpr std::size_t kBatch = 256;
+  std::size_t k = 0;
+  for (auto _ : state) {
+    for (std::size_t j = 0; j < kBatch; ++j) {
+      int v = 0, d = 0;
+      if (set->value(positions[k++ & (positions.size() - 1)], v, d) != sowdb::ProbeStatus::kOk) {
+        state.SkipWithError("probe failed");
+        return;
+      }
+      sum += v + d;
+    }
+  }
+  benchmark::DoNotOptimize(sum);
+  state.counters["ns/probe"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * kBatch,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["positions"] = static_cast<double>(size);
 }
 
 }  // namespace
@@ -185,6 +240,22 @@ int main(int argc, char** argv) {
       ("probe_cold/value" + suffix).c_str(), probe, p, true, Probe::kValue);
   benchmark::RegisterBenchmark(
       ("probe_cold/depth" + suffix).c_str(), probe, p, true, Probe::kDepth);
+  // TableSet needs every layer 0..probe_layer (a generated directory, not the synthetic layer).
+  bool complete = temp.empty();
+  for (int n = 0; n <= probe_layer && complete; ++n)
+    complete = layers.count(n) != 0;
+  if (complete) {
+    benchmark::RegisterBenchmark(("probe_tableset_cached/value+depth" + suffix).c_str(),
+                                 tableset_probe,
+                                 dir,
+                                 probe_layer,
+                                 false);
+    benchmark::RegisterBenchmark(("probe_tableset_cold/value+depth" + suffix).c_str(),
+                                 tableset_probe,
+                                 dir,
+                                 probe_layer,
+                                 true);
+  }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -4,7 +4,8 @@
 // smaller layers recomputes). Reads the tables through the format library, so it measures the
 // content, not the file it came from.
 //
-//   sowdb_format_explore TABLE_DIR LAYER... [--quick]
+//   sowdb_format_explore TABLE_DIR LAYER... [--quick]   (TABLE_DIR without recompute entries:
+//                                                      sowdb gen --no-recompute)
 //   sowdb_format_explore --rewrite SRC_DIR DST_DIR   (rewrite every layer with the default
 //                                                    WriteOptions, e.g. to the newest version)
 //
@@ -22,6 +23,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -44,8 +46,14 @@ struct Loaded {
   std::vector<std::uint16_t> depths;
 };
 
+// Reads a whole layer. The experiments need every value: tables without recompute entries
+// (format version 1 or 2, `sowdb gen --no-recompute`).
 Loaded load(const std::filesystem::path& dir, int n, bool depths) {
   const auto r = LayerReader::open(layer_path(dir, n));
+  if (r->info().recompute) {
+    throw std::runtime_error(layer_path(dir, n).string() +
+                             " has recompute entries; generate with --no-recompute");
+  }
   Loaded l;
   l.values.resize(r->info().entries);
   if (depths)

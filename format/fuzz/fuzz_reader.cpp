@@ -25,13 +25,23 @@ void exercise(const std::uint8_t* data, std::size_t size, bool verify) {
   }
   const sowdb::LayerInfo& info = reader->info();
   const int n = info.stones;
+  // A value in [-n, n], or kRecomputeValue in a file with recompute entries.
+  const auto valid = [&](int v) {
+    return (v >= -n && v <= n) || (info.recompute && v == sowdb::kRecomputeValue);
+  };
   // Probe the first, last and a spread of indices, and past the end.
   const std::uint64_t step = info.entries / 64 + 1;
   for (std::uint64_t i = 0; i < info.entries; i += step) {
     const auto v = reader->value(i);
-    if (v && (*v < -n || *v > n))
+    if (v && !valid(*v))
       __builtin_trap();
-    (void)reader->depth(i);
+    const auto d = reader->depth(i);
+    // In a file with recompute entries only a recompute entry reads as kRecomputeDepth; with
+    // depth codec 1 a value-0 entry has depth 0.
+    if (v && d &&
+        ((info.recompute && *d == sowdb::kRecomputeDepth && *v != sowdb::kRecomputeValue) ||
+         (*v == 0 && *d != 0 && info.depth_codec != sowdb::DepthCodec::kAll)))
+      __builtin_trap();
   }
   (void)reader->value(info.entries - 1);
   (void)reader->depth(info.entries - 1);
@@ -42,8 +52,11 @@ void exercise(const std::uint8_t* data, std::size_t size, bool verify) {
     std::vector<std::uint16_t> depths(info.entries);
     try {
       reader->read_all(values, depths);
-      for (const std::int8_t v : values) {
-        if (v < -n || v > n)
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        if (!valid(values[i]))
+          __builtin_trap();
+        if (info.recompute && depths[i] == sowdb::kRecomputeDepth &&
+            values[i] != sowdb::kRecomputeValue)
           __builtin_trap();
       }
     } catch (const sowdb::TableError&) {

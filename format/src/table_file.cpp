@@ -32,6 +32,11 @@ constexpr std::size_t kHeaderHashedBytes = 56;  // the header checksum covers by
 constexpr std::size_t kSeekEntrySize = 24;
 constexpr std::size_t kFooterSize = 16;
 constexpr std::uint32_t kRequiredFlagsMask = 0x0000FFFFu;
+// "Recompute entries": the value-table byte of the "recompute, stored depth" symbol (the
+// "recompute, derived depth" symbol's byte is kRecomputeValue). Only in layers of at most
+// kMaxStonesWithStoredRecompute stones, where 127 is not a value.
+constexpr std::int8_t kStoredRecomputeByte = 127;
+constexpr int kMaxStonesWithStoredRecompute = 126;
 constexpr std::size_t kHashChunk = std::size_t{1} << 20;
 
 // --- Little-endian field access ("Conventions": every integer is little-endian). -----------
@@ -173,7 +178,8 @@ class MemorySource final : public Source {
            "read of " + std::to_string(out.size()) + " bytes at " + std::to_string(offset) +
                " passes the end (" + std::to_string(bytes_.size()) + " bytes)");
     }
-    if (!out.empty()) std::memcpy(out.data(), bytes_.data() + offset, out.size());
+    if (!out.empty())
+      std::memcpy(out.data(), bytes_.data() + offset, out.size());
   }
 
  private:
@@ -252,16 +258,23 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
       fail_check(Code::kBadHeader, name, 6, "reserved byte " + std::to_string(i) + " is not 0");
     }
   }
-  // Check 7: flags.
+  // Check 7: flags. Version 3 defines the required flag kFlagRecompute ("Flags").
   const auto flags = static_cast<std::uint32_t>(get_le(&h[12], 4));
-  if ((flags & kRequiredFlagsMask) != 0) {
+  const std::uint32_t known_required = version >= 3 ? kFlagRecompute : 0;
+  if ((flags & kRequiredFlagsMask & ~known_required) != 0) {
     fail_check(
-        Code::kUnsupported, name, 7, "unknown required flags 0x" + [&] {
-          char buf[16];
-          std::snprintf(buf, sizeof buf, "%04x", flags & kRequiredFlagsMask);
-          return std::string(buf);
-        }());
+        Code::kUnsupported,
+        name,
+        7,
+        "unknown required flags 0x" +
+            [&] {
+              char buf[16];
+              std::snprintf(buf, sizeof buf, "%04x", flags & kRequiredFlagsMask & ~known_required);
+              return std::string(buf);
+            }() +
+            " in a version " + std::to_string(version) + " file");
   }
+  const bool recompute = (flags & kFlagRecompute) != 0;
   // Check 8: codecs.
   if (get8(&h[40]) != 0) {
     fail_check(Code::kUnsupported, name, 8, "unknown value codec " + std::to_string(get8(&h[40])));
@@ -275,11 +288,15 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
                "unknown depth codec " + std::to_string(depth_codec) + " in a version " +
                    std::to_string(version) + " file");
   }
+  if (recompute && depth_codec != 1) {
+    fail_check(Code::kUnsupported, name, 8, "recompute entries need depth codec 1");
+  }
   // Check 9: the rule set.
   Parsed p;
   LayerInfo& info = p.info;
   info.format_version = version;
   info.depth_codec = static_cast<DepthCodec>(depth_codec);
+  info.recompute = recompute;
   info.file_size = size;
   const std::uint8_t family = get8(&h[16]), pits = get8(&h[17]), skip = get8(&h[18]),
                      slam = get8(&h[19]), capture = get8(&h[20]), end = get8(&h[21]);
@@ -340,12 +357,15 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
                "block_count " + std::to_string(info.block_count) + ", expected " +
                    std::to_string(block_count_for(info.entries, info.block_entries)));
   }
+  // "Recompute entries": up to two recompute bytes besides the 2n+1 values.
+  const int recompute_bytes = !recompute ? 0 : (stones <= kMaxStonesWithStoredRecompute ? 2 : 1);
   const std::uint8_t value_count = get8(&h[23]);
-  if (value_count < 1 || value_count > 2 * stones + 1) {
+  if (value_count < 1 || value_count > 2 * stones + 1 + recompute_bytes) {
     fail_check(Code::kBadHeader,
                name,
                10,
-               "value_count " + std::to_string(value_count) + " outside 1..2n+1");
+               "value_count " + std::to_string(value_count) + " outside 1.." +
+                   std::to_string(2 * stones + 1 + recompute_bytes));
   }
   // Check 11: the file is long enough for its layout, and ends with the footer magic.
   p.data_start = kHeaderSize + pad8(value_count);
@@ -379,9 +399,14 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
   const auto table_bytes = static_cast<std::size_t>(pad8(value_count));
   src.read(kHeaderSize, std::span(table.data(), table_bytes));
   bool seen[256] = {};
+  bool has_recompute_byte = false;
   for (std::size_t i = 0; i < value_count; ++i) {
     const auto v = static_cast<std::int8_t>(get8(&table[i]));
-    if (v < -info.stones || v > info.stones) {
+    const bool recompute_byte =
+        recompute && (v == kRecomputeValue ||
+                      (v == kStoredRecomputeByte && info.stones <= kMaxStonesWithStoredRecompute));
+    has_recompute_byte = has_recompute_byte || recompute_byte;
+    if (!recompute_byte && (v < -info.stones || v > info.stones)) {
       fail_check(Code::kCorrupt,
                  name,
                  12,
@@ -393,6 +418,9 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
     }
     seen[static_cast<std::uint8_t>(v)] = true;
     info.value_table.push_back(v);
+  }
+  if (recompute && !has_recompute_byte) {
+    fail_check(Code::kCorrupt, name, 12, "recompute flag set but no recompute byte in the table");
   }
   for (std::size_t i = value_count; i < table_bytes; ++i) {
     if (get8(&table[i]) != 0)
@@ -531,6 +559,16 @@ struct LayerReader::Impl {
 
   const LayerInfo& info() const { return parsed.info; }
 
+  // "Recompute entries": decoded blocks hold value-table bytes, in which the "recompute, stored
+  // depth" byte 127 is kept apart from kRecomputeValue until the depths are decoded. This maps
+  // a table byte to what value() returns.
+  std::int8_t public_value(std::int8_t byte) const {
+    return byte == kStoredRecomputeByte && info().recompute &&
+                   info().stones <= kMaxStonesWithStoredRecompute
+               ? kRecomputeValue
+               : byte;
+  }
+
   // Checks 16..18: reads the frame and checks its checksum and frame header.
   std::vector<std::byte> read_frame(std::uint32_t b, int stream, std::size_t content) const {
     const SeekEntry& e = parsed.seek[b];
@@ -598,16 +636,18 @@ struct LayerReader::Impl {
       v = map[static_cast<std::uint8_t>(v)];
   }
 
-  // Decodes block `b`'s depths into `out`. `values` are the block's decoded values: depth
-  // codec 1 stores depths only where the value is not 0.
+  // Decodes block `b`'s depths into `out`. `values` are the block's decoded value-table bytes:
+  // depth codec 1 stores depths only where the byte is neither 0 nor kRecomputeValue (the
+  // "recompute, derived depth" byte, which reads as kRecomputeDepth).
   void decode_depths(std::uint32_t b,
                      std::span<const std::int8_t> values,
                      std::span<std::uint16_t> out) const {
     const std::string where = src->name() + ": block " + std::to_string(b) + " depths";
     const bool all = info().depth_codec == DepthCodec::kAll;
+    const auto stores_depth = [](std::int8_t v) { return v != 0 && v != kRecomputeValue; };
     const std::size_t m =
         all ? out.size()
-            : out.size() - static_cast<std::size_t>(std::count(values.begin(), values.end(), 0));
+            : static_cast<std::size_t>(std::count_if(values.begin(), values.end(), stores_depth));
     const auto frame = read_frame(b, 1, 2 * m);
     std::vector<std::byte> planes(2 * m);
     decompress(frame, planes, where);
@@ -622,8 +662,23 @@ struct LayerReader::Impl {
       return;
     }
     std::size_t j = 0;
-    for (std::size_t i = 0; i < out.size(); ++i)
-      out[i] = values[i] == 0 ? std::uint16_t{0} : stored(j++);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i] = stores_depth(values[i]) ? stored(j++)
+               : values[i] == 0        ? std::uint16_t{0}
+                                       : kRecomputeDepth;
+    }
+    // Check 21: a file with recompute entries never stores the depth kRecomputeDepth.
+    if (info().recompute) {
+      for (std::size_t i = 0; i < m; ++i) {
+        if (stored(i) == kRecomputeDepth) {
+          fail_check(Code::kCorrupt,
+                     where,
+                     21,
+                     "stored depth " + std::to_string(kRecomputeDepth) +
+                         " in a file with recompute entries");
+        }
+      }
+    }
   }
 
   // The values of block `b` a depth decode needs: none for depth codec 0.
@@ -730,7 +785,7 @@ std::optional<std::int8_t> LayerReader::value(std::uint64_t index) const noexcep
     return std::nullopt;
   try {
     const auto b = static_cast<std::uint32_t>(index / info.block_entries);
-    return impl_->block(b, 0)->values[index % info.block_entries];
+    return impl_->public_value(impl_->block(b, 0)->values[index % info.block_entries]);
   } catch (...) {
     return std::nullopt;
   }
@@ -780,6 +835,10 @@ void LayerReader::read_all(std::span<std::int8_t> values, std::span<std::uint16_
     }
     if (!depths.empty())
       impl_->decode_depths(b, block_values, depths.subspan(first, n));
+    if (!values.empty() && info.recompute) {
+      for (std::int8_t& v : block_values)
+        v = impl_->public_value(v);
+    }
   }
 }
 
@@ -969,21 +1028,76 @@ void write_layer(const std::filesystem::path& path,
   if (block_count > std::numeric_limits<std::uint32_t>::max()) {
     fail(Code::kInvalidArgument, name, "too many blocks; raise block_entries");
   }
-  // "Value encoding": symbols in order of falling frequency, ties by rising value.
+  const std::span<const std::uint64_t> marks = source.recompute;
+  if (!marks.empty()) {
+    if (marks.size() != (entries + 63) / 64) {
+      fail(Code::kInvalidArgument,
+           name,
+           "the recompute mask has " + std::to_string(marks.size()) + " words, the layer needs " +
+               std::to_string((entries + 63) / 64));
+    }
+    if (entries % 64 != 0 && (marks.back() >> (entries % 64)) != 0) {
+      fail(Code::kInvalidArgument, name, "the recompute mask marks entries past the layer");
+    }
+  }
+  const auto marked = [&](std::uint64_t i) {
+    return !marks.empty() && ((marks[i / 64] >> (i % 64)) & 1) != 0;
+  };
   std::array<std::uint64_t, 256> freq{};
   for (const std::int8_t v : values)
     ++freq[static_cast<std::uint8_t>(v)];
-  std::vector<std::int8_t> table;
   for (int v = -128; v <= 127; ++v) {
-    if (freq[static_cast<std::uint8_t>(v)] == 0)
-      continue;
-    if (v < -stones || v > stones) {
+    if (freq[static_cast<std::uint8_t>(v)] != 0 && (v < -stones || v > stones)) {
       fail(Code::kInvalidArgument,
            name,
            "value " + std::to_string(v) + " outside [-" + std::to_string(stones) + ", " +
                std::to_string(stones) + "]");
     }
-    table.push_back(static_cast<std::int8_t>(v));
+  }
+  // "Recompute entries": the byte each entry stores. A marked entry of value >= 0 stores
+  // kRecomputeValue, one of value < 0 kStoredRecomputeByte (in layers of at most 126 stones;
+  // else its value).
+  const bool stored_recompute_byte = stones <= kMaxStonesWithStoredRecompute;
+  bool use_recompute = false;
+  if (!marks.empty()) {
+    std::array<std::uint64_t, 256> marked_freq = freq;
+    for (std::uint64_t w = 0; w < marks.size(); ++w) {
+      for (std::uint64_t bits = marks[w]; bits != 0; bits &= bits - 1) {
+        const std::uint64_t i = w * 64 + static_cast<std::uint64_t>(__builtin_ctzll(bits));
+        const std::int8_t v = values[i];
+        if (v < 0 && !stored_recompute_byte)
+          continue;
+        --marked_freq[static_cast<std::uint8_t>(v)];
+        ++marked_freq[static_cast<std::uint8_t>(v >= 0 ? kRecomputeValue : kStoredRecomputeByte)];
+        use_recompute = true;
+      }
+    }
+    // A value_count is at most 255: a 127-stone layer with all 255 values has no room for the
+    // recompute byte, and is written without recompute entries.
+    if (use_recompute && std::count_if(marked_freq.begin(), marked_freq.end(), [](auto f) {
+                           return f != 0;
+                         }) > 255) {
+      use_recompute = false;
+    }
+    if (use_recompute)
+      freq = marked_freq;
+  }
+  if (use_recompute && all_depths) {
+    fail(Code::kInvalidArgument, name, "recompute entries need depth codec kNonZeroValues");
+  }
+  const auto stored_byte = [&](std::uint64_t i) -> std::int8_t {
+    const std::int8_t v = values[i];
+    if (!use_recompute || !marked(i))
+      return v;
+    if (v >= 0)
+      return kRecomputeValue;
+    return stored_recompute_byte ? kStoredRecomputeByte : v;
+  };
+  // "Value encoding": symbols in order of falling frequency, ties by rising byte.
+  std::vector<std::int8_t> table;
+  for (int v = -128; v <= 127; ++v) {
+    if (freq[static_cast<std::uint8_t>(v)] != 0)
+      table.push_back(static_cast<std::int8_t>(v));
   }
   std::stable_sort(table.begin(), table.end(), [&](std::int8_t a, std::int8_t b) {
     return freq[static_cast<std::uint8_t>(a)] > freq[static_cast<std::uint8_t>(b)];
@@ -997,10 +1111,11 @@ void write_layer(const std::filesystem::path& path,
   std::array<std::byte, kHeaderSize> h{};
   for (std::size_t i = 0; i < 8; ++i)
     h[i] = static_cast<std::byte>(kMagic[i]);
-  // The lowest version that describes the file ("Version"): depth codec 0 is version 1.
-  put_le(&h[8], all_depths ? 1 : kTableFormatVersion, 2);
+  // The lowest version that describes the file ("Version"): depth codec 0 is version 1,
+  // depth codec 1 version 2, recompute entries version 3.
+  put_le(&h[8], use_recompute ? 3 : all_depths ? 1 : 2, 2);
   put_le(&h[10], kHeaderSize, 2);
-  put_le(&h[12], 0, 4);  // flags
+  put_le(&h[12], use_recompute ? kFlagRecompute : 0, 4);  // flags
   h[16] = static_cast<std::byte>(rules.family);
   h[17] = static_cast<std::byte>(rules.pits_per_side);
   h[18] = static_cast<std::byte>(rules.skip_origin ? 1 : 0);
@@ -1030,23 +1145,41 @@ void write_layer(const std::filesystem::path& path,
         static_cast<std::size_t>(std::min<std::uint64_t>(options.block_entries, entries - first));
     const auto cctx = make_cctx(options.zstd_level, name);
     std::vector<std::byte> raw(2 * n);
+    std::vector<std::int8_t> bytes(n);
     for (std::size_t i = 0; i < n; ++i) {
-      raw[i] = static_cast<std::byte>(symbol[static_cast<std::uint8_t>(values[first + i])]);
+      bytes[i] = stored_byte(first + i);
+      raw[i] = static_cast<std::byte>(symbol[static_cast<std::uint8_t>(bytes[i])]);
     }
     cb.values = compress(cctx.get(), std::span(raw.data(), n), name);
     std::vector<std::uint16_t> depths(n);
     source.fill_depths(first, depths);
     // "Depth encoding": the stored depths' low bytes, then their high bytes. Codec 1 stores
-    // the depths of the entries whose value is not 0; the others must be 0.
+    // the depths of the entries whose byte is neither 0 (their depth must be 0) nor
+    // kRecomputeValue (their depth must be the derived one, see "Recompute entries").
     std::size_t m = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      if (all_depths || values[first + i] != 0) {
+      const std::int8_t byte = bytes[i];
+      const std::int8_t v = values[first + i];
+      if (all_depths || (byte != 0 && byte != kRecomputeValue)) {
+        if (use_recompute && depths[i] == kRecomputeDepth) {
+          fail(Code::kInvalidArgument,
+               name,
+               "entry " + std::to_string(first + i) + " has depth " +
+                   std::to_string(kRecomputeDepth) +
+                   ", which a file with recompute entries cannot store");
+        }
         depths[m++] = depths[i];
-      } else if (depths[i] != 0) {
+      } else if (byte == 0 && depths[i] != 0) {
         fail(Code::kInvalidArgument,
              name,
              "entry " + std::to_string(first + i) + " has value 0 and depth " +
                  std::to_string(depths[i]) + " (depth codec 1 needs depth 0)");
+      } else if (byte == kRecomputeValue && (v == 0 ? depths[i] != 0 : depths[i] > 1)) {
+        fail(Code::kInvalidArgument,
+             name,
+             "recompute entry " + std::to_string(first + i) + " has value " + std::to_string(v) +
+                 " and depth " + std::to_string(depths[i]) +
+                 ", not the derived depth (0 for value 0, 0 or 1 for a value > 0)");
       }
     }
     raw.resize(2 * m);

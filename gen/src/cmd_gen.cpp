@@ -42,6 +42,7 @@ void add_gen(CLI::App& app, Runner& run) {
     bool json = false;
     unsigned block_entries = kDefaultBlockEntries;
     int level = WriteOptions{}.zstd_level;
+    bool no_recompute = false;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("gen", "Solve every layer up to N seeds and write the tables");
@@ -58,6 +59,10 @@ void add_gen(CLI::App& app, Runner& run) {
   cmd->add_flag("--json", args->json, "One JSON line per layer on stdout");
   cmd->add_option("--block-entries", args->block_entries, "Entries per compressed block")
       ->check(CLI::Range(1u, kMaxBlockEntries));
+  cmd->add_flag("--no-recompute",
+                args->no_recompute,
+                "Store every value (format version 2) instead of recompute entries that the "
+                "probe recomputes from smaller layers (format version 3)");
   cmd->add_option("--zstd-level", args->level, "zstd compression level")
       ->check(CLI::Range(1, 22))
       ->capture_default_str();
@@ -65,9 +70,9 @@ void add_gen(CLI::App& app, Runner& run) {
     run = [args] {
       Variant v;
       std::string error;
-      if (!resolve_variant(args->variant, args->pits, v, error)) throw UsageError(error);
-      const int threads =
-          args->threads > 0 ? args->threads : tbb::info::default_concurrency();
+      if (!resolve_variant(args->variant, args->pits, v, error))
+        throw UsageError(error);
+      const int threads = args->threads > 0 ? args->threads : tbb::info::default_concurrency();
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(threads));
       const bool tty = isatty(fileno(stderr)) && !args->quiet && !args->json;
@@ -77,18 +82,25 @@ void add_gen(CLI::App& app, Runner& run) {
       options.out = args->out;
       options.write.block_entries = args->block_entries;
       options.write.zstd_level = args->level;
+      options.recompute = !args->no_recompute;
       auto layer_start = std::make_shared<std::chrono::steady_clock::time_point>();
       auto last_draw = std::make_shared<std::chrono::steady_clock::time_point>();
       if (tty) {
         options.on_progress = [layer_start, last_draw, v](int n, double f) {
           const auto now = std::chrono::steady_clock::now();
-          if (now - *last_draw < std::chrono::milliseconds(200) && f < 1) return;
+          if (now - *last_draw < std::chrono::milliseconds(200) && f < 1)
+            return;
           *last_draw = now;
           const double el = std::chrono::duration<double>(now - *layer_start).count();
           const double positions = static_cast<double>(layer_size(v.rules.pits(), n));
           const double eta = f > 0 ? el * (1 - f) / f : 0;
-          std::fprintf(stderr, "\r  layer %3d: %5.1f%% of %.0f positions, %.2f M/s, ETA %.0f s   ",
-                       n, 100 * f, positions, el > 0 ? positions * f / el / 1e6 : 0.0, eta);
+          std::fprintf(stderr,
+                       "\r  layer %3d: %5.1f%% of %.0f positions, %.2f M/s, ETA %.0f s   ",
+                       n,
+                       100 * f,
+                       positions,
+                       el > 0 ? positions * f / el / 1e6 : 0.0,
+                       eta);
           std::fflush(stderr);
         };
       }
@@ -114,18 +126,24 @@ void add_gen(CLI::App& app, Runner& run) {
           std::printf("%s\n", j.dump().c_str());
           std::fflush(stdout);
         } else if (!args->quiet) {
-          if (tty) std::fprintf(stderr, "\r%80s\r", "");
+          if (tty)
+            std::fprintf(stderr, "\r%80s\r", "");
           if (r.reused) {
-            std::printf("layer %3d: %12llu positions, reused (%s on disk)\n", r.stones,
+            std::printf("layer %3d: %12llu positions, reused (%s on disk)\n",
+                        r.stones,
                         static_cast<unsigned long long>(r.positions),
                         human_bytes(static_cast<double>(r.bytes_on_disk)).c_str());
           } else {
             std::printf(
                 "layer %3d: %12llu positions, %8.2f s (solve %.2f, write %.2f), %7.2f M "
                 "positions/s, %s on disk (%.3f bytes/position), peak RSS %s\n",
-                r.stones, static_cast<unsigned long long>(r.positions), r.seconds,
-                r.solve_seconds, r.write_seconds,
-                r.positions_per_s / 1e6, human_bytes(static_cast<double>(r.bytes_on_disk)).c_str(),
+                r.stones,
+                static_cast<unsigned long long>(r.positions),
+                r.seconds,
+                r.solve_seconds,
+                r.write_seconds,
+                r.positions_per_s / 1e6,
+                human_bytes(static_cast<double>(r.bytes_on_disk)).c_str(),
                 static_cast<double>(r.bytes_on_disk) / static_cast<double>(r.positions),
                 human_bytes(static_cast<double>(r.peak_rss_bytes)).c_str());
           }
@@ -135,10 +153,14 @@ void add_gen(CLI::App& app, Runner& run) {
       *layer_start = std::chrono::steady_clock::now();
       gen::generate(options);
       if (!args->quiet && !args->json) {
-        std::printf("done: %s, layers 0..%d, %llu positions, %.2f s solving, %s on disk, %d threads\n",
-                    v.to_string().c_str(), args->max_stones,
-                    static_cast<unsigned long long>(total_positions), total_seconds,
-                    human_bytes(static_cast<double>(total_bytes)).c_str(), threads);
+        std::printf(
+            "done: %s, layers 0..%d, %llu positions, %.2f s solving, %s on disk, %d threads\n",
+            v.to_string().c_str(),
+            args->max_stones,
+            static_cast<unsigned long long>(total_positions),
+            total_seconds,
+            human_bytes(static_cast<double>(total_bytes)).c_str(),
+            threads);
       }
       return 0;
     };

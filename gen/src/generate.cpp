@@ -1,17 +1,22 @@
 #include "sowdb/gen/generate.h"
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
 #include "sowdb/format/index.h"
 #include "sowdb/gen/solver.h"
+#include "sowdb/probe/rules.h"
 
 namespace sowdb::gen {
 namespace fs = std::filesystem;
@@ -39,10 +44,10 @@ std::uint64_t peak_rss_bytes() {
 namespace {
 
 std::string describe(const RuleSet& r) {
-  std::string s = std::string(to_string(r.family)) + " rules, " +
-                  std::to_string(r.pits_per_side) + " pits per side, skip_origin=" +
-                  (r.skip_origin ? "on" : "off");
-  if (r.family == Family::kOware) s += ", grand_slam=" + std::string(to_string(r.grand_slam));
+  std::string s = std::string(to_string(r.family)) + " rules, " + std::to_string(r.pits_per_side) +
+                  " pits per side, skip_origin=" + (r.skip_origin ? "on" : "off");
+  if (r.family == Family::kOware)
+    s += ", grand_slam=" + std::string(to_string(r.grand_slam));
   if (r.family == Family::kKalah) {
     s += ", capture_empty_opposite=" + std::string(r.capture_empty_opposite ? "on" : "off") +
          ", end=" + std::string(to_string(r.end));
@@ -66,7 +71,85 @@ void write_manifest(const fs::path& dir, const Variant& v) {
   }
   std::error_code ec;
   fs::rename(tmp, path, ec);
-  if (ec) throw std::runtime_error("cannot rename " + tmp.string() + ": " + ec.message());
+  if (ec)
+    throw std::runtime_error("cannot rename " + tmp.string() + ": " + ec.message());
+}
+
+// The value of layers 0..n-1, in memory.
+using Values = std::vector<std::vector<std::int8_t>>;
+
+// What a one-ply probe into smaller layers gives `board` (n seeds; FORMAT.md, "Recompute
+// entries"): the final split when it has no legal move, else the best worth over the moves that
+// gain seeds; nullopt when it has legal moves but none gains seeds.
+std::optional<int> exit_value(const Rules& rules, const Pits& board, int n, const Values& values) {
+  MoveList moves;
+  if (rules.legal_moves(board, moves) == 0)
+    return rules.final_value(board);
+  std::optional<int> best;
+  const auto pits = static_cast<std::size_t>(rules.pits());
+  for (const Move& m : moves) {
+    if (m.gain() == 0)
+      continue;
+    const std::uint64_t child = rank(std::span<const std::uint8_t>(m.child.data(), pits));
+    const int worth = Rules::worth(m, values[n - m.gain()][child]);
+    best = best ? std::max(*best, worth) : worth;
+  }
+  return best;
+}
+
+// Calls visit(index, board) for every position of layer n, in parallel over ranges of 64-entry
+// words (so a visitor may update one bit word per 64 entries without sharing it).
+template <typename Visit>
+void for_each_position(const Rules& rules, int n, Visit&& visit) {
+  const std::uint64_t size = layer_size(rules.pits(), n);
+  const std::uint64_t words = (size + 63) / 64;
+  tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, words, 256),
+                    [&](const tbb::blocked_range<std::uint64_t>& r) {
+                      const std::uint64_t first = r.begin() * 64;
+                      const std::uint64_t last = std::min(size, r.end() * 64);
+                      Pits board{};
+                      const std::span<std::uint8_t> pits(board.data(),
+                                                         static_cast<std::size_t>(rules.pits()));
+                      unrank(first, n, pits);
+                      for (std::uint64_t i = first; i < last; ++i) {
+                        visit(i, board);
+                        next_position(pits);
+                      }
+                    });
+}
+
+// The recompute mask of solved layer n (LayerSource::recompute): the positions without a legal
+// move, and those whose value the best move that gains seeds already gives.
+std::vector<std::uint64_t> recompute_mask(const Rules& rules,
+                                          int n,
+                                          std::span<const std::int8_t> value,
+                                          const Values& smaller) {
+  std::vector<std::uint64_t> mask((value.size() + 63) / 64, 0);
+  for_each_position(rules, n, [&](std::uint64_t i, const Pits& board) {
+    const std::optional<int> v = exit_value(rules, board, n, smaller);
+    if (v && *v == value[i])
+      mask[i / 64] |= std::uint64_t{1} << (i % 64);
+  });
+  return mask;
+}
+
+// Replaces the kRecomputeValue entries of layer n (as read_all gives them) by their values.
+// Throws TableError (kCorrupt) when one has legal moves but none gains seeds.
+void resolve_recompute(const Rules& rules,
+                       int n,
+                       std::span<std::int8_t> value,
+                       const Values& smaller) {
+  for_each_position(rules, n, [&](std::uint64_t i, const Pits& board) {
+    if (value[i] != kRecomputeValue)
+      return;
+    const std::optional<int> v = exit_value(rules, board, n, smaller);
+    if (!v || *v < -n || *v > n) {
+      throw TableError(TableError::Code::kCorrupt,
+                       "layer " + std::to_string(n) + ": recompute entry " + std::to_string(i) +
+                           " has no move that gains seeds");
+    }
+    value[i] = static_cast<std::int8_t>(*v);
+  });
 }
 
 }  // namespace
@@ -84,7 +167,8 @@ void generate(const GenerateOptions& options) {
   // Refuse a directory that holds tables of another rule set or board before touching anything.
   for (const auto& entry : fs::directory_iterator(options.out)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind("layer-", 0) != 0 || entry.path().extension() != ".sdb") continue;
+    if (name.rfind("layer-", 0) != 0 || entry.path().extension() != ".sdb")
+      continue;
     LayerInfo info;
     try {
       info = read_info(entry.path());
@@ -99,7 +183,8 @@ void generate(const GenerateOptions& options) {
   }
 
   write_manifest(options.out, options.variant);
-  std::vector<std::vector<std::int8_t>> values(options.max_stones + 1);
+  const Rules engine(rules);
+  Values values(options.max_stones + 1);
   for (int n = 0; n <= options.max_stones; ++n) {
     const auto start = std::chrono::steady_clock::now();
     const fs::path path = options.out / layer_file_name(n);
@@ -116,6 +201,8 @@ void generate(const GenerateOptions& options) {
         auto reader = LayerReader::open(path, open);
         values[n].resize(size);
         reader->read_all(values[n], {});
+        if (reader->info().recompute)
+          resolve_recompute(engine, n, values[n], values);
         reused = true;
       } catch (const TableError&) {
         reused = false;  // damaged or partial: solve it again
@@ -123,13 +210,20 @@ void generate(const GenerateOptions& options) {
     }
     if (!reused) {
       auto progress = [&](double f) {
-        if (options.on_progress) options.on_progress(n, f);
+        if (options.on_progress)
+          options.on_progress(n, f);
       };
-      Layer layer = solve_layer(rules, n, [&](int m) { return values[m].data(); }, progress);
+      Layer layer = solve_layer(
+          rules, n, [&](int m) { return values[m].data(); }, progress);
       const auto solved = std::chrono::steady_clock::now();
       report.solve_seconds = std::chrono::duration<double>(solved - start).count();
+      std::vector<std::uint64_t> mask;
+      // Recompute entries need depth codec 1 (FORMAT.md, "Recompute entries").
+      if (options.recompute && options.write.depth_codec != DepthCodec::kAll)
+        mask = recompute_mask(engine, n, layer.value, values);
       LayerSource source;
       source.values = layer.value;
+      source.recompute = mask;
       source.fill_depths = [&layer](std::uint64_t first, std::span<std::uint16_t> out) {
         layer.depth.fill(first, out);
       };
@@ -152,7 +246,8 @@ void generate(const GenerateOptions& options) {
     report.positions_per_s = (!reused && seconds > 0) ? static_cast<double>(size) / seconds : 0;
     report.peak_rss_bytes = peak_rss_bytes();
     report.bytes_on_disk = fs::file_size(path, ec);
-    if (options.on_layer) options.on_layer(report);
+    if (options.on_layer)
+      options.on_layer(report);
   }
 }
 

@@ -197,6 +197,16 @@ struct TableSet::Impl {
     }
   }
 
+  void note_unresolved(int n, std::uint64_t index) const noexcept {
+    try {
+      LayerSlot& slot = *slots[n];
+      std::lock_guard lock(slot.mutex);
+      slot.error = slot.path.string() + ": index " + std::to_string(index) +
+                   " is a recompute entry, but the position has no move that gains seeds";
+    } catch (...) {
+    }
+  }
+
   // Checks `position` and counts its seeds.
   ProbeStatus check(const Pits& position, int& stones) const noexcept {
     const int k = rules.pits();
@@ -227,6 +237,8 @@ struct TableSet::Impl {
       note_read_error(n, index, "the value");
       return ProbeStatus::kCorruptTable;
     }
+    if (*v == kRecomputeValue)
+      return recompute(*r, position, n, index, value, depth);
     if (depth) {
       const auto d = r->depth(index);
       if (!d) {
@@ -236,6 +248,57 @@ struct TableSet::Impl {
       *depth = *d;
     }
     value = *v;
+    return ProbeStatus::kOk;
+  }
+
+  // Value and depth of a recompute entry (FORMAT.md, "Recompute entries"): without a legal move
+  // the final split at depth 0; else the best worth over the moves that gain seeds, each child
+  // looked up (recursively, so through recompute entries of smaller layers too: the recursion
+  // ends since every step loses seeds). The depth of a value >= 0 is derived (0 for value 0,
+  // else 1: an exit realises it at once); a value < 0 keeps its depth in the file.
+  ProbeStatus recompute(const LayerReader& r,
+                        const Pits& position,
+                        int n,
+                        std::uint64_t index,
+                        int& value,
+                        int* depth) const noexcept {
+    MoveList moves;
+    if (engine->legal_moves(position, moves) == 0) {
+      value = engine->final_value(position);
+      if (depth)
+        *depth = 0;
+      return ProbeStatus::kOk;
+    }
+    bool any = false;
+    int best = 0;
+    for (const Move& m : moves) {
+      if (m.gain() == 0)
+        continue;
+      int child = 0;
+      const ProbeStatus s = lookup(m.child, n - m.gain(), child, nullptr);
+      if (s != ProbeStatus::kOk)
+        return s;
+      const int worth = Rules::worth(m, child);
+      best = any ? std::max(best, worth) : worth;
+      any = true;
+    }
+    if (!any) {
+      note_unresolved(n, index);
+      return ProbeStatus::kCorruptTable;
+    }
+    if (depth) {
+      if (best >= 0) {
+        *depth = best == 0 ? 0 : 1;
+      } else {
+        const auto d = r.depth(index);
+        if (!d || *d == kRecomputeDepth) {
+          note_read_error(n, index, "the depth");
+          return ProbeStatus::kCorruptTable;
+        }
+        *depth = *d;
+      }
+    }
+    value = best;
     return ProbeStatus::kOk;
   }
 };

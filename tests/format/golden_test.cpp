@@ -23,6 +23,7 @@ struct Golden {
   int stones;
   std::uint64_t seed;
   WriteOptions options;
+  bool recompute = false;  ///< Version 3: test::mark_recompute(seed) marks recompute entries.
 };
 
 // Version 1 (depth codec 0, depths of value-0 entries arbitrary): three boards, one per family,
@@ -72,12 +73,34 @@ const Golden kGoldens[] = {
      5,
      0x5EED0003,
      v2_options(256)},
+    // Version 3 (recompute entries): the same boards, about 40% of the entries marked.
+    {"golden_v3_oware_p2_n3.sdb",
+     {Family::kOware, 2, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove},
+     3,
+     0x5EED0001,
+     v2_options(8),
+     true},
+    {"golden_v3_kalah_p3_n4.sdb",
+     {Family::kKalah, 3, true, GrandSlam::kCapture, true, KalahEnd::kEmptySide},
+     4,
+     0x5EED0002,
+     v2_options(32),
+     true},
+    {"golden_v3_warius_p4_n5.sdb",
+     {Family::kWariUs, 4, false, GrandSlam::kCapture, false, KalahEnd::kNoMove},
+     5,
+     0x5EED0003,
+     v2_options(256),
+     true},
 };
 
 // The golden layer: version 1 files keep arbitrary depths at value 0.
 test::Layer golden_layer(const Golden& g) {
-  return test::make_layer(
+  test::Layer l = test::make_layer(
       g.rules, g.stones, g.seed, g.options.depth_codec == DepthCodec::kNonZeroValues);
+  if (g.recompute)
+    test::mark_recompute(l, g.seed);
+  return l;
 }
 
 std::string hex64(std::uint64_t v) {
@@ -123,7 +146,7 @@ TEST(Golden, Regenerate) {
        << "# zstd-version " << ZSTD_versionNumber() << "\n";
   for (const Golden& g : kGoldens) {
     const auto l = golden_layer(g);
-    write_layer(kDataDir / g.file, g.rules, g.stones, l.values, l.depths, g.options);
+    write_layer(kDataDir / g.file, g.rules, g.stones, l.source(), g.options);
     sums << hex64(xxh64(test::read_bytes(kDataDir / g.file))) << "  " << g.file << "\n";
   }
 }
@@ -149,15 +172,20 @@ TEST(Golden, ReadBackRight) {
     EXPECT_EQ(info.block_entries, g.options.block_entries);
     EXPECT_GT(info.block_count, 1u);
     EXPECT_NE(info.entries % info.block_entries, 0u) << "the last block should be partial";
+    EXPECT_EQ(info.recompute, g.recompute);
+    EXPECT_EQ(info.format_version,
+              g.recompute                                 ? 3
+              : g.options.depth_codec == DepthCodec::kAll ? 1
+                                                          : 2);
     for (std::uint64_t i = 0; i < info.entries; ++i) {
-      ASSERT_EQ(r->value(i), l.values[i]) << g.file << " " << i;
-      ASSERT_EQ(r->depth(i), l.depths[i]) << g.file << " " << i;
+      ASSERT_EQ(r->value(i), l.read_value(i)) << g.file << " " << i;
+      ASSERT_EQ(r->depth(i), l.read_depth(i)) << g.file << " " << i;
     }
     std::vector<std::int8_t> v(info.entries);
     std::vector<std::uint16_t> d(info.entries);
     r->read_all(v, d);
-    EXPECT_EQ(v, l.values);
-    EXPECT_EQ(d, l.depths);
+    EXPECT_EQ(v, l.read_values());
+    EXPECT_EQ(d, l.read_depths());
   }
 }
 
@@ -171,7 +199,7 @@ TEST(Golden, WriterIsByteStable) {
   test::TempDir dir;
   for (const Golden& g : kGoldens) {
     const auto l = golden_layer(g);
-    write_layer(dir / g.file, g.rules, g.stones, l.values, l.depths, g.options);
+    write_layer(dir / g.file, g.rules, g.stones, l.source(), g.options);
     EXPECT_EQ(test::read_bytes(dir / g.file), test::read_bytes(kDataDir / g.file))
         << g.file << " changed: a format change needs a version bump and new golden files";
   }

@@ -42,6 +42,42 @@ struct Layer {
   int stones = 0;
   std::vector<std::int8_t> values;
   std::vector<std::uint16_t> depths;
+  /// Recompute marks (LayerSource::recompute); empty: none.
+  std::vector<std::uint64_t> recompute;
+
+  bool marked(std::uint64_t i) const {
+    return !recompute.empty() && ((recompute[i / 64] >> (i % 64)) & 1) != 0;
+  }
+  /// What a reader gives for entry i: kRecomputeValue for a marked entry.
+  std::int8_t read_value(std::uint64_t i) const {
+    return marked(i) && (values[i] >= 0 || stones <= 126) ? kRecomputeValue : values[i];
+  }
+  /// What a reader gives for entry i: kRecomputeDepth for a marked entry of value >= 0.
+  std::uint16_t read_depth(std::uint64_t i) const {
+    return marked(i) && values[i] >= 0 ? kRecomputeDepth : depths[i];
+  }
+  std::vector<std::int8_t> read_values() const {
+    std::vector<std::int8_t> out(values.size());
+    for (std::uint64_t i = 0; i < out.size(); ++i)
+      out[i] = read_value(i);
+    return out;
+  }
+  std::vector<std::uint16_t> read_depths() const {
+    std::vector<std::uint16_t> out(values.size());
+    for (std::uint64_t i = 0; i < out.size(); ++i)
+      out[i] = read_depth(i);
+    return out;
+  }
+  /// The writer's input.
+  LayerSource source() const {
+    LayerSource s;
+    s.values = values;
+    s.recompute = recompute;
+    s.fill_depths = [this](std::uint64_t first, std::span<std::uint16_t> out) {
+      std::copy_n(depths.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
+    };
+    return s;
+  }
 };
 
 inline Layer make_layer(const RuleSet& rules,
@@ -67,6 +103,21 @@ inline Layer make_layer(const RuleSet& rules,
                                                   : static_cast<std::uint16_t>((r >> 32) % 1000);
   }
   return l;
+}
+
+/// Marks entry 0 and about `percent`% of the other entries of `l` as recompute entries (from a
+/// fixed seed) and gives each marked entry of value > 0 the depth a reader derives, 0 or 1.
+inline void mark_recompute(Layer& l, std::uint64_t seed, unsigned percent = 40) {
+  SplitMix rng{seed};
+  l.recompute.assign((l.values.size() + 63) / 64, 0);
+  for (std::uint64_t i = 0; i < l.values.size(); ++i) {
+    const std::uint64_t r = rng.next();
+    if (i != 0 && r % 100 >= percent)
+      continue;
+    l.recompute[i / 64] |= std::uint64_t{1} << (i % 64);
+    if (l.values[i] > 0)
+      l.depths[i] = static_cast<std::uint16_t>((r >> 40) & 1);
+  }
 }
 
 /// Writer options with a block size and a zstd level, the rest default.

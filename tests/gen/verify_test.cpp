@@ -51,6 +51,22 @@ class VerifyTest : public testing::Test {
     std::vector<std::uint16_t> depths(size);
     reader->read_all(values, depths);
     reader.reset();
+    // Recompute entries (the generator's default) read as sentinels: take their values and
+    // depths from the tables, which recompute them.
+    auto tables = TableSet::open(dir_);
+    const int pits = rules_.pits();
+    Pits board{};
+    for (std::uint64_t i = 0; i < size; ++i) {
+      if (values[i] != kRecomputeValue && depths[i] != kRecomputeDepth)
+        continue;
+      unrank(i, n, std::span(board.data(), static_cast<std::size_t>(pits)));
+      int v = 0;
+      int d = 0;
+      ASSERT_EQ(tables->value(board, v, d), ProbeStatus::kOk);
+      values[i] = static_cast<std::int8_t>(v);
+      depths[i] = static_cast<std::uint16_t>(d);
+    }
+    tables.reset();
     values[index] = static_cast<std::int8_t>(value);
     depths[index] = static_cast<std::uint16_t>(depth);
     WriteOptions options;

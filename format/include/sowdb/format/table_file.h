@@ -18,7 +18,21 @@ namespace sowdb {
 
 /// The newest format version this library writes and reads; it reads versions 1.. this
 /// (FORMAT.md, "Version").
-inline constexpr std::uint16_t kTableFormatVersion = 2;
+inline constexpr std::uint16_t kTableFormatVersion = 3;
+
+/// Header flag bit 0 (required, format version 3): the file has recompute entries (FORMAT.md,
+/// "Recompute entries").
+inline constexpr std::uint32_t kFlagRecompute = 0x1;
+
+/// What `LayerReader::value` and `read_all` give for a recompute entry: an entry whose value
+/// the file does not hold, because a one-ply probe into the smaller layers recomputes it
+/// (FORMAT.md, "Recompute entries"). Never a real value: values are in [-127, 127].
+inline constexpr std::int8_t kRecomputeValue = -128;
+
+/// What `LayerReader::depth` and `read_all` give for a recompute entry whose depth the file does
+/// not hold: the caller derives it from the recomputed value (0 when the position has no legal
+/// move or its value is 0, else 1). A file with recompute entries never stores this depth.
+inline constexpr std::uint16_t kRecomputeDepth = 0xFFFF;
 
 /// How a block's depths are stored (FORMAT.md, "Depth encoding").
 enum class DepthCodec : std::uint8_t {
@@ -72,8 +86,12 @@ struct LayerInfo {
   std::uint32_t block_count = 0;     ///< ceil(entries / block_entries).
   std::uint16_t format_version = 0;  ///< 1..kTableFormatVersion.
   DepthCodec depth_codec = DepthCodec::kAll;  ///< How the depths are stored.
-  std::vector<std::int8_t> value_table;       ///< Distinct values of the layer, symbol order.
-  std::uint64_t file_size = 0;                ///< Bytes in the file, footer included.
+  /// The file has recompute entries (flag kFlagRecompute, version 3).
+  bool recompute = false;
+  /// The value-table bytes in symbol order: the distinct values of the layer, and with
+  /// `recompute` the recompute bytes -128 and 127 (FORMAT.md, "Recompute entries").
+  std::vector<std::int8_t> value_table;
+  std::uint64_t file_size = 0;  ///< Bytes in the file, footer included.
 };
 
 /// Runs `tasks` independent tasks, `task(0)` .. `task(tasks - 1)`, each exactly once, in any
@@ -109,6 +127,17 @@ struct LayerSource {
   /// be thread safe for disjoint ranges). An exception it throws aborts the write and leaves
   /// the old file in place.
   std::function<void(std::uint64_t first, std::span<std::uint16_t> out)> fill_depths;
+  /// Optional: the entries to store as recompute entries (FORMAT.md, "Recompute entries"), one
+  /// bit an entry: bit `i % 64` of word `i / 64` marks entry `i`. Empty: none (the file is
+  /// version 1 or 2); else ceil(entries / 64) words, bits past the last entry 0. `values` keeps
+  /// every entry's true value: a marked entry of value >= 0 is stored with the "recompute,
+  /// derived depth" symbol and its depth must be what a reader derives (0 when the value is 0;
+  /// 0 or 1 when it is > 0: 0 only for a position with no legal move); a marked entry of value
+  /// < 0 is stored with the "recompute, stored depth" symbol and keeps its depth (in a layer of
+  /// 127 stones, which has no such symbol, it stores its value). The writer does not check
+  /// that the marked values are recomputable: that is the caller's contract. Needs depth codec
+  /// kNonZeroValues. Read only, so concurrent reads are safe.
+  std::span<const std::uint64_t> recompute;
 };
 
 /// Writes one layer as a table file at `path` (FORMAT.md).
@@ -120,6 +149,8 @@ struct LayerSource {
 ///   values   layer_size(rules.pits(), stones) values in index order, each in [-n, n].
 ///   depths   as many depths to conversion, in index order.
 ///   options  block size and zstd level.
+///   The file is version 1 (depth codec 0), 2 (depth codec 1) or, from the LayerSource overload
+///   with recompute entries, 3: the lowest version that describes it.
 /// ERRORS
 ///   Throws TableError: kInvalidArgument for bad input (nothing is created), kIo when the
 ///   operating system fails (disk full included: every write is checked). It writes to
@@ -137,8 +168,11 @@ void write_layer(const std::filesystem::path& path,
                  const WriteOptions& options = {});
 
 /// As above, with the depths supplied block by block through `source.fill_depths`.
-/// PARAMETERS as above; `source.fill_depths` must be set.
-/// ERRORS as above; kInvalidArgument also for an empty `fill_depths`. An exception thrown by
+/// PARAMETERS as above; `source.fill_depths` must be set; `source.recompute` is optional.
+/// ERRORS as above; kInvalidArgument also for an empty `fill_depths`, a `recompute` span of the
+///   wrong size or with bits past the last entry, recompute entries with depth codec kAll, a
+///   derived-depth recompute entry whose depth is not the derived one, or (with recompute
+///   entries) a stored depth of kRecomputeDepth. An exception thrown by
 ///   `fill_depths` or by the executor propagates unchanged (after the temporary is removed).
 /// THREAD SAFETY as above; `fill_depths` may be called concurrently (see LayerSource).
 void write_layer(const std::filesystem::path& path,
@@ -186,18 +220,23 @@ class LayerReader {
   /// The header's content. Thread safe.
   const LayerInfo& info() const noexcept;
 
-  /// The value of the position with index `index` (see index.h), in [-n, n].
+  /// The value of the position with index `index` (see index.h), in [-n, n], or
+  /// kRecomputeValue for a recompute entry (only when info().recompute): the caller recomputes
+  /// it from the position's moves into smaller layers (FORMAT.md, "Recompute entries").
   /// RETURN nullopt when index >= info().entries or when its block fails to read or decode
-  /// (FORMAT.md checks 16..20); never a wrong value from a corrupt block.
+  /// (FORMAT.md checks 16..21); never a wrong value from a corrupt block.
   /// NOTES decodes only the value stream of the one block needed; recent blocks are cached.
   /// THREAD SAFETY thread safe: the cache is behind a mutex, decoding happens outside it.
   std::optional<std::int8_t> value(std::uint64_t index) const noexcept;
 
   /// The depth to conversion of the position with index `index`. As `value`, for the depth
-  /// stream.
+  /// stream; kRecomputeDepth for a recompute entry whose depth the file does not store (a
+  /// recompute entry of value < 0 stores its depth, and this returns it).
+  /// NOTES with depth codec 1 this decodes the block's value stream too.
   std::optional<std::uint16_t> depth(std::uint64_t index) const noexcept;
 
-  /// Decodes the whole layer, bypassing the cache.
+  /// Decodes the whole layer, bypassing the cache. Recompute entries read as kRecomputeValue
+  /// and (when the file does not store their depth) kRecomputeDepth, as in `value`/`depth`.
   /// PARAMETERS values, depths: each either empty (that stream is skipped) or exactly
   ///   info().entries long.
   /// ERRORS throws TableError: kInvalidArgument for a wrong span size, else the code of the

@@ -15,13 +15,13 @@ namespace sowdb::gen {
 struct LayerReport {
   int stones = 0;
   std::uint64_t positions = 0;
-  double seconds = 0;             ///< Solve and write time (0 for a reused layer).
+  double seconds = 0;  ///< Solve and write time (0 for a reused layer).
   double positions_per_s = 0;
-  double solve_seconds = 0;       ///< Of `seconds`, the retrograde analysis.
-  double write_seconds = 0;       ///< Of `seconds`, compressing and writing the table.
+  double solve_seconds = 0;  ///< Of `seconds`, the retrograde analysis.
+  double write_seconds = 0;  ///< Of `seconds`, compressing and writing the table.
   std::uint64_t peak_rss_bytes = 0;
   std::uint64_t bytes_on_disk = 0;
-  bool reused = false;            ///< The table was already present and valid.
+  bool reused = false;  ///< The table was already present and valid.
 };
 
 struct GenerateOptions {
@@ -29,6 +29,10 @@ struct GenerateOptions {
   int max_stones = 0;
   std::filesystem::path out;
   WriteOptions write;
+  /// Store the entries a one-ply probe recomputes as recompute entries (format version 3,
+  /// FORMAT.md "Recompute entries"; `sowdb gen --no-recompute` turns it off). Smaller tables;
+  /// the probe library recomputes those values. Off: version 2 files, as before.
+  bool recompute = true;
   /// Called after each layer (from the calling thread).
   std::function<void(const LayerReport&)> on_layer;
   /// Called while a layer is solved: stones, fraction done in [0, 1] (from the calling thread).
@@ -42,7 +46,9 @@ std::string layer_file_name(int stones);
 inline constexpr const char* kManifestName = "sowdb.json";
 
 /// Builds layers 0..max_stones into `out` (created if missing). Layers already present and
-/// valid are reused; others are solved with the calling thread's oneTBB arena and written to a
+/// valid are reused (whether or not they hold recompute entries: their recompute entries are
+/// resolved from the smaller layers, and a file whose recompute entries do not resolve is
+/// solved again); others are solved with the calling thread's oneTBB arena and written to a
 /// temporary file that is renamed into place when complete. Throws std::runtime_error with a
 /// clear message when `out` holds tables of another rule set or board, on an I/O failure (full
 /// disk included), or when max_stones is out of range (0..kMaxIndexedStones).

@@ -126,7 +126,13 @@ class TableSet {
   /// depth in plies to realise it).
   /// PARAMETERS position: pits 0..2P-1, mover first; pits 2P and up must be 0.
   ///   value, depth: written only on kOk.
-  /// RETURN kOk, kBadPosition, kTooManyStones, kMissingTable or kCorruptTable.
+  /// RETURN kOk, kBadPosition, kTooManyStones, kMissingTable or kCorruptTable (also for a
+  ///   recompute entry that does not resolve).
+  /// NOTES a recompute entry (format version 3, FORMAT.md "Recompute entries") is resolved
+  ///   here: the position's moves that gain seeds are looked up in the smaller layers (through
+  ///   their recompute entries too) and the best worth is the value; the depth is 0 or 1 for a
+  ///   value >= 0 and read from the file for a value < 0. Answers are the same as from tables
+  ///   without recompute entries.
   /// THREAD SAFETY thread safe; never throws.
   ProbeStatus value(const Pits& position, int& value, int& depth) const noexcept;
 

@@ -1,0 +1,229 @@
+// Recompute entries (FORMAT.md, "Recompute entries"): tables generated with and without them
+// answer every TableSet query identically, the files are version 3 and smaller, and resuming a
+// directory (with or without recompute entries) reads them back into the same tables.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sowdb/format/index.h"
+#include "sowdb/format/table_file.h"
+#include "sowdb/gen/generate.h"
+#include "sowdb/probe/tables.h"
+#include "sowdb/probe/variant.h"
+
+namespace sowdb {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory under the system temporary directory, removed at destruction.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name) {
+    path_ = fs::temp_directory_path() /
+            ("sowdb-recompute-" + std::to_string(::getpid()) + "-" +
+             testing::UnitTest::GetInstance()->current_test_info()->name() + "-" + name);
+    fs::remove_all(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::vector<char> bytes_of(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Generates `variant` up to `max_stones` into `dir`; returns the layer reports.
+std::vector<gen::LayerReport> generate(std::string_view variant,
+                                       int max_stones,
+                                       const fs::path& dir,
+                                       bool recompute) {
+  gen::GenerateOptions options;
+  options.variant = *parse_variant(variant);
+  options.max_stones = max_stones;
+  options.out = dir;
+  options.recompute = recompute;
+  options.write.zstd_level = 3;
+  std::vector<gen::LayerReport> reports;
+  options.on_layer = [&](const gen::LayerReport& r) { reports.push_back(r); };
+  gen::generate(options);
+  return reports;
+}
+
+// Every position of layers 0..max_stones: value, depth, moves and best move agree.
+void expect_same_answers(const TableSet& a, const TableSet& b, int max_stones) {
+  const int pits = a.rules().pits();
+  ASSERT_EQ(a.max_stones(), max_stones);
+  ASSERT_EQ(b.max_stones(), max_stones);
+  for (int n = 0; n <= max_stones; ++n) {
+    Pits board{};
+    const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(pits));
+    unrank(0, n, span);
+    for (std::uint64_t i = 0; i < layer_size(pits, n); ++i, next_position(span)) {
+      int va = 0, da = 0, vb = 0, db = 0;
+      ASSERT_EQ(a.value(board, va, da), ProbeStatus::kOk) << n << " " << i;
+      ASSERT_EQ(b.value(board, vb, db), ProbeStatus::kOk) << n << " " << i;
+      ASSERT_EQ(va, vb) << "value, layer " << n << " index " << i;
+      ASSERT_EQ(da, db) << "depth, layer " << n << " index " << i;
+      MoveWorths ma, mb;
+      ASSERT_EQ(a.moves(board, ma), ProbeStatus::kOk);
+      ASSERT_EQ(b.moves(board, mb), ProbeStatus::kOk);
+      ASSERT_EQ(ma.size, mb.size);
+      for (int k = 0; k < ma.size; ++k) {
+        ASSERT_EQ(ma.moves[k].move.pit, mb.moves[k].move.pit);
+        ASSERT_EQ(ma.moves[k].worth, mb.moves[k].worth) << n << " " << i << " move " << k;
+        ASSERT_EQ(ma.moves[k].depth, mb.moves[k].depth) << n << " " << i << " move " << k;
+      }
+      MoveWorth ba, bb;
+      const ProbeStatus sa = a.best_move(board, ba);
+      ASSERT_EQ(sa, b.best_move(board, bb));
+      if (sa == ProbeStatus::kOk) {
+        ASSERT_EQ(ba.move.pit, bb.move.pit) << n << " " << i;
+        ASSERT_EQ(ba.worth, bb.worth);
+        ASSERT_EQ(ba.depth, bb.depth);
+      }
+    }
+  }
+}
+
+struct Case {
+  const char* variant;
+  int max_stones;
+};
+
+class SameAnswers : public testing::TestWithParam<Case> {};
+
+TEST_P(SameAnswers, WithAndWithoutRecomputeEntries) {
+  const Case c = GetParam();
+  TempDir on("on");
+  TempDir off("off");
+  generate(c.variant, c.max_stones, on.path(), true);
+  generate(c.variant, c.max_stones, off.path(), false);
+  std::uint64_t bytes_on = 0;
+  std::uint64_t bytes_off = 0;
+  int version3 = 0;
+  for (int n = 0; n <= c.max_stones; ++n) {
+    const LayerInfo a = read_info(on.path() / gen::layer_file_name(n));
+    const LayerInfo b = read_info(off.path() / gen::layer_file_name(n));
+    EXPECT_LE(b.format_version, 2) << n;
+    EXPECT_FALSE(b.recompute);
+    EXPECT_EQ(a.format_version == 3, a.recompute);
+    version3 += a.recompute;
+    bytes_on += a.file_size;
+    bytes_off += b.file_size;
+  }
+  EXPECT_GE(version3, c.max_stones - 1);  // every layer but the tiniest has recompute entries
+  EXPECT_LT(bytes_on, bytes_off);
+  const auto a = TableSet::open(on.path());
+  const auto b = TableSet::open(off.path());
+  expect_same_answers(*a, *b, c.max_stones);
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants,
+                         SameAnswers,
+                         testing::Values(Case{"oware/3x4", 14},
+                                         Case{"kalah/4x3", 12},
+                                         Case{"wari-us/3x4", 14},
+                                         Case{"abapa/6x4", 8},
+                                         Case{"kalah-irving/3x4", 12}),
+                         [](const testing::TestParamInfo<Case>& param) {
+                           std::string name = param.param.variant;
+                           for (char& ch : name)
+                             if (!std::isalnum(static_cast<unsigned char>(ch)))
+                               ch = '_';
+                           return name;
+                         });
+
+// Resuming reads recompute entries back as values (the generator resolves them from the smaller
+// layers), so the layers it then solves are byte for byte those of a run from scratch; and a
+// directory of version 2 files resumes into version 3 files above them.
+TEST(RecomputeResume, ResumedLayersMatchAFreshRun) {
+  for (const bool first_with_recompute : {true, false}) {
+    SCOPED_TRACE(first_with_recompute);
+    TempDir fresh("fresh");
+    TempDir resumed("resumed");
+    generate("oware/3x4", 10, fresh.path(), true);
+    generate("oware/3x4", 7, resumed.path(), first_with_recompute);
+    const auto reports = generate("oware/3x4", 10, resumed.path(), true);
+    ASSERT_EQ(reports.size(), 11u);
+    for (int n = 0; n <= 10; ++n) {
+      EXPECT_EQ(reports[static_cast<std::size_t>(n)].reused, n <= 7) << n;
+      const auto name = gen::layer_file_name(n);
+      if (n > 7 || first_with_recompute) {
+        EXPECT_EQ(bytes_of(resumed.path() / name), bytes_of(fresh.path() / name)) << n;
+      }
+    }
+    expect_same_answers(*TableSet::open(fresh.path()), *TableSet::open(resumed.path()), 10);
+  }
+}
+
+// A layer whose recompute entries do not resolve (a recompute entry with legal moves but no move
+// that gains seeds) is solved again on resume, and the probe reports it as corrupt.
+TEST(RecomputeResume, UnresolvableLayerIsRebuilt) {
+  TempDir dir("dir");
+  generate("oware/3x4", 6, dir.path(), true);
+  const fs::path path = dir.path() / gen::layer_file_name(6);
+  const auto good = bytes_of(path);
+  // Rewrite layer 6 with every entry of value >= 0 marked, depths as the format requires.
+  const RuleSet rules = parse_variant("oware/3x4")->rules;
+  std::vector<std::int8_t> values(layer_size(6, 6));
+  std::vector<std::uint16_t> depths(values.size());
+  {
+    const auto tables = TableSet::open(dir.path());
+    Pits board{};
+    const std::span<std::uint8_t> span(board.data(), 6);
+    unrank(0, 6, span);
+    for (std::uint64_t i = 0; i < values.size(); ++i, next_position(span)) {
+      int v = 0, d = 0;
+      ASSERT_EQ(tables->value(board, v, d), ProbeStatus::kOk);
+      values[i] = static_cast<std::int8_t>(v);
+      depths[i] = static_cast<std::uint16_t>(v > 0 ? 1 : v == 0 ? 0 : d);
+    }
+  }
+  std::vector<std::uint64_t> mask((values.size() + 63) / 64);
+  for (std::uint64_t i = 0; i < values.size(); ++i)
+    if (values[i] >= 0)
+      mask[i / 64] |= std::uint64_t{1} << (i % 64);
+  LayerSource source;
+  source.values = values;
+  source.recompute = mask;
+  source.fill_depths = [&](std::uint64_t first, std::span<std::uint16_t> out) {
+    std::copy_n(depths.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
+  };
+  write_layer(path, rules, 6, source);
+  // Some marked position has legal moves but none that gains seeds: the probe says corrupt.
+  {
+    const auto tables = TableSet::open(dir.path());
+    Pits board{};
+    const std::span<std::uint8_t> span(board.data(), 6);
+    unrank(0, 6, span);
+    int corrupt = 0;
+    for (std::uint64_t i = 0; i < values.size(); ++i, next_position(span)) {
+      int v = 0, d = 0;
+      corrupt += tables->value(board, v, d) == ProbeStatus::kCorruptTable;
+    }
+    EXPECT_GT(corrupt, 0);
+    EXPECT_NE(tables->layer_error(6).find("recompute entry"), std::string::npos)
+        << tables->layer_error(6);
+  }
+  const auto reports = generate("oware/3x4", 6, dir.path(), true);
+  EXPECT_FALSE(reports.back().reused);
+  EXPECT_EQ(bytes_of(path), good);
+}
+
+}  // namespace
+}  // namespace sowdb
