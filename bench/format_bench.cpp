@@ -3,7 +3,7 @@
 // (random positions across the layer with a one-block cache, so nearly every probe decodes a
 // block; the file itself is in the OS page cache). For a table directory it also measures
 // TableSet::value (value and depth of a position, recompute entries resolved through the
-// smaller layers) on random positions of the layer: cached (a fixed set of 1024 positions whose
+// smaller layers) on random positions of the layer: cached (a fixed set of 32 positions whose
 // blocks all stay decoded) and cold (a one-block cache per layer). The size lines also give the
 // share of recompute entries (FORMAT.md, "Recompute entries").
 //
@@ -168,7 +168,7 @@ void tableset_probe(benchmark::State& state, fs::path dir, int n, bool cold) {
   const int pits = set->rules().pits();
   const std::uint64_t size = sowdb::layer_size(pits, n);
   std::mt19937_64 rng(11);
-  std::vector<sowdb::Pits> positions(cold ? std::size_t{1} << 16 : std::size_t{1} << 10);
+  std::vector<sowdb::Pits> positions(cold ? std::size_t{1} << 16 : std::size_t{1} << 5);
   for (sowdb::Pits& p : positions) {
     p = {};
     sowdb::unrank(rng() % size, n, std::span(p.data(), static_cast<std::size_t>(pits)));
