@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   sowdb::cli::add_gen(app, run);
   sowdb::cli::add_probe(app, run);
   sowdb::cli::add_verify(app, run);
+  sowdb::cli::add_stats(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
