@@ -512,8 +512,6 @@ class AcyclicSolver {
       f.child_index[j] = rank(std::span<const std::uint8_t>(m.child.data(), k_));
       f.child_layer[j] = m.gain() == 0 ? value_.data() : smaller_[stones_ - m.gain()];
       __builtin_prefetch(f.child_layer[j] + f.child_index[j]);
-      if (m.gain() == 0)
-        __builtin_prefetch(depth_.get() + f.child_index[j]);
     }
   }
 
@@ -525,12 +523,10 @@ class AcyclicSolver {
       return;
     }
     int worth[kMaxPitsPerSide];
-    int move_depth[kMaxPitsPerSide];
     int best = -1000;
     for (int j = 0; j < f.moves.size; ++j) {
       const Move& m = f.moves.moves[j];
       int child_value;
-      move_depth[j] = 0;
       if (m.gain() == 0) {
         child_value = aref(value_[f.child_index[j]]).load(std::memory_order_acquire);
         if (child_value == kUnknown) {
@@ -545,20 +541,22 @@ class AcyclicSolver {
           finish(f.child_index[j], c, stack, chain + 1);
           child_value = aref(value_[f.child_index[j]]).load(std::memory_order_acquire);
         }
-        move_depth[j] = depth_at(f.child_index[j]);
       } else {
         child_value = f.child_layer[j][f.child_index[j]];
       }
       worth[j] = Rules::worth(m, child_value);
       best = std::max(best, worth[j]);
     }
+    // Depths are read only for the moves that keep the value: a move that gains seeds has
+    // depth 0, an in-layer move its child's.
     int depth = 0;
     if (best != 0) {
       int pick = best > 0 ? 1 << 30 : -1;
       for (int j = 0; j < f.moves.size; ++j) {
         if (worth[j] != best)
           continue;
-        pick = best > 0 ? std::min(pick, move_depth[j]) : std::max(pick, move_depth[j]);
+        const int d = f.moves.moves[j].gain() == 0 ? depth_at(f.child_index[j]) : 0;
+        pick = best > 0 ? std::min(pick, d) : std::max(pick, d);
       }
       depth = 1 + pick;
     }
