@@ -12,9 +12,12 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <limits>
+#include <list>
 #include <mutex>
 #include <string_view>
+#include <unordered_map>
 
 #include "sowdb/format/index.h"
 #include "sowdb/format/xxhash64.h"
@@ -548,16 +551,25 @@ struct LayerReader::Impl {
     std::vector<std::int8_t> values;
     std::vector<std::uint16_t> depths;
   };
-  struct CacheSlot {
-    std::uint64_t key = 0;  // block * 2 + stream (0 values, 1 depths)
-    std::uint64_t last_use = 0;
+  // The block cache: an LRU list of decoded frames, most recently used first, and a hash map
+  // from a frame's key (block * 2 + stream, stream 0 values, 1 depths) to its list node, so a
+  // hit, an insertion and an eviction each cost O(1) whatever the cache size. Both are guarded
+  // by `mutex`; decoding happens outside it.
+  struct CacheEntry {
+    std::uint64_t key = 0;
     std::shared_ptr<const Decoded> data;
   };
+  using LruList = std::list<CacheEntry>;
   mutable std::mutex mutex;
-  mutable std::vector<CacheSlot> cache;
-  mutable std::uint64_t tick = 0;
+  mutable LruList lru;
+  mutable std::unordered_map<std::uint64_t, LruList::iterator> cache_index;
+  mutable CacheStats stats;
 
   const LayerInfo& info() const { return parsed.info; }
+
+  static std::uint64_t frame_key(std::uint32_t b, int stream) {
+    return std::uint64_t{b} * 2 + static_cast<std::uint64_t>(stream);
+  }
 
   // "Recompute entries": decoded blocks hold value-table bytes, in which the "recompute, stored
   // depth" byte 127 is kept apart from kRecomputeValue until the depths are decoded. This maps
@@ -688,17 +700,20 @@ struct LayerReader::Impl {
     return block(b, 0);
   }
 
-  std::shared_ptr<const Decoded> block(std::uint32_t b, int stream) const {
-    const std::uint64_t key = std::uint64_t{b} * 2 + static_cast<std::uint64_t>(stream);
-    {
-      std::lock_guard lock(mutex);
-      for (CacheSlot& slot : cache) {
-        if (slot.data && slot.key == key) {
-          slot.last_use = ++tick;
-          return slot.data;
-        }
-      }
-    }
+  // The cached frame `key`, moved to the front of the LRU list (a hit); null when it is not
+  // cached. Call with `mutex` held.
+  const std::shared_ptr<const Decoded>* find_locked(std::uint64_t key) const {
+    const auto it = cache_index.find(key);
+    if (it == cache_index.end())
+      return nullptr;
+    lru.splice(lru.begin(), lru, it->second);
+    ++stats.hits;
+    return &it->second->data;
+  }
+
+  // Decodes block `b`'s stream (0 values, 1 depths), outside the lock, and caches it.
+  std::shared_ptr<const Decoded> decode_and_cache(std::uint32_t b, int stream) const {
+    const std::uint64_t key = frame_key(b, stream);
     auto decoded = std::make_shared<Decoded>();
     const std::uint32_t n = entries_in_block(info(), b);
     if (stream == 0) {
@@ -708,25 +723,48 @@ struct LayerReader::Impl {
       decoded->depths.resize(n);
       decode_depths(b, values_for_depths(b)->values, decoded->depths);
     }
-    if (options.cache_blocks > 0) {
-      std::lock_guard lock(mutex);
-      CacheSlot* victim = nullptr;
-      for (CacheSlot& slot : cache) {
-        if (slot.data && slot.key == key)
-          return slot.data;  // another thread decoded it
-      }
-      if (cache.size() < options.cache_blocks) {
-        victim = &cache.emplace_back();
-      } else {
-        victim = &*std::min_element(cache.begin(), cache.end(), [](const auto& x, const auto& y) {
-          return x.last_use < y.last_use;
-        });
-      }
-      victim->key = key;
-      victim->last_use = ++tick;
-      victim->data = decoded;
+    std::shared_ptr<const Decoded> evicted;  // freed after the lock is released
+    std::lock_guard lock(mutex);
+    ++stats.misses;
+    if (options.cache_blocks == 0)
+      return decoded;
+    if (const auto it = cache_index.find(key); it != cache_index.end()) {
+      lru.splice(lru.begin(), lru, it->second);
+      return it->second->data;  // another thread decoded it meanwhile
     }
+    if (lru.size() >= options.cache_blocks) {
+      // Evict the least recently used frame, reusing its node.
+      cache_index.erase(lru.back().key);
+      lru.splice(lru.begin(), lru, std::prev(lru.end()));
+      evicted = std::move(lru.front().data);
+      lru.front() = CacheEntry{key, decoded};
+    } else {
+      lru.push_front(CacheEntry{key, decoded});
+    }
+    cache_index.emplace(key, lru.begin());
+    stats.cached = lru.size();
     return decoded;
+  }
+
+  std::shared_ptr<const Decoded> block(std::uint32_t b, int stream) const {
+    {
+      std::lock_guard lock(mutex);
+      if (const auto* d = find_locked(frame_key(b, stream)))
+        return *d;
+    }
+    return decode_and_cache(b, stream);
+  }
+
+  // Entry `i` of block `b`'s stream, read from the cached frame under the lock (no reference
+  // count traffic on a hit), else decoded and cached.
+  template <typename Read>
+  auto entry(std::uint32_t b, int stream, Read&& read) const {
+    {
+      std::lock_guard lock(mutex);
+      if (const auto* d = find_locked(frame_key(b, stream)))
+        return read(**d);
+    }
+    return read(*decode_and_cache(b, stream));
   }
 };
 
@@ -756,7 +794,7 @@ std::unique_ptr<LayerReader::Impl> open_source(std::unique_ptr<Source> src,
     check_whole_file(*src);
   parse_seek_table(*src, impl->parsed);
   impl->options = options;
-  impl->cache.reserve(std::min<std::size_t>(options.cache_blocks, 1024));
+  impl->cache_index.reserve(std::min<std::size_t>(options.cache_blocks, 1024));
   impl->src = std::move(src);
   return impl;
 }
@@ -785,7 +823,9 @@ std::optional<std::int8_t> LayerReader::value(std::uint64_t index) const noexcep
     return std::nullopt;
   try {
     const auto b = static_cast<std::uint32_t>(index / info.block_entries);
-    return impl_->public_value(impl_->block(b, 0)->values[index % info.block_entries]);
+    const auto i = static_cast<std::size_t>(index % info.block_entries);
+    return impl_->public_value(
+        impl_->entry(b, 0, [i](const Impl::Decoded& d) { return d.values[i]; }));
   } catch (...) {
     return std::nullopt;
   }
@@ -797,10 +837,16 @@ std::optional<std::uint16_t> LayerReader::depth(std::uint64_t index) const noexc
     return std::nullopt;
   try {
     const auto b = static_cast<std::uint32_t>(index / info.block_entries);
-    return impl_->block(b, 1)->depths[index % info.block_entries];
+    const auto i = static_cast<std::size_t>(index % info.block_entries);
+    return impl_->entry(b, 1, [i](const Impl::Decoded& d) { return d.depths[i]; });
   } catch (...) {
     return std::nullopt;
   }
+}
+
+CacheStats LayerReader::cache_stats() const noexcept {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->stats;
 }
 
 void LayerReader::read_all(std::span<std::int8_t> values, std::span<std::uint16_t> depths) const {

@@ -218,6 +218,101 @@ TEST(TableFile, ThreadsShareOneReader) {
   EXPECT_EQ(wrong.load(), 0);
 }
 
+// The block cache (OpenOptions::cache_blocks) is an O(1) LRU: with room for every block, a
+// second pass over a layer of thousands of blocks is all hits; values stay right.
+TEST(BlockCache, ThousandsOfBlocksAllStayCached) {
+  TempDir dir;
+  const RuleSet rules{Family::kOware, 4, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove};
+  const Layer l = make_layer(rules, 9, 5);  // 11440 entries
+  write_layer(dir / "c.sdb", rules, 9, l.values, l.depths, test::write_options(4, 1));
+  const auto r = LayerReader::open(dir / "c.sdb", test::options(std::size_t{1} << 20));
+  const std::uint32_t blocks = r->info().block_count;
+  ASSERT_EQ(blocks, 2860u);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::uint64_t i = 0; i < l.values.size(); ++i) {
+      ASSERT_EQ(r->value(i), l.values[i]) << i;
+      ASSERT_EQ(r->depth(i), l.depths[i]) << i;
+    }
+    const CacheStats s = r->cache_stats();
+    // Each block's value frame and depth frame are decoded once, in the first pass.
+    EXPECT_EQ(s.misses, 2u * blocks) << pass;
+    EXPECT_EQ(s.cached, 2u * blocks) << pass;
+  }
+  // Per entry a value lookup and a depth lookup (whose value frame is a hit too, except
+  // the first time), minus the misses.
+  const CacheStats s = r->cache_stats();
+  EXPECT_EQ(s.hits + s.misses, 2 * 2 * l.values.size() + blocks);
+}
+
+// The least recently used frame goes first; a hit makes a frame the most recent.
+TEST(BlockCache, EvictsTheLeastRecentlyUsed) {
+  TempDir dir;
+  const RuleSet rules{Family::kOware, 2, false, GrandSlam::kCapture, false, KalahEnd::kNoMove};
+  const Layer l = make_layer(rules, 6, 9);  // C(9, 3) = 84 entries
+  write_layer(dir / "e.sdb", rules, 6, l.values, l.depths, test::write_options(10, 1));
+  const auto r = LayerReader::open(dir / "e.sdb", test::options(2));
+  std::uint64_t misses = 0;
+  // Reads the value of block b's first entry; expects a hit or a miss.
+  const auto touch = [&](std::uint64_t b, bool hit) {
+    ASSERT_EQ(r->value(b * 10), l.values[b * 10]) << b;
+    misses += hit ? 0 : 1;
+    ASSERT_EQ(r->cache_stats().misses, misses) << "block " << b << (hit ? " hit" : " miss");
+  };
+  touch(0, false);
+  touch(1, false);
+  touch(0, true);   // 0 becomes the most recent: order 0, 1
+  touch(2, false);  // evicts 1: order 2, 0
+  touch(0, true);   // order 0, 2
+  touch(1, false);  // evicts 2: order 1, 0
+  touch(0, true);
+  touch(2, false);  // evicts 1
+  touch(1, false);  // evicts 0
+  touch(2, true);
+  EXPECT_EQ(r->cache_stats().cached, 2u);
+  // A depth lookup caches the depth frame, and (codec 1) touches the value frame first.
+  ASSERT_EQ(r->depth(10), l.depths[10]);  // block 1's values hit, its depths miss: evicts 2
+  EXPECT_EQ(r->cache_stats().misses, ++misses);
+  touch(1, true);
+  touch(2, false);
+  // No cache: every lookup decodes.
+  const auto none = LayerReader::open(dir / "e.sdb", test::options(0));
+  for (int k = 0; k < 3; ++k)
+    ASSERT_EQ(none->value(5), l.values[5]);
+  EXPECT_EQ(none->cache_stats().misses, 3u);
+  EXPECT_EQ(none->cache_stats().hits, 0u);
+  EXPECT_EQ(none->cache_stats().cached, 0u);
+}
+
+// Many threads on a cache smaller than their working set: evictions race with hits and with
+// decodes of the same block, and every answer stays right.
+TEST(BlockCache, ThreadsThrashASmallCache) {
+  TempDir dir;
+  const RuleSet rules{Family::kKalah, 4, false, GrandSlam::kCapture, true, KalahEnd::kNoMove};
+  const Layer l = make_layer(rules, 9, 11);
+  write_layer(dir / "t.sdb", rules, 9, l.values, l.depths, test::write_options(16, 1));
+  for (const std::size_t cache : {std::size_t{1}, std::size_t{7}, std::size_t{300}}) {
+    const auto r = LayerReader::open(dir / "t.sdb", test::options(cache));
+    std::vector<std::thread> threads;
+    std::atomic<int> wrong{0};
+    for (int t = 0; t < 6; ++t) {
+      threads.emplace_back([&, t] {
+        std::mt19937_64 rng(static_cast<std::uint64_t>(t) + 100);
+        for (int k = 0; k < 20000; ++k) {
+          // Mostly a few hot blocks, sometimes anywhere.
+          const std::uint64_t i =
+              k % 4 == 0 ? rng() % l.values.size() : (rng() % 8) * 16 + rng() % 16;
+          if (r->value(i) != l.values[i] || r->depth(i) != l.depths[i])
+            ++wrong;
+        }
+      });
+    }
+    for (auto& th : threads)
+      th.join();
+    EXPECT_EQ(wrong.load(), 0) << cache;
+    EXPECT_LE(r->cache_stats().cached, cache);
+  }
+}
+
 TEST(TableFile, ReadAllSpans) {
   TempDir dir;
   const RuleSet rules{Family::kKalah, 2, true, GrandSlam::kCapture, false, KalahEnd::kNoMove};

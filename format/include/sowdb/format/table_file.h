@@ -184,6 +184,10 @@ void write_layer(const std::filesystem::path& path,
 /// Options of `LayerReader::open`.
 struct OpenOptions {
   /// Decoded blocks kept per reader, value and depth blocks counted separately; 0 caches none.
+  /// The least recently used block is evicted first. A lookup, an insertion and an eviction
+  /// each take O(1) time whatever the size (a hash map over an LRU list), so a cache of
+  /// millions of blocks costs memory, not probe time: about 100 bytes per block plus the
+  /// decoded frame (1 byte per entry for values, 2 for depths).
   std::size_t cache_blocks = 8;
   /// Verify the header checksum and the whole-file checksum on open and every frame checksum
   /// on decode (FORMAT.md, checks 5, 14 and 17). Turn off only for fuzzing or forensics: without
@@ -195,6 +199,13 @@ struct OpenOptions {
   std::optional<RuleSet> expected_rules;
   /// When set, open fails with kRuleMismatch unless the file holds this many stones.
   std::optional<int> expected_stones;
+};
+
+/// Counters of a LayerReader's block cache (OpenOptions::cache_blocks).
+struct CacheStats {
+  std::uint64_t hits = 0;    ///< Frame lookups answered from the cache.
+  std::uint64_t misses = 0;  ///< Frames decoded (by value/depth; read_all bypasses the cache).
+  std::size_t cached = 0;    ///< Frames held now, at most cache_blocks.
 };
 
 /// Random access to one table file. The file is read with pread on demand, so the reader
@@ -225,8 +236,10 @@ class LayerReader {
   /// it from the position's moves into smaller layers (FORMAT.md, "Recompute entries").
   /// RETURN nullopt when index >= info().entries or when its block fails to read or decode
   /// (FORMAT.md checks 16..21); never a wrong value from a corrupt block.
-  /// NOTES decodes only the value stream of the one block needed; recent blocks are cached.
-  /// THREAD SAFETY thread safe: the cache is behind a mutex, decoding happens outside it.
+  /// NOTES decodes only the value stream of the one block needed; recent blocks are cached
+  /// (OpenOptions::cache_blocks, least recently used evicted first, O(1) per lookup).
+  /// THREAD SAFETY thread safe: the cache is behind a mutex, decoding happens outside it (two
+  /// threads missing on the same block may both decode it; one copy is kept).
   std::optional<std::int8_t> value(std::uint64_t index) const noexcept;
 
   /// The depth to conversion of the position with index `index`. As `value`, for the depth
@@ -234,6 +247,10 @@ class LayerReader {
   /// recompute entry of value < 0 stores its depth, and this returns it).
   /// NOTES with depth codec 1 this decodes the block's value stream too.
   std::optional<std::uint16_t> depth(std::uint64_t index) const noexcept;
+
+  /// The block cache's counters so far. THREAD SAFETY thread safe (a snapshot under the
+  /// cache's lock).
+  CacheStats cache_stats() const noexcept;
 
   /// Decodes the whole layer, bypassing the cache. Recompute entries read as kRecomputeValue
   /// and (when the file does not store their depth) kRecomputeDepth, as in `value`/`depth`.
