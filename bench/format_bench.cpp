@@ -2,10 +2,11 @@
 // (against 1 byte/position raw), and probe speed on one layer: cached (a hot block) and cold
 // (random positions across the layer with a one-block cache, so nearly every probe decodes a
 // block; the file itself is in the OS page cache). For a table directory it also measures
-// TableSet::value (value and depth of a position, recompute entries resolved through the
-// smaller layers) on random positions of the layer: cached (a fixed set of 32 positions whose
-// blocks all stay decoded) and cold (a one-block cache per layer). The size lines also give the
-// share of recompute entries (FORMAT.md, "Recompute entries").
+// TableSet::value on random positions of the layer, the value alone and value and depth
+// (recompute entries resolved with one-ply lookups into the smaller layers): cached (a fixed
+// set of 32, or 65536, positions whose blocks all stay decoded) and cold (a one-block cache per
+// layer). The size lines also give the share of recompute entries (FORMAT.md, "Recompute
+// entries").
 //
 //   SOWDB_BENCH_TABLES=DIR [SOWDB_BENCH_LAYER=N] sowdb_format_bench [benchmark flags]
 //
@@ -160,36 +161,45 @@ void probe(benchmark::State& state, fs::path path, bool cold, Probe what) {
   state.counters["block_entries"] = info.block_entries;
 }
 
-// TableSet::value on random positions of layer `n` of the directory `dir`.
-void tableset_probe(benchmark::State& state, fs::path dir, int n, bool cold) {
+// TableSet::value on random positions of layer `n` of the directory `dir`: value and depth
+// (`value_only` false) or the value alone (TableSet::value(pos, v), which never reads a depth
+// frame). Cached: `warm` positions, all probed once before timing with a cache of 2^20 blocks
+// per layer, so every block they need stays decoded (32 positions: a few hot blocks; 65536: a
+// cache of thousands of blocks, which a cache that is searched slot by slot pays for on every
+// probe). Cold: 65536 random positions with a one-block cache per layer, so nearly every probe
+// decodes its block(s) (the files themselves are in the OS page cache).
+void tableset_probe(
+    benchmark::State& state, fs::path dir, int n, bool cold, bool value_only, std::size_t warm) {
   sowdb::TableSetOptions o;
   o.cache_blocks = cold ? 1 : std::size_t{1} << 20;
   const auto set = sowdb::TableSet::open(dir, o);
   const int pits = set->rules().pits();
   const std::uint64_t size = sowdb::layer_size(pits, n);
   std::mt19937_64 rng(11);
-  std::vector<sowdb::Pits> positions(cold ? std::size_t{1} << 16 : std::size_t{1} << 5);
+  std::vector<sowdb::Pits> positions(cold ? std::size_t{1} << 16 : warm);
   for (sowdb::Pits& p : positions) {
     p = {};
     sowdb::unrank(rng() % size, n, std::span(p.data(), static_cast<std::size_t>(pits)));
   }
+  const auto probe_one = [&](const sowdb::Pits& p, std::int64_t& sum) {
+    int v = 0, d = 0;
+    const sowdb::ProbeStatus s = value_only ? set->value(p, v) : set->value(p, v, d);
+    sum += v + d;
+    return s == sowdb::ProbeStatus::kOk;
+  };
   std::int64_t sum = 0;
   if (!cold) {
-    for (const sowdb::Pits& p : positions) {  // warm the caches
-      int v = 0, d = 0;
-      set->value(p, v, d);
-    }
+    for (const sowdb::Pits& p : positions)  // warm the caches
+      probe_one(p, sum);
   }
   constexpr std::size_t kBatch = 256;
   std::size_t k = 0;
   for (auto _ : state) {
     for (std::size_t j = 0; j < kBatch; ++j) {
-      int v = 0, d = 0;
-      if (set->value(positions[k++ & (positions.size() - 1)], v, d) != sowdb::ProbeStatus::kOk) {
+      if (!probe_one(positions[k++ & (positions.size() - 1)], sum)) {
         state.SkipWithError("probe failed");
         return;
       }
-      sum += v + d;
     }
   }
   benchmark::DoNotOptimize(sum);
@@ -245,16 +255,30 @@ int main(int argc, char** argv) {
   for (int n = 0; n <= probe_layer && complete; ++n)
     complete = layers.count(n) != 0;
   if (complete) {
-    benchmark::RegisterBenchmark(("probe_tableset_cached/value+depth" + suffix).c_str(),
-                                 tableset_probe,
-                                 dir,
-                                 probe_layer,
-                                 false);
-    benchmark::RegisterBenchmark(("probe_tableset_cold/value+depth" + suffix).c_str(),
-                                 tableset_probe,
-                                 dir,
-                                 probe_layer,
-                                 true);
+    for (const bool value_only : {true, false}) {
+      const std::string what = value_only ? "value" : "value+depth";
+      benchmark::RegisterBenchmark(("probe_tableset_cached/" + what + suffix).c_str(),
+                                   tableset_probe,
+                                   dir,
+                                   probe_layer,
+                                   false,
+                                   value_only,
+                                   std::size_t{32});
+      benchmark::RegisterBenchmark(("probe_tableset_cached_64k/" + what + suffix).c_str(),
+                                   tableset_probe,
+                                   dir,
+                                   probe_layer,
+                                   false,
+                                   value_only,
+                                   std::size_t{1} << 16);
+      benchmark::RegisterBenchmark(("probe_tableset_cold/" + what + suffix).c_str(),
+                                   tableset_probe,
+                                   dir,
+                                   probe_layer,
+                                   true,
+                                   value_only,
+                                   std::size_t{0});
+    }
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

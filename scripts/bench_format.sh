@@ -33,8 +33,8 @@ for r in runs:
               f"{r['value_B/pos']:>12.4f} {r['depth_B/pos']:>12.4f} {r['B/pos']:>11.4f} "
               f"{r['B/pos']:>9.1%}")
 print()
-print(f"{'probe':<40} {'ns/probe':>10}")
+print(f"{'probe':<50} {'ns/probe':>10}")
 for r in runs:
     if r["name"].startswith("probe"):
-        print(f"{r['name']:<40} {r['ns/probe'] * 1e9:>10.1f}")
+        print(f"{r['name']:<50} {r['ns/probe'] * 1e9:>10.1f}")
 PY

@@ -204,6 +204,29 @@ sowdb_status sowdb_probe_value(const sowdb_tables* tables,
   }
 }
 
+sowdb_status sowdb_probe_value_only(const sowdb_tables* tables,
+                                    const uint8_t* pits,
+                                    int32_t npits,
+                                    int32_t* value) {
+  try {
+    sowdb::Pits pos;
+    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
+      return s;
+    if (!value) {
+      set_error("sowdb_probe_value_only: null value pointer");
+      return SOWDB_ERR_ARGUMENT;
+    }
+    int v = 0;
+    const sowdb::ProbeStatus s = tables->set->value(pos, v);
+    if (s != sowdb::ProbeStatus::kOk)
+      return fail(tables, s, pos);
+    *value = v;
+    return SOWDB_OK;
+  } catch (...) {
+    return internal("sowdb_probe_value_only: unexpected failure");
+  }
+}
+
 sowdb_status sowdb_probe_moves(const sowdb_tables* tables,
                                const uint8_t* pits,
                                int32_t npits,

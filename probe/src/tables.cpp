@@ -207,6 +207,23 @@ struct TableSet::Impl {
     }
   }
 
+  void note_chained(int n,
+                    std::uint64_t index,
+                    int child_layer,
+                    std::uint64_t child) const noexcept {
+    try {
+      LayerSlot& slot = *slots[n];
+      std::lock_guard lock(slot.mutex);
+      slot.error = slot.path.string() + ": index " + std::to_string(index) +
+                   " is a recompute entry whose move leads to index " + std::to_string(child) +
+                   " of layer " + std::to_string(child_layer) +
+                   ", itself a recompute entry: the file breaks the one-ply rule (FORMAT.md, "
+                   "\"Recompute entries\"; it was written by an older or foreign writer; "
+                   "generate it again)";
+    } catch (...) {
+    }
+  }
+
   // Checks `position` and counts its seeds.
   ProbeStatus check(const Pits& position, int& stones) const noexcept {
     const int k = rules.pits();
@@ -224,20 +241,38 @@ struct TableSet::Impl {
     return ProbeStatus::kOk;
   }
 
-  // Value and (if `depth` is set) depth of a checked position with `n` seeds.
-  ProbeStatus lookup(const Pits& position, int n, int& value, int* depth) const noexcept {
-    const LayerReader* r = nullptr;
+  std::uint64_t index_of(const Pits& position) const noexcept {
+    return rank(
+        std::span<const std::uint8_t>(position.data(), static_cast<std::size_t>(rules.pits())));
+  }
+
+  // The value byte layer `n` stores for `index`: a value, or kRecomputeValue.
+  ProbeStatus stored_value(int n,
+                           std::uint64_t index,
+                           const LayerReader*& r,
+                           std::int8_t& out) const noexcept {
     const ProbeStatus s = reader(n, r);
     if (s != ProbeStatus::kOk)
       return s;
-    const std::uint64_t index = rank(
-        std::span<const std::uint8_t>(position.data(), static_cast<std::size_t>(rules.pits())));
     const auto v = r->value(index);
     if (!v) {
       note_read_error(n, index, "the value");
       return ProbeStatus::kCorruptTable;
     }
-    if (*v == kRecomputeValue)
+    out = *v;
+    return ProbeStatus::kOk;
+  }
+
+  // Value and (if `depth` is set) depth of a checked position with `n` seeds. Without `depth`
+  // only value frames are read.
+  ProbeStatus lookup(const Pits& position, int n, int& value, int* depth) const noexcept {
+    const LayerReader* r = nullptr;
+    const std::uint64_t index = index_of(position);
+    std::int8_t v = 0;
+    const ProbeStatus s = stored_value(n, index, r, v);
+    if (s != ProbeStatus::kOk)
+      return s;
+    if (v == kRecomputeValue)
       return recompute(*r, position, n, index, value, depth);
     if (depth) {
       const auto d = r->depth(index);
@@ -247,15 +282,17 @@ struct TableSet::Impl {
       }
       *depth = *d;
     }
-    value = *v;
+    value = v;
     return ProbeStatus::kOk;
   }
 
   // Value and depth of a recompute entry (FORMAT.md, "Recompute entries"): without a legal move
-  // the final split at depth 0; else the best worth over the moves that gain seeds, each child
-  // looked up (recursively, so through recompute entries of smaller layers too: the recursion
-  // ends since every step loses seeds). The depth of a value >= 0 is derived (0 for value 0,
-  // else 1: an exit realises it at once); a value < 0 keeps its depth in the file.
+  // the final split at depth 0; else the best worth over the moves that gain seeds, each
+  // child's value read from its (smaller) layer. By the one-ply rule every such child is a
+  // stored entry, so this costs at most P value lookups and never recurses; a child that is a
+  // recompute entry means a file that breaks the rule, reported as kCorruptTable. The depth of
+  // a value >= 0 is derived (0 for value 0, else 1: an exit realises it at once); a value < 0
+  // keeps its depth in the file.
   ProbeStatus recompute(const LayerReader& r,
                         const Pits& position,
                         int n,
@@ -274,10 +311,17 @@ struct TableSet::Impl {
     for (const Move& m : moves) {
       if (m.gain() == 0)
         continue;
-      int child = 0;
-      const ProbeStatus s = lookup(m.child, n - m.gain(), child, nullptr);
+      const int child_layer = n - m.gain();
+      const std::uint64_t child_index = index_of(m.child);
+      const LayerReader* child_reader = nullptr;
+      std::int8_t child = 0;
+      const ProbeStatus s = stored_value(child_layer, child_index, child_reader, child);
       if (s != ProbeStatus::kOk)
         return s;
+      if (child == kRecomputeValue) {
+        note_chained(n, index, child_layer, child_index);
+        return ProbeStatus::kCorruptTable;
+      }
       const int worth = Rules::worth(m, child);
       best = any ? std::max(best, worth) : worth;
       any = true;
@@ -437,6 +481,19 @@ ProbeStatus TableSet::value(const Pits& position, int& value, int& depth) const 
     return s;
   value = v;
   depth = d;
+  return ProbeStatus::kOk;
+}
+
+ProbeStatus TableSet::value(const Pits& position, int& value) const noexcept {
+  int n = 0;
+  ProbeStatus s = impl_->check(position, n);
+  if (s != ProbeStatus::kOk)
+    return s;
+  int v = 0;
+  s = impl_->lookup(position, n, v, nullptr);
+  if (s != ProbeStatus::kOk)
+    return s;
+  value = v;
   return ProbeStatus::kOk;
 }
 

@@ -1,6 +1,8 @@
 // Recompute entries (FORMAT.md, "Recompute entries"): tables generated with and without them
-// answer every TableSet query identically, the files are version 3 and smaller, and resuming a
-// directory (with or without recompute entries) reads them back into the same tables.
+// answer every TableSet query identically, the files are version 3 and smaller, every recompute
+// entry obeys the one-ply rule (its moves that gain seeds lead to stored entries), and resuming
+// a directory (with or without recompute entries) reads them back into the same tables; a layer
+// that breaks the one-ply rule is reported by the probe and solved again on resume.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -8,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -79,6 +82,9 @@ void expect_same_answers(const TableSet& a, const TableSet& b, int max_stones) {
       ASSERT_EQ(b.value(board, vb, db), ProbeStatus::kOk) << n << " " << i;
       ASSERT_EQ(va, vb) << "value, layer " << n << " index " << i;
       ASSERT_EQ(da, db) << "depth, layer " << n << " index " << i;
+      int only = 1000;
+      ASSERT_EQ(a.value(board, only), ProbeStatus::kOk);
+      ASSERT_EQ(only, va) << "value only, layer " << n << " index " << i;
       MoveWorths ma, mb;
       ASSERT_EQ(a.moves(board, ma), ProbeStatus::kOk);
       ASSERT_EQ(b.moves(board, mb), ProbeStatus::kOk);
@@ -98,6 +104,45 @@ void expect_same_answers(const TableSet& a, const TableSet& b, int max_stones) {
       }
     }
   }
+}
+
+// The one-ply rule, checked on the raw files of `dir`: every recompute entry's moves that gain
+// seeds lead to entries that their (smaller) layer stores, not to recompute entries. Returns
+// the number of recompute entries.
+std::uint64_t expect_one_ply(const fs::path& dir, int max_stones) {
+  const auto tables = TableSet::open(dir);
+  const Rules& rules = tables->engine();
+  const int pits = rules.pits();
+  std::vector<std::vector<std::int8_t>> raw(static_cast<std::size_t>(max_stones) + 1);
+  std::uint64_t recompute = 0;
+  std::uint64_t checked_exits = 0;
+  for (int n = 0; n <= max_stones; ++n) {
+    const auto reader = LayerReader::open(dir / gen::layer_file_name(n));
+    raw[n].resize(reader->info().entries);
+    reader->read_all(raw[n], {});
+    Pits board{};
+    const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(pits));
+    unrank(0, n, span);
+    for (std::uint64_t i = 0; i < raw[n].size(); ++i, next_position(span)) {
+      if (raw[n][i] != kRecomputeValue)
+        continue;
+      ++recompute;
+      MoveList moves;
+      rules.legal_moves(board, moves);
+      for (const Move& m : moves) {
+        if (m.gain() == 0)
+          continue;
+        const std::uint64_t child =
+            rank(std::span<const std::uint8_t>(m.child.data(), static_cast<std::size_t>(pits)));
+        ++checked_exits;
+        EXPECT_NE(raw[n - m.gain()][child], kRecomputeValue)
+            << "layer " << n << " index " << i << ": pit " << m.pit << " leads to recompute entry "
+            << child << " of layer " << n - m.gain();
+      }
+    }
+  }
+  EXPECT_GT(checked_exits, 0u);
+  return recompute;
 }
 
 struct Case {
@@ -126,8 +171,10 @@ TEST_P(SameAnswers, WithAndWithoutRecomputeEntries) {
     bytes_on += a.file_size;
     bytes_off += b.file_size;
   }
-  EXPECT_GE(version3, c.max_stones - 1);  // every layer but the tiniest has recompute entries
+  // The generator keeps recompute entries in a layer only where they make it smaller.
+  EXPECT_GT(version3, 0);
   EXPECT_LT(bytes_on, bytes_off);
+  EXPECT_GT(expect_one_ply(on.path(), c.max_stones), 0u);
   const auto a = TableSet::open(on.path());
   const auto b = TableSet::open(off.path());
   expect_same_answers(*a, *b, c.max_stones);
@@ -149,8 +196,10 @@ INSTANTIATE_TEST_SUITE_P(Variants,
                          });
 
 // Resuming reads recompute entries back as values (the generator resolves them from the smaller
-// layers), so the layers it then solves are byte for byte those of a run from scratch; and a
-// directory of version 2 files resumes into version 3 files above them.
+// layers) and rebuilds which entries are recompute entries, so the layers it then solves are
+// byte for byte those of a run from scratch. Over version 2 files (no recompute entries) the
+// layers above may mark more entries than a fresh run (the one-ply rule looks at the smaller
+// layers' files), but give the same answers and keep the rule.
 TEST(RecomputeResume, ResumedLayersMatchAFreshRun) {
   for (const bool first_with_recompute : {true, false}) {
     SCOPED_TRACE(first_with_recompute);
@@ -163,12 +212,101 @@ TEST(RecomputeResume, ResumedLayersMatchAFreshRun) {
     for (int n = 0; n <= 10; ++n) {
       EXPECT_EQ(reports[static_cast<std::size_t>(n)].reused, n <= 7) << n;
       const auto name = gen::layer_file_name(n);
-      if (n > 7 || first_with_recompute) {
+      if (first_with_recompute) {
         EXPECT_EQ(bytes_of(resumed.path() / name), bytes_of(fresh.path() / name)) << n;
       }
     }
+    expect_one_ply(resumed.path(), 10);
     expect_same_answers(*TableSet::open(fresh.path()), *TableSet::open(resumed.path()), 10);
   }
+}
+
+// A layer written under the old chaining rule (every recomputable entry marked, whether or not
+// its exits lead to recompute entries) is reported by the probe as corrupt, with the one-ply
+// rule named, and solved again on resume into the file a fresh run writes.
+TEST(RecomputeResume, ChainedLayerIsReportedAndRebuilt) {
+  TempDir dir("dir");
+  constexpr int kLayer = 9;
+  generate("oware/3x4", kLayer, dir.path(), true);
+  const fs::path path = dir.path() / gen::layer_file_name(kLayer);
+  const auto good = bytes_of(path);
+  const RuleSet rules = parse_variant("oware/3x4")->rules;
+  const std::uint64_t size = layer_size(6, kLayer);
+  std::vector<std::int8_t> values(size);
+  std::vector<std::uint16_t> depths(size);
+  std::vector<std::uint64_t> mask((size + 63) / 64);
+  std::uint64_t chained = 0;
+  {
+    const auto tables = TableSet::open(dir.path());
+    const Rules& engine = tables->engine();
+    std::vector<std::vector<std::int8_t>> raw(kLayer);
+    for (int n = 0; n < kLayer; ++n) {
+      raw[n].resize(layer_size(6, n));
+      LayerReader::open(dir.path() / gen::layer_file_name(n))->read_all(raw[n], {});
+    }
+    Pits board{};
+    const std::span<std::uint8_t> span(board.data(), 6);
+    unrank(0, kLayer, span);
+    for (std::uint64_t i = 0; i < size; ++i, next_position(span)) {
+      int v = 0, d = 0;
+      ASSERT_EQ(tables->value(board, v, d), ProbeStatus::kOk);
+      values[i] = static_cast<std::int8_t>(v);
+      depths[i] = static_cast<std::uint16_t>(d);
+      // Recomputable (the chaining rule): no legal move, or the best exit gives the value.
+      MoveList moves;
+      bool recomputable = engine.legal_moves(board, moves) == 0;
+      bool via_recompute = false;
+      std::optional<int> best;
+      for (const Move& m : moves) {
+        if (m.gain() == 0)
+          continue;
+        int cv = 0, cd = 0;
+        ASSERT_EQ(tables->value(m.child, cv, cd), ProbeStatus::kOk);
+        best = best ? std::max(*best, Rules::worth(m, cv)) : Rules::worth(m, cv);
+        const std::uint64_t c = rank(std::span<const std::uint8_t>(m.child.data(), 6));
+        via_recompute |= raw[kLayer - m.gain()][c] == kRecomputeValue;
+      }
+      recomputable |= best && *best == v;
+      if (recomputable) {
+        mask[i / 64] |= std::uint64_t{1} << (i % 64);
+        chained += via_recompute;
+      }
+    }
+  }
+  ASSERT_GT(chained, 0u);
+  LayerSource source;
+  source.values = values;
+  source.recompute = mask;
+  source.fill_depths = [&](std::uint64_t first, std::span<std::uint16_t> out) {
+    std::copy_n(depths.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
+  };
+  WriteOptions write;
+  write.zstd_level = 3;
+  write_layer(path, rules, kLayer, source, write);
+  EXPECT_LT(fs::file_size(path), good.size());  // the chaining rule marks more
+  {
+    const auto tables = TableSet::open(dir.path());
+    Pits board{};
+    const std::span<std::uint8_t> span(board.data(), 6);
+    unrank(0, kLayer, span);
+    std::uint64_t corrupt = 0;
+    for (std::uint64_t i = 0; i < size; ++i, next_position(span)) {
+      int v = 0;
+      const ProbeStatus s = tables->value(board, v);
+      if (s == ProbeStatus::kOk)
+        EXPECT_EQ(v, values[i]) << i;
+      else
+        corrupt += s == ProbeStatus::kCorruptTable;
+    }
+    EXPECT_EQ(corrupt, chained);
+    const std::string error = tables->layer_error(kLayer);
+    EXPECT_NE(error.find("one-ply rule"), std::string::npos) << error;
+  }
+  const auto reports = generate("oware/3x4", kLayer, dir.path(), true);
+  EXPECT_FALSE(reports.back().reused);
+  for (int n = 0; n < kLayer; ++n)
+    EXPECT_TRUE(reports[static_cast<std::size_t>(n)].reused) << n;
+  EXPECT_EQ(bytes_of(path), good);
 }
 
 // A layer whose recompute entries do not resolve (a recompute entry with legal moves but no move

@@ -28,6 +28,11 @@ int sowdb_c_header_check(const char* dir, int32_t* value_out) {
   if (sowdb_max_stones(tables) >= npits) {
     for (i = 0; i < npits; ++i) pits[i] = 1;
     if (sowdb_probe_value(tables, pits, npits, &value, &depth) != SOWDB_OK) return 5;
+    {
+      int32_t only = -1000;
+      if (sowdb_probe_value_only(tables, pits, npits, &only) != SOWDB_OK) return 12;
+      if (only != value) return 13;
+    }
     if (sowdb_probe_moves(tables, pits, npits, moves, 8, &count) != SOWDB_OK) return 6;
     if (count < 1) return 7;
     {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <span>
 #include <string>
 #include <thread>
@@ -111,6 +112,77 @@ TEST_F(FakeTables, ValuesAndDepthsComeBackAsWritten) {
       EXPECT_EQ(d, fake_depth(n, index_of(p, 4)));
     }
   }
+}
+
+// The value-only probe gives the value of value(p, v, d), with and without a cache.
+TEST_F(FakeTables, ValueOnlyEqualsTheValueOfValueAndDepth) {
+  for (const std::size_t cache : {std::size_t{0}, std::size_t{8}}) {
+    TableSetOptions o;
+    o.cache_blocks = cache;
+    auto set = TableSet::open(dir(), o);
+    for (int n = 0; n <= kMax; ++n) {
+      for (const Pits& p : layer(4, n)) {
+        int v = 99;
+        int d = -1;
+        ASSERT_EQ(set->value(p, v, d), ProbeStatus::kOk);
+        int only = 99;
+        ASSERT_EQ(set->value(p, only), ProbeStatus::kOk);
+        EXPECT_EQ(only, v) << n;
+      }
+    }
+    Pits too_many{};
+    too_many[0] = kMax + 1;
+    int v = 0;
+    EXPECT_EQ(set->value(too_many, v), ProbeStatus::kTooManyStones);
+    Pits beyond{};
+    beyond[4] = 1;
+    EXPECT_EQ(set->value(beyond, v), ProbeStatus::kBadPosition);
+  }
+}
+
+// The value-only probe never reads a depth frame: with every depth frame of the largest layer
+// destroyed (checksums off, so only the frame decode notices), it still answers, while a probe
+// of value and depth reports the corrupt table.
+TEST_F(FakeTables, ValueOnlyNeverReadsDepthFrames) {
+  const fs::path path = dir() / "layer-006.sdb";
+  const LayerInfo info = read_info(path);
+  std::vector<char> bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  // "Seek table": 24-byte entries before the 16-byte footer; the depth frame follows the
+  // value frame.
+  const std::size_t seek = bytes.size() - 16 - std::size_t{24} * info.block_count;
+  const auto le = [&](std::size_t at, int size) {
+    std::uint64_t x = 0;
+    for (int k = size - 1; k >= 0; --k)
+      x = x << 8 | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(k)]);
+    return x;
+  };
+  for (std::uint32_t b = 0; b < info.block_count; ++b) {
+    const std::size_t e = seek + std::size_t{24} * b;
+    const std::uint64_t depth_at = le(e, 8) + le(e + 8, 4);
+    for (std::uint64_t k = 0; k < le(e + 12, 4); ++k)
+      bytes[depth_at + k] = '\xff';
+  }
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  TableSetOptions o;
+  o.verify_checksums = false;
+  auto set = TableSet::open(dir(), o);
+  int corrupt = 0;
+  for (const Pits& p : layer(4, kMax)) {
+    int v = 99;
+    ASSERT_EQ(set->value(p, v), ProbeStatus::kOk);
+    EXPECT_EQ(v, fake_value(kMax, index_of(p, 4)));
+    int d = 0;
+    corrupt += set->value(p, v, d) == ProbeStatus::kCorruptTable;
+  }
+  EXPECT_GT(corrupt, 0);
+  EXPECT_NE(set->layer_error(kMax).find("depth"), std::string::npos) << set->layer_error(kMax);
 }
 
 TEST_F(FakeTables, MoveWorthsFollowFromTheChildren) {
@@ -245,6 +317,34 @@ TEST(CApi, HeaderCompilesAsCAndWorks) {
   EXPECT_EQ(value, fake_value(4, index_of(ones, 4)));
 }
 
+// sowdb_probe_value_only: the value of sowdb_probe_value, and the same statuses.
+TEST(CApi, ValueOnly) {
+  TempDir tmp;
+  write_fake_tables(tmp.path(), small_rules(), 5);
+  sowdb_tables* h = nullptr;
+  ASSERT_EQ(sowdb_open(tmp.path().c_str(), &h), SOWDB_OK);
+  for (int n = 0; n <= 5; ++n) {
+    for (const Pits& p : layer(4, n)) {
+      std::int32_t v = -100;
+      std::int32_t d = -1;
+      ASSERT_EQ(sowdb_probe_value(h, p.data(), 4, &v, &d), SOWDB_OK);
+      std::int32_t only = -100;
+      ASSERT_EQ(sowdb_probe_value_only(h, p.data(), 4, &only), SOWDB_OK);
+      EXPECT_EQ(only, v);
+      EXPECT_EQ(only, fake_value(n, index_of(p, 4)));
+    }
+  }
+  std::uint8_t pits[4] = {6, 0, 0, 0};
+  std::int32_t v = 7;
+  EXPECT_EQ(sowdb_probe_value_only(h, pits, 4, &v), SOWDB_ERR_TOO_MANY_STONES);
+  EXPECT_NE(std::string(sowdb_last_error()).find("hold up to 5"), std::string::npos);
+  EXPECT_EQ(v, 7);
+  EXPECT_EQ(sowdb_probe_value_only(h, pits, 3, &v), SOWDB_ERR_BAD_POSITION);
+  EXPECT_EQ(sowdb_probe_value_only(h, pits, 4, nullptr), SOWDB_ERR_ARGUMENT);
+  EXPECT_EQ(sowdb_probe_value_only(h, nullptr, 4, &v), SOWDB_ERR_ARGUMENT);
+  sowdb_close(h);
+}
+
 TEST(CApi, NullAndBadArguments) {
   sowdb_tables* h = reinterpret_cast<sowdb_tables*>(1);
   EXPECT_EQ(sowdb_open(nullptr, &h), SOWDB_ERR_ARGUMENT);
@@ -259,6 +359,7 @@ TEST(CApi, NullAndBadArguments) {
   std::uint8_t pits[4] = {1, 1, 1, 1};
   std::int32_t v = 0;
   EXPECT_EQ(sowdb_probe_value(nullptr, pits, 4, &v, nullptr), SOWDB_ERR_ARGUMENT);
+  EXPECT_EQ(sowdb_probe_value_only(nullptr, pits, 4, &v), SOWDB_ERR_ARGUMENT);
   sowdb_move_worth m;
   std::int32_t count = 0;
   EXPECT_EQ(sowdb_probe_moves(nullptr, pits, 4, &m, 1, &count), SOWDB_ERR_ARGUMENT);

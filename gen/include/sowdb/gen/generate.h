@@ -31,7 +31,10 @@ struct GenerateOptions {
   WriteOptions write;
   /// Store the entries a one-ply probe recomputes as recompute entries (format version 3,
   /// FORMAT.md "Recompute entries"; `sowdb gen --no-recompute` turns it off). Smaller tables;
-  /// the probe library recomputes those values. Off: version 2 files, as before.
+  /// the probe library recomputes those values. Only entries whose moves that gain seeds all
+  /// lead to stored entries of smaller layers are marked (the one-ply rule), so a probe never
+  /// recurses; the generator keeps one bit per position of every layer in memory for it. Off:
+  /// version 2 files, as before.
   bool recompute = true;
   /// Called after each layer (from the calling thread).
   std::function<void(const LayerReport&)> on_layer;
@@ -47,11 +50,15 @@ inline constexpr const char* kManifestName = "sowdb.json";
 
 /// Builds layers 0..max_stones into `out` (created if missing). Layers already present and
 /// valid are reused (whether or not they hold recompute entries: their recompute entries are
-/// resolved from the smaller layers, and a file whose recompute entries do not resolve is
-/// solved again); others are solved with the calling thread's oneTBB arena and written to a
-/// temporary file that is renamed into place when complete. Throws std::runtime_error with a
-/// clear message when `out` holds tables of another rule set or board, on an I/O failure (full
-/// disk included), or when max_stones is out of range (0..kMaxIndexedStones).
+/// resolved from the smaller layers, and a file whose recompute entries do not resolve, or
+/// break the one-ply rule against the smaller layers' files, is solved again); others are solved
+/// with the calling thread's oneTBB arena and written to a temporary file that is renamed into
+/// place when complete. Throws std::runtime_error with a clear message when `out` holds tables of
+/// another rule set or board, on an I/O failure (full disk included), or when max_stones is out of
+/// range (0..kMaxIndexedStones). Which entries of a new layer are recompute entries depends on
+/// which entries of the smaller layers' files are: resuming over version 2 files gives different
+/// (still valid) bytes above them than a run from scratch; over files of this generator, the same
+/// bytes.
 void generate(const GenerateOptions& options);
 
 /// Peak resident set size of this process in bytes (0 if unknown).

@@ -96,6 +96,17 @@ sowdb_status sowdb_probe_value(const sowdb_tables* tables,
                                int32_t* value,
                                int32_t* depth);
 
+/** The value of a position without its depth, for engines: the same value as
+ *  sowdb_probe_value, but the tables' depth streams are never read or decoded, so a probe that
+ *  misses the cache decodes only value blocks (one, or for a recomputed value up to 1 + P).
+ *  PARAMETERS pits, npits: the position (npits == sowdb_pits()); value: output.
+ *  RETURN as sowdb_probe_value; *value is written only on SOWDB_OK.
+ *  NOTES thread safe: any number of threads may probe one handle at once. */
+sowdb_status sowdb_probe_value_only(const sowdb_tables* tables,
+                                    const uint8_t* pits,
+                                    int32_t npits,
+                                    int32_t* value);
+
 /** Every legal move of a position with its worth, in pit order.
  *  PARAMETERS out: room for `capacity` moves (P always suffices; 8 for every board);
  *    count: receives the number of legal moves (0: the game is over).

@@ -129,12 +129,24 @@ class TableSet {
   /// RETURN kOk, kBadPosition, kTooManyStones, kMissingTable or kCorruptTable (also for a
   ///   recompute entry that does not resolve).
   /// NOTES a recompute entry (format version 3, FORMAT.md "Recompute entries") is resolved
-  ///   here: the position's moves that gain seeds are looked up in the smaller layers (through
-  ///   their recompute entries too) and the best worth is the value; the depth is 0 or 1 for a
-  ///   value >= 0 and read from the file for a value < 0. Answers are the same as from tables
-  ///   without recompute entries.
+  ///   here: the position's moves that gain seeds are looked up in the smaller layers, whose
+  ///   entries they reach are stored values (the format's one-ply rule), and the best worth is
+  ///   the value; the depth is 0 or 1 for a value >= 0 and read from the file for a value < 0.
+  ///   So a probe reads at most 1 + P value entries and one depth entry, never more. Answers
+  ///   are the same as from tables without recompute entries. A recompute entry whose move
+  ///   leads to another recompute entry (a file that breaks the one-ply rule) gives
+  ///   kCorruptTable, explained by layer_error().
   /// THREAD SAFETY thread safe; never throws.
   ProbeStatus value(const Pits& position, int& value, int& depth) const noexcept;
+
+  /// The value of `position` alone, for engines that do not need the depth: as the value of
+  /// `value(position, value, depth)`, but the depth frames of the tables are never read or
+  /// decoded (a cold probe decodes one value block, plus up to P value blocks of smaller
+  /// layers for a recompute entry), and the depth cache stays untouched.
+  /// PARAMETERS position: as above. value: written only on kOk.
+  /// RETURN kOk, kBadPosition, kTooManyStones, kMissingTable or kCorruptTable.
+  /// THREAD SAFETY thread safe; never throws.
+  ProbeStatus value(const Pits& position, int& value) const noexcept;
 
   /// Every legal move of `position` with its worth and depth, in pit order. A finished game
   /// gives kOk and no moves.
