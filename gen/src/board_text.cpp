@@ -60,7 +60,14 @@ bool parse_pits(const Rules& rules,
     const std::string& w = words[i];
     long long v = 0;
     auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), v);
-    if (w.empty() || ec != std::errc() || ptr != w.data() + w.size()) {
+    const bool whole = !w.empty() && ptr == w.data() + w.size();
+    if (whole && ec == std::errc::result_out_of_range) {
+      // A count of 20 digits is a number, just far too large: say so, not "not a number".
+      error = "pit " + std::to_string(i) + ": seed count " + w + " is out of range (a board " +
+              "holds at most " + std::to_string(kMaxBoardStones) + " seeds)";
+      return false;
+    }
+    if (!whole || ec != std::errc()) {
       error = "pit " + std::to_string(i) + ": '" + w + "' is not a whole number of seeds";
       return false;
     }
@@ -89,7 +96,10 @@ bool resolve_variant(std::string_view text, int pits_override, Variant& out, std
     }
     v->rules.pits_per_side = static_cast<std::uint8_t>(pits_override);
     if (v->total_stones() > kMaxBoardStones) {
-      error = "the start position would hold more than 255 seeds";
+      error = "--pits " + std::to_string(pits_override) + ": a " + std::to_string(pits_override) +
+              "x" + std::to_string(v->seeds_per_pit) + " board holds " +
+              std::to_string(v->total_stones()) + " seeds; at most " +
+              std::to_string(kMaxBoardStones) + " are supported";
       return false;
     }
   }

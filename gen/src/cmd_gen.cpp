@@ -72,6 +72,8 @@ void add_gen(CLI::App& app, Runner& run) {
       std::string error;
       if (!resolve_variant(args->variant, args->pits, v, error))
         throw UsageError(error);
+      if (args->out.empty())
+        throw UsageError("--out: the table directory must not be an empty path");
       const int threads = args->threads > 0 ? args->threads : tbb::info::default_concurrency();
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(threads));

@@ -347,7 +347,13 @@ void add_probe(CLI::App& app, Runner& run) {
       const bool bulk = args->board.size() == 1 && args->board[0] == "-";
       if (bulk && !args->json)
         throw UsageError("reading positions from stdin ('-') needs --json");
-      const auto set = TableSet::open(args->tables);
+      // A missing, empty or inconsistent directory is bad input, as in verify and stats.
+      std::unique_ptr<TableSet> set;
+      try {
+        set = TableSet::open(args->tables);
+      } catch (const std::exception& e) {
+        throw UsageError(e.what());
+      }
       if (bulk)
         return run_stdin(*set, *args, store_a, store_b);
       Pits board{};

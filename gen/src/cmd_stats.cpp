@@ -73,8 +73,14 @@ void add_stats(CLI::App& app, Runner& run) {
       const Rules& rules = tables->engine();
       const int k = rules.pits();
       int last = tables->max_stones();
-      if (args->max_stones >= 0)
-        last = std::min(last, args->max_stones);
+      if (args->max_stones >= 0) {
+        // As verify: asking for layers the directory does not hold is an error, not a clamp.
+        if (args->max_stones > last) {
+          throw UsageError("--max-stones " + std::to_string(args->max_stones) + ": " +
+                           args->tables + " holds layers up to " + std::to_string(last));
+        }
+        last = args->max_stones;
+      }
       if (!args->json) {
         std::printf("%s in %s\n%5s %14s %8s %8s %8s %9s %9s %6s  %s\n",
                     tables->variant().to_string().c_str(),

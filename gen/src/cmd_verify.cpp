@@ -62,6 +62,8 @@ void add_verify(CLI::App& app, Runner& run) {
       }
       std::uint64_t total = 0;
       std::uint64_t problems = 0;
+      std::uint64_t unreadable = 0;
+      std::string first_read_error;  // why the first layer with unreadable entries failed
       const auto start_all = std::chrono::steady_clock::now();
       for (int n = 0; n <= last; ++n) {
         const auto start = std::chrono::steady_clock::now();
@@ -71,6 +73,12 @@ void add_verify(CLI::App& app, Runner& run) {
         const std::uint64_t bad = check.problems();
         total += check.positions;
         problems += bad;
+        unreadable += check.unreadable;
+        if (check.unreadable && first_read_error.empty()) {
+          // The entry may fail through a smaller layer it depends on: name the first error.
+          for (int m = 0; m <= n && first_read_error.empty(); ++m)
+            first_read_error = tables->layer_error(m);
+        }
         if (args->json) {
           nlohmann::json j;
           j["n"] = n;
@@ -104,9 +112,18 @@ void add_verify(CLI::App& app, Runner& run) {
                     problems ? (std::to_string(problems) + " problems").c_str() : "verified");
       }
       if (problems) {
-        std::fprintf(stderr,
-                     "sowdb: error: %llu entries disagree with their successors\n",
-                     static_cast<unsigned long long>(problems));
+        // Unreadable entries are a damaged file, not a wrong value: say which, in one line.
+        std::string what;
+        if (problems > unreadable) {
+          what = std::to_string(problems - unreadable) + " entries disagree with their successors";
+        }
+        if (unreadable) {
+          what += std::string(what.empty() ? "" : "; ") + std::to_string(unreadable) +
+                  " entries could not be read";
+          if (!first_read_error.empty())
+            what += " (" + first_read_error + ")";
+        }
+        std::fprintf(stderr, "sowdb: error: %s\n", what.c_str());
         return 1;
       }
       return 0;

@@ -352,6 +352,8 @@ TableSet::~TableSet() = default;
 
 std::unique_ptr<TableSet> TableSet::open(const fs::path& dir, const TableSetOptions& options) {
   std::error_code ec;
+  if (dir.empty())
+    throw std::runtime_error("the table directory is an empty path");
   if (!fs::is_directory(dir, ec)) {
     throw std::runtime_error(dir.string() + ": " +
                              (fs::exists(dir, ec) ? "not a directory" : "no such directory"));

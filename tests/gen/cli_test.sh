@@ -113,6 +113,8 @@ bad show --variant oware/9x4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1
 bad show --variant oware/0x4 1 1
 bad show --variant oware/6x0 "${TWELVE[@]}"
 bad show --variant oware/8x16 "${TWELVE[@]}"
+bad show --variant oware/2x60 --pits 8 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1  # 960 seeds after --pits
+bad show --variant oware/3x4 --pits 2 1 1 1  # too few pits for the overriding board
 bad show --variant oware/6x4/grand_slam=maybe "${TWELVE[@]}"
 bad show --variant kalah/6x4/grand_slam=capture "${TWELVE[@]}"
 bad show "${TWELVE[@]}"                             # missing --variant

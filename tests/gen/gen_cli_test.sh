@@ -59,12 +59,31 @@ PY
 
 # Bad input: one line on stderr, exit 2.
 for args in "gen --variant nope --max-stones 3 --out ${dir}/x" "verify --tables ${dir}/none" \
-            "stats --tables ${dir}/none" "gen --variant oware --max-stones 999 --out ${dir}/x"; do
+            "stats --tables ${dir}/none" "gen --variant oware --max-stones 999 --out ${dir}/x" \
+            "verify --tables ${dir}/t --max-stones 100" "stats --tables ${dir}/t --max-stones 100"; do
   set +e
   ${sowdb} ${args} >/dev/null 2>"${dir}/err"
   rc=$?
   set -e
-  [[ ${rc} -ne 0 && ${rc} -lt 128 ]] || fail "'${args}' exited ${rc}"
+  [[ ${rc} -eq 2 ]] || fail "'${args}' exited ${rc}, want 2"
   [[ "$(wc -l <"${dir}/err")" == 1 ]] || fail "'${args}': not one line: $(cat "${dir}/err")"
+done
+set +e
+"${sowdb}" gen --variant oware/3x4 --max-stones 3 --out "" >/dev/null 2>"${dir}/err"
+rc=$?
+set -e
+[[ ${rc} -eq 2 && "$(wc -l <"${dir}/err")" == 1 ]] || fail "gen --out '': exit ${rc}: $(cat "${dir}/err")"
+
+# verify and stats on a damaged layer: exit 1 and one line on stderr naming the file.
+cp -r "${dir}/t" "${dir}/damaged"
+truncate -s 50 "${dir}/damaged/layer-005.sdb"
+for cmd in verify stats; do
+  set +e
+  "${sowdb}" ${cmd} --tables "${dir}/damaged" >/dev/null 2>"${dir}/err"
+  rc=$?
+  set -e
+  [[ ${rc} -eq 1 ]] || fail "${cmd} on a damaged layer exited ${rc}"
+  [[ "$(wc -l <"${dir}/err")" == 1 ]] || fail "${cmd} on a damaged layer: $(cat "${dir}/err")"
+  grep -q 'layer-005.sdb' "${dir}/err" || fail "${cmd}: the error does not name the file: $(cat "${dir}/err")"
 done
 echo "gen_cli_test: all checks passed"

@@ -30,6 +30,7 @@ bad() {
   CHECKS=$((CHECKS + 1))
   "$SOWDB" "$@" </dev/null >"$TMP/out" 2>"$TMP/err"
   local rc=$?
+  rc_last=$rc
   if [[ $rc -eq 0 || $rc -ge 128 ]]; then
     fail "sowdb $*: exit code $rc"
   fi
@@ -143,6 +144,17 @@ json_check '("error" in j) == (j.get("line") in (2, 3, 4))'
 grep -q '"error":"position has 54 seeds; tables in .* hold up to 10"' "$TMP/out" ||
   fail "bulk mode: no too-many-seeds error line: $(cat "$TMP/out")"
 
+# Blank and whitespace-only lines are skipped; garbage, a CR line end and bytes that are not
+# UTF-8 give an error object (or, for the CR, an answer), never a crash.
+CHECKS=$((CHECKS + 1))
+printf '\n   \n\t\ngarbage\n\x00\xff\xfe\n1,1,1,1,1,1,1,1,1,1,0,0\n1 1 1 1 1 1 1 1 1 1 0 0\r\n' |
+  "$SOWDB" probe --tables "$OW" --json - >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[[ $rc -eq 1 ]] || fail "bulk mode with garbage lines: exit code $rc, want 1"
+[[ ! -s "$TMP/err" ]] || fail "bulk mode with garbage lines: wrote to stderr: $(cat "$TMP/err")"
+[[ $(wc -l <"$TMP/out") -eq 4 ]] || fail "bulk mode with garbage: want 4 lines, got $(wc -l <"$TMP/out")"
+json_check '("error" in j) == (j.get("line") in (4, 5, 6))'
+
 # --- errors
 bad probe --tables "$OW" 9 9 9 9 9 9 0 0 0 0 0 0
 grep -q 'position has 54 seeds; tables in .* hold up to 10' "$TMP/err" ||
@@ -152,10 +164,21 @@ grep -q 'kalah/4x3' "$TMP/err" || fail "pit count: message does not name the boa
 bad probe --tables "$OW" 1 1 1
 bad probe --tables "$OW" 1 1 1 1 1 1 1 1 1 1 1 -1
 bad probe --tables "$OW" --stores 1 1 1 1 1 1 1 1 1 1 1 1 0
+for stores in a,b -1,2 99999999999,0 1,2,3 , 0,256 " 1,2"; do
+  bad probe --tables "$OW" --stores "$stores" 1 1 1 1 1 1 1 1 1 1 0 0
+done
+bad probe --tables "$OW" 99999999999999999999 0 0 0 0 0 0 0 0 0 0 0
+grep -q 'out of range' "$TMP/err" || fail "a huge pit count: unclear message: $(cat "$TMP/err")"
+bad probe --tables "" 1 1 1 1 1 1 1 1 1 1 1 1
 bad probe --tables "$OW" 1 1 1 1 1 1 1 1 1 1 0 0 -
 bad probe --tables "$TMP/no-such-dir" 1 1 1 1 1 1 1 1 1 1 1 1
 mkdir -p "$TMP/empty"
 bad probe --tables "$TMP/empty" 1 1 1 1 1 1 1 1 1 1 1 1
+# A directory that is not usable is bad input: exit 2, as in verify and stats.
+[[ $rc_last -eq 2 ]] || fail "an empty table directory: exit code $rc_last, want 2"
+mkdir -p "$TMP/manifest-only"
+cp "$OW/sowdb.json" "$TMP/manifest-only/"
+bad probe --tables "$TMP/manifest-only" 1 1 1 1 1 1 1 1 1 1 1 1
 bad probe --tables "$OW" - # stdin needs --json
 # A missing and a damaged layer file.
 cp -r "$OW" "$TMP/damaged"
