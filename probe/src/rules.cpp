@@ -1,11 +1,18 @@
 #include "sowdb/probe/rules.h"
 
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 namespace sowdb {
 
 Rules::Rules(const RuleSet& rules)
     : rules_(rules.normalised()), p_(rules.pits_per_side), k_(2 * rules.pits_per_side) {
+  // The tables below are sized for kMaxPitsPerSide: a larger board would write past them.
+  if (p_ < 1 || p_ > kMaxPitsPerSide) {
+    throw std::invalid_argument("Rules: pits per side must be 1.." +
+                                std::to_string(kMaxPitsPerSide) + ", not " + std::to_string(p_));
+  }
   const bool store = rules_.family != Family::kOware;
   // The places of the board in sowing order (VARIANTS.md: Oware skips the stores; Kalah and
   // wari-us sow the mover's own store, between pit P-1 and pit P). A pit i < P sits at ring[i].

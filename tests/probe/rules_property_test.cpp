@@ -11,6 +11,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -641,6 +642,15 @@ TEST(RulesProperty, RotateTurnsTheBoard) {
       for (int j = 0; j < p; ++j)
         EXPECT_EQ(t[j], b[p + j]);
     }
+  }
+}
+
+// A board the engine's tables cannot hold is refused, not written past.
+TEST(RulesProperty, RefusesBoardsOutsideOneToEightPits) {
+  for (int p : {0, kMaxPitsPerSide + 1, 255}) {
+    RuleSet r;
+    r.pits_per_side = static_cast<std::uint8_t>(p);
+    EXPECT_THROW(Rules{r}, std::invalid_argument) << "P = " << p;
   }
 }
 

@@ -13,22 +13,23 @@ namespace sowdb::gen {
 
 /// What happened to one layer.
 struct LayerReport {
-  int stones = 0;
-  std::uint64_t positions = 0;
-  double seconds = 0;  ///< Solve and write time (0 for a reused layer).
-  double positions_per_s = 0;
-  double solve_seconds = 0;  ///< Of `seconds`, the retrograde analysis.
-  double write_seconds = 0;  ///< Of `seconds`, compressing and writing the table.
-  std::uint64_t peak_rss_bytes = 0;
-  std::uint64_t bytes_on_disk = 0;
-  bool reused = false;  ///< The table was already present and valid.
+  int stones = 0;                    ///< n: the layer's stone count.
+  std::uint64_t positions = 0;       ///< Positions in the layer, layer_size(2P, n).
+  double seconds = 0;                ///< Solve and write time (0 for a reused layer).
+  double positions_per_s = 0;        ///< positions / seconds (0 for a reused layer).
+  double solve_seconds = 0;          ///< Of `seconds`, the retrograde analysis.
+  double write_seconds = 0;          ///< Of `seconds`, compressing and writing the table.
+  std::uint64_t peak_rss_bytes = 0;  ///< Peak resident set size of the process so far.
+  std::uint64_t bytes_on_disk = 0;   ///< Size of the layer's table file.
+  bool reused = false;               ///< The table was already present and valid.
 };
 
+/// Options of `generate`.
 struct GenerateOptions {
-  Variant variant;
-  int max_stones = 0;
-  std::filesystem::path out;
-  WriteOptions write;
+  Variant variant;            ///< The rule system and board to solve.
+  int max_stones = 0;         ///< Largest layer to build, 0..kMaxIndexedStones.
+  std::filesystem::path out;  ///< The table directory (created if missing).
+  WriteOptions write;         ///< Block size, zstd level and depth codec of the files.
   /// Store the entries a one-ply probe recomputes as recompute entries (format version 3,
   /// FORMAT.md "Recompute entries"; `sowdb gen --no-recompute` turns it off). Smaller tables;
   /// the probe library recomputes those values. Only entries whose moves that gain seeds all
@@ -42,7 +43,7 @@ struct GenerateOptions {
   std::function<void(int, double)> on_progress;
 };
 
-/// File name of layer `stones` inside a table directory.
+/// File name of layer `stones` inside a table directory, "layer-NNN.sdb". Thread safe.
 std::string layer_file_name(int stones);
 
 /// File name of the directory manifest (the variant's canonical text and rules, as JSON).
@@ -61,7 +62,8 @@ inline constexpr const char* kManifestName = "sowdb.json";
 /// bytes.
 void generate(const GenerateOptions& options);
 
-/// Peak resident set size of this process in bytes (0 if unknown).
+/// Peak resident set size of this process in bytes (0 if unknown: read from /proc). Thread
+/// safe.
 std::uint64_t peak_rss_bytes();
 
 }  // namespace sowdb::gen

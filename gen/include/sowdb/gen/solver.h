@@ -19,14 +19,17 @@ namespace sowdb::gen {
 /// Depths of a layer in one byte per position; the rare depths of 255 or more are kept aside.
 class DepthTable {
  public:
+  /// The low byte of an entry whose depth is in the overflow list.
   static constexpr std::uint8_t kOverflow = 255;
 
   /// Memory from std::malloc, released with std::free.
   struct Free {
     void operator()(std::uint8_t* p) const { std::free(p); }
   };
+  /// The one-byte depths, owned.
   using Bytes = std::unique_ptr<std::uint8_t[], Free>;
 
+  /// An empty table.
   DepthTable() = default;
   /// Takes `size` low bytes (kOverflow marks an entry of `overflow`) and the (index, depth)
   /// pairs of `overflow` sorted by index.
@@ -35,6 +38,7 @@ class DepthTable {
              std::vector<std::pair<std::uint64_t, std::uint16_t>> overflow)
       : low_(std::move(low)), size_(size), overflow_(std::move(overflow)) {}
 
+  /// Number of entries.
   std::uint64_t size() const { return size_; }
   /// Depth of entry i (i < size()).
   std::uint16_t operator[](std::uint64_t i) const {
@@ -54,6 +58,7 @@ class DepthTable {
     for (std::size_t j = 0; j < out.size(); ++j)
       out[j] = (*this)[first + j];
   }
+  /// Same entries (compares the bytes and the overflow list).
   bool operator==(const DepthTable& o) const {
     return size_ == o.size_ && overflow_ == o.overflow_ &&
            (size_ == 0 || std::memcmp(low_.get(), o.low_.get(), size_) == 0);
@@ -79,9 +84,9 @@ class DepthTable {
 ///   - value 0: 0 (nothing to realise; a draw by endless play or by equal gains).
 /// Hence along value-keeping play the depth falls by one each ply until seeds are gained.
 struct Layer {
-  int stones = 0;
-  std::vector<std::int8_t> value;
-  DepthTable depth;
+  int stones = 0;                  ///< n.
+  std::vector<std::int8_t> value;  ///< value[index], see above.
+  DepthTable depth;                ///< depth[index], see above.
 };
 
 /// Read access to the values of already solved smaller layers: value(stones, index).

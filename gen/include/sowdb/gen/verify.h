@@ -12,13 +12,14 @@ namespace sowdb::gen {
 
 /// What verify_layer found in one layer.
 struct VerifyReport {
-  int stones = 0;
-  std::uint64_t positions = 0;
+  int stones = 0;                     ///< n: the layer checked.
+  std::uint64_t positions = 0;        ///< Positions checked (the whole layer).
   std::uint64_t bad_values = 0;       ///< value != max over moves of worth (or the final split)
   std::uint64_t bad_depths = 0;       ///< value right, depth != the depth its moves give
   std::uint64_t unreadable = 0;       ///< the position or a successor could not be probed
   std::vector<std::string> examples;  ///< the first few problems, in words
 
+  /// Every problem found: bad values, bad depths and unreadable entries.
   std::uint64_t problems() const { return bad_values + bad_depths + unreadable; }
 };
 

@@ -31,9 +31,10 @@ struct Move {
 
 /// The legal moves of a position, at most one per pit of the mover.
 struct MoveList {
-  std::array<Move, kMaxPitsPerSide> moves;
-  int size = 0;
+  std::array<Move, kMaxPitsPerSide> moves;  ///< The first `size` entries are the moves.
+  int size = 0;                             ///< Number of legal moves, 0..P.
 
+  /// Range over the legal moves, for range-for loops.
   const Move* begin() const { return moves.data(); }
   const Move* end() const { return moves.data() + size; }
 };
@@ -42,9 +43,11 @@ struct MoveList {
 /// every member is const, allocation-free and thread safe.
 class Rules {
  public:
-  /// `rules.pits_per_side` must be 1..8.
+  /// Builds the engine for `rules`. ERRORS throws std::invalid_argument when
+  /// `rules.pits_per_side` is not 1..8.
   explicit Rules(const RuleSet& rules);
 
+  /// The rule set, normalised (RuleSet::normalised()).
   const RuleSet& rule_set() const { return rules_; }
   /// Pits per side P.
   int pits_per_side() const { return p_; }
@@ -69,6 +72,7 @@ class Rules {
     std::memcpy(half, board.data(), sizeof half);
     return byte_sum(half[0] & own_mask_[0]) + byte_sum(half[1] & own_mask_[1]);
   }
+  /// Seeds on the opponent's side.
   int opponent_seeds(const Pits& board) const noexcept {
     std::uint64_t half[2];
     std::memcpy(half, board.data(), sizeof half);

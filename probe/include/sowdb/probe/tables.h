@@ -53,9 +53,10 @@ struct MoveWorth {
 
 /// The legal moves of a position with their worths, in pit order.
 struct MoveWorths {
-  std::array<MoveWorth, kMaxPitsPerSide> moves{};
-  int size = 0;
+  std::array<MoveWorth, kMaxPitsPerSide> moves{};  ///< The first `size` entries are valid.
+  int size = 0;                                    ///< Number of legal moves, 0..P.
 
+  /// Range over the valid entries, for range-for loops.
   const MoveWorth* begin() const { return moves.data(); }
   const MoveWorth* end() const { return moves.data() + size; }
 };
@@ -78,8 +79,8 @@ enum class LineEnd : std::uint8_t {
 
 /// A line of best moves (see TableSet::best_move) from a position to the end of the game.
 struct PrincipalLine {
-  std::vector<LineStep> steps;
-  LineEnd end = LineEnd::kGameOver;
+  std::vector<LineStep> steps;       ///< The moves played, first to last.
+  LineEnd end = LineEnd::kGameOver;  ///< Why the line stopped.
   Pits last{};         ///< The position after the last step, from the side of `last_mover`.
   int last_mover = 0;  ///< Who is to move in `last` (0: the root's mover).
   /// The root mover's gains along the line minus the other player's. Plus the value of `last`
@@ -119,7 +120,7 @@ class TableSet {
   const Rules& engine() const noexcept;
   /// The largest n such that layers 0..n all exist as files at open. Thread safe.
   int max_stones() const noexcept;
-  /// The directory given to open.
+  /// The directory given to open. Thread safe.
   const std::filesystem::path& directory() const noexcept;
 
   /// The value and depth of `position` (gen/solver.h: value in [-n, n] from the mover's side,

@@ -30,9 +30,9 @@ const Preset* find_preset(std::string_view name) noexcept;
 /// A rule system on a concrete board: a preset, its rules (options may differ from the preset's)
 /// and the seeds per pit S of the start position.
 struct Variant {
-  std::string preset = "oware";
-  RuleSet rules;
-  int seeds_per_pit = 4;
+  std::string preset = "oware";  ///< The preset's name, e.g. "oware".
+  RuleSet rules;                 ///< The rules, the preset's with any options applied.
+  int seeds_per_pit = 4;         ///< S: seeds in each pit at the start.
 
   /// Canonical text form `PRESET/PxS[/OPTION=VALUE,...]`, listing (in a fixed order) only the
   /// options that differ from the preset. parse_variant(to_string()) gives back this variant.
@@ -52,7 +52,8 @@ struct Variant {
 /// an option that does not apply to the family. Thread safe.
 std::optional<Variant> parse_variant(std::string_view text, std::string* error = nullptr);
 
-/// Text of each option value as used in the canonical form.
+/// Text of each option value as used in the canonical form ("oware", "no_capture",
+/// "empty_side", ...). Never empty for a valid enumerator. Thread safe.
 std::string_view to_string(Family family) noexcept;
 std::string_view to_string(GrandSlam grand_slam) noexcept;
 std::string_view to_string(KalahEnd end) noexcept;
