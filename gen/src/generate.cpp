@@ -2,6 +2,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -55,10 +56,54 @@ std::string describe(const RuleSet& r) {
   return s;
 }
 
+// Refuses, before any work, a run whose largest layer cannot fit: the smaller layers' values
+// (1 byte per position) and marks (1 bit) stay in memory while the largest layer is solved in
+// 3 bytes per position plus flags. Counts are estimated in floating point: for the largest
+// boards C(n + 2P - 1, 2P - 1) does not even fit in 64 bits.
+void check_memory(const RuleSet& rules, int max_stones) {
+  const int k = rules.pits();
+  auto positions = [k](int n) {
+    long double c = 1;
+    for (int i = 1; i <= k - 1; ++i)
+      c = c * static_cast<long double>(n + i) / i;
+    return c;
+  };
+  long double smaller = 0;
+  for (int n = 0; n < max_stones; ++n)
+    smaller += positions(n);
+  const long double largest = positions(max_stones);
+  const long double need = smaller * 1.125L + largest * 3.1L;
+  const long double gib = 1024.0L * 1024.0L * 1024.0L;
+  if (largest > static_cast<long double>(std::uint64_t{1} << 40)) {
+    char buf[160];
+    std::snprintf(buf,
+                  sizeof buf,
+                  "layer %d of a %d-pit board has about %.3g positions: too many to solve",
+                  max_stones,
+                  rules.pits_per_side,
+                  static_cast<double>(largest));
+    throw std::runtime_error(buf);
+  }
+  const long double physical = static_cast<long double>(sysconf(_SC_PHYS_PAGES)) *
+                               static_cast<long double>(sysconf(_SC_PAGE_SIZE));
+  if (physical > 0 && need > physical * 0.9L) {
+    char buf[256];
+    std::snprintf(buf,
+                  sizeof buf,
+                  "solving layers 0..%d of a %d-pit board needs about %.1f GiB of memory; this "
+                  "machine has %.1f GiB",
+                  max_stones,
+                  rules.pits_per_side,
+                  static_cast<double>(need / gib),
+                  static_cast<double>(physical / gib));
+    throw std::runtime_error(buf);
+  }
+}
+
 void write_manifest(const fs::path& dir, const Variant& v) {
   // The manifest only names the variant for display; the rules that count are in each table.
   const fs::path path = dir / kManifestName;
-  const fs::path tmp = dir / (std::string(kManifestName) + ".tmp");
+  const fs::path tmp = dir / (std::string(kManifestName) + ".tmp." + std::to_string(getpid()));
   {
     std::ofstream out(tmp, std::ios::trunc);
     out << "{\"variant\": \"" << v.to_string() << "\"}\n";
@@ -208,6 +253,7 @@ void generate(const GenerateOptions& options) {
   if (options.max_stones < 0 || options.max_stones > kMaxIndexedStones) {
     throw std::runtime_error("--max-stones must be 0.." + std::to_string(kMaxIndexedStones));
   }
+  check_memory(rules, options.max_stones);
   std::error_code ec;
   fs::create_directories(options.out, ec);
   if (ec) {

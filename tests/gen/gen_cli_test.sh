@@ -86,4 +86,10 @@ for cmd in verify stats; do
   [[ "$(wc -l <"${dir}/err")" == 1 ]] || fail "${cmd} on a damaged layer: $(cat "${dir}/err")"
   grep -q 'layer-005.sdb' "${dir}/err" || fail "${cmd}: the error does not name the file: $(cat "${dir}/err")"
 done
+# A run that cannot fit in memory is refused before any work, and creates nothing.
+if "${sowdb}" gen --variant oware/8x4 --max-stones 40 --out "${dir}/huge" 2>"${dir}/err"; then
+  fail "a run needing terabytes was accepted"
+fi
+grep -q "memory\|too many" "${dir}/err" || fail "no reason given: $(cat "${dir}/err")"
+[[ ! -e "${dir}/huge" ]] || fail "a refused run created its directory"
 echo "gen_cli_test: all checks passed"
