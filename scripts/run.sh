@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # Installs what sowdb needs, builds it (Release) and runs the main job.
 #
-# The main job: solve Oware (oware/6x4) for every stone count up to SOWDB_RUN_STONES (default 19,
+# The main job: solve Oware (oware/6x4) for every stone count up to SOWDB_RUN_STONES (default 20,
 # about a minute on 2 cores) into tables/oware-6 and look up the VARIANTS.md reference position
 # (value 0; moves -1 -1 -2 -2 -2 0). A second run reuses the layers already written.
 #
 # Usage: scripts/run.sh
 # Environment:
 #   SOWDB_BUILD_DIR   build directory (default: build, relative to the repository root)
-#   SOWDB_RUN_STONES  largest stone count to solve (default: 19)
+#   SOWDB_RUN_STONES  largest stone count to solve (default: 20)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 build_dir="${SOWDB_BUILD_DIR:-build}"
-stones="${SOWDB_RUN_STONES:-19}"
+stones="${SOWDB_RUN_STONES:-20}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 
 step() { printf '\n==> %s\n' "$*"; }
