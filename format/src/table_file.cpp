@@ -817,31 +817,38 @@ const LayerInfo& LayerReader::info() const noexcept {
   return impl_->info();
 }
 
-std::optional<std::int8_t> LayerReader::value(std::uint64_t index) const noexcept {
-  const LayerInfo& info = impl_->info();
+namespace {
+
+// Entry `index` of one stream (0 values, 1 depths) through the block cache; nullopt for an index
+// out of range or a block that fails to read or decode.
+template <typename Get>
+auto entry_at(const LayerReader::Impl& impl, std::uint64_t index, int stream, Get get) noexcept
+    -> std::optional<decltype(get(std::declval<const LayerReader::Impl::Decoded&>(), 0))> {
+  const LayerInfo& info = impl.info();
   if (index >= info.entries)
     return std::nullopt;
   try {
     const auto b = static_cast<std::uint32_t>(index / info.block_entries);
     const auto i = static_cast<std::size_t>(index % info.block_entries);
-    return impl_->public_value(
-        impl_->entry(b, 0, [i](const Impl::Decoded& d) { return d.values[i]; }));
+    return impl.entry(b, stream, [&](const LayerReader::Impl::Decoded& d) { return get(d, i); });
   } catch (...) {
     return std::nullopt;
   }
 }
 
+}  // namespace
+
+std::optional<std::int8_t> LayerReader::value(std::uint64_t index) const noexcept {
+  const auto v =
+      entry_at(*impl_, index, 0, [](const Impl::Decoded& d, std::size_t i) { return d.values[i]; });
+  if (!v)
+    return std::nullopt;
+  return impl_->public_value(*v);
+}
+
 std::optional<std::uint16_t> LayerReader::depth(std::uint64_t index) const noexcept {
-  const LayerInfo& info = impl_->info();
-  if (index >= info.entries)
-    return std::nullopt;
-  try {
-    const auto b = static_cast<std::uint32_t>(index / info.block_entries);
-    const auto i = static_cast<std::size_t>(index % info.block_entries);
-    return impl_->entry(b, 1, [i](const Impl::Decoded& d) { return d.depths[i]; });
-  } catch (...) {
-    return std::nullopt;
-  }
+  return entry_at(
+      *impl_, index, 1, [](const Impl::Decoded& d, std::size_t i) { return d.depths[i]; });
 }
 
 CacheStats LayerReader::cache_stats() const noexcept {

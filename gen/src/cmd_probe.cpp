@@ -348,12 +348,7 @@ void add_probe(CLI::App& app, Runner& run) {
       if (bulk && !args->json)
         throw UsageError("reading positions from stdin ('-') needs --json");
       // A missing, empty or inconsistent directory is bad input, as in verify and stats.
-      std::unique_ptr<TableSet> set;
-      try {
-        set = TableSet::open(args->tables);
-      } catch (const std::exception& e) {
-        throw UsageError(e.what());
-      }
+      const std::unique_ptr<TableSet> set = open_tables(args->tables);
       if (bulk)
         return run_stdin(*set, *args, store_a, store_b);
       Pits board{};

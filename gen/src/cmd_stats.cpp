@@ -61,26 +61,13 @@ void add_stats(CLI::App& app, Runner& run) {
   cmd->add_flag("--json", args->json, "One JSON object per layer");
   cmd->callback([&run, args] {
     run = [args] {
-      std::unique_ptr<TableSet> tables;
-      try {
-        tables = TableSet::open(args->tables);
-      } catch (const std::exception& e) {
-        throw UsageError(e.what());
-      }
+      const std::unique_ptr<TableSet> tables = open_tables(args->tables);
       const int threads = args->threads > 0 ? args->threads : tbb::info::default_concurrency();
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(threads));
       const Rules& rules = tables->engine();
       const int k = rules.pits();
-      int last = tables->max_stones();
-      if (args->max_stones >= 0) {
-        // As verify: asking for layers the directory does not hold is an error, not a clamp.
-        if (args->max_stones > last) {
-          throw UsageError("--max-stones " + std::to_string(args->max_stones) + ": " +
-                           args->tables + " holds layers up to " + std::to_string(last));
-        }
-        last = args->max_stones;
-      }
+      const int last = last_layer(*tables, args->max_stones, args->tables);
       if (!args->json) {
         std::printf("%s in %s\n%5s %14s %8s %8s %8s %9s %9s %6s  %s\n",
                     tables->variant().to_string().c_str(),

@@ -43,23 +43,11 @@ void add_verify(CLI::App& app, Runner& run) {
       TableSetOptions options;
       // Every block of the smaller layers is read again and again: keep them all decoded.
       options.cache_blocks = std::size_t{1} << 20;
-      std::unique_ptr<TableSet> tables;
-      try {
-        tables = TableSet::open(args->tables, options);
-      } catch (const std::exception& e) {
-        throw UsageError(e.what());
-      }
+      const std::unique_ptr<TableSet> tables = open_tables(args->tables, options);
       const int threads = args->threads > 0 ? args->threads : tbb::info::default_concurrency();
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(threads));
-      int last = tables->max_stones();
-      if (args->max_stones >= 0) {
-        if (args->max_stones > last) {
-          throw UsageError("--max-stones " + std::to_string(args->max_stones) + ": " +
-                           args->tables + " holds layers up to " + std::to_string(last));
-        }
-        last = args->max_stones;
-      }
+      const int last = last_layer(*tables, args->max_stones, args->tables);
       std::uint64_t total = 0;
       std::uint64_t problems = 0;
       std::uint64_t unreadable = 0;

@@ -4,6 +4,10 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
+#include <string>
+
+#include "sowdb/probe/tables.h"
 
 namespace sowdb::cli {
 
@@ -13,6 +17,15 @@ using Runner = std::function<int()>;
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+/// Opens a table directory for a subcommand; one that cannot be opened (missing, empty, mixed
+/// rule sets) is bad input: throws UsageError with the probe library's reason.
+std::unique_ptr<TableSet> open_tables(const std::string& dir, const TableSetOptions& options = {});
+
+/// The last layer a whole-directory command covers: every layer `tables` holds, or
+/// `max_stones` when that is >= 0. Asking for layers the directory does not hold throws
+/// UsageError (an error, not a silent clamp).
+int last_layer(const TableSet& tables, int max_stones, const std::string& dir);
 
 void add_variants(CLI::App& app, Runner& run);
 void add_show(CLI::App& app, Runner& run);

@@ -22,12 +22,6 @@
 namespace sowdb::gen {
 namespace fs = std::filesystem;
 
-std::string layer_file_name(int stones) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "layer-%03d.sdb", stones);
-  return buf;
-}
-
 std::uint64_t peak_rss_bytes() {
   std::ifstream status("/proc/self/status");
   std::string line;

@@ -58,6 +58,40 @@ std::atomic_ref<T> aref(T& x) {
   return std::atomic_ref<T>(x);
 }
 
+// Depths of 255 and more: the depth byte holds kDepthOverflow and the depth lives here. Both
+// solvers share it; it is rare enough for a hash map.
+class DepthOverflow {
+ public:
+  // The byte to store for `depth` at entry i, keeping a large depth aside. Thread safe.
+  std::uint8_t encode(std::uint64_t i, int depth) {
+    if (depth < kDepthOverflow)
+      return static_cast<std::uint8_t>(depth);
+    if (depth > 65535)
+      throw std::runtime_error("depth to conversion exceeds 65535");
+    decltype(map_)::accessor acc;
+    map_.insert(acc, i);
+    acc->second = static_cast<std::uint16_t>(depth);
+    return kDepthOverflow;
+  }
+  // The depth of entry i whose depth byte is `byte`. Thread safe.
+  int decode(std::uint64_t i, std::uint8_t byte) const {
+    if (byte != kDepthOverflow)
+      return byte;
+    decltype(map_)::const_accessor acc;
+    map_.find(acc, i);
+    return acc->second;
+  }
+  // The (index, depth) pairs sorted by index, as DepthTable takes them.
+  std::vector<std::pair<std::uint64_t, std::uint16_t>> sorted() const {
+    std::vector<std::pair<std::uint64_t, std::uint16_t>> out(map_.begin(), map_.end());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  tbb::concurrent_hash_map<std::uint64_t, std::uint16_t> map_;
+};
+
 class LayerSolver {
  public:
   LayerSolver(const RuleSet& rules, int stones, const SmallerValues& smaller)
@@ -112,9 +146,7 @@ class LayerSolver {
     auto* low = static_cast<std::uint8_t*>(std::realloc(cells_, size_ + 1));
     if (low)
       cells_ = reinterpret_cast<Cell*>(low);
-    std::vector<std::pair<std::uint64_t, std::uint16_t>> overflow(overflow_.begin(),
-                                                                  overflow_.end());
-    std::sort(overflow.begin(), overflow.end());
+    auto overflow = overflow_.sorted();
     Layer layer;
     layer.stones = stones_;
     layer.value = std::move(value_);
@@ -126,16 +158,7 @@ class LayerSolver {
 
  private:
   void set_depth(std::uint64_t i, int depth) {
-    if (depth < kDepthOverflow) {
-      aref(cells_[i].depth).store(static_cast<std::uint8_t>(depth), std::memory_order_relaxed);
-      return;
-    }
-    if (depth > 65535)
-      throw std::runtime_error("depth to conversion exceeds 65535");
-    decltype(overflow_)::accessor acc;
-    overflow_.insert(acc, i);
-    acc->second = static_cast<std::uint16_t>(depth);
-    aref(cells_[i].depth).store(kDepthOverflow, std::memory_order_relaxed);
+    aref(cells_[i].depth).store(overflow_.encode(i, depth), std::memory_order_relaxed);
   }
 
   // Worth of the best move that leaves the layer; counts the in-layer moves.
@@ -420,7 +443,7 @@ class LayerSolver {
   std::unique_ptr<std::uint8_t[]> line_flags_[2];
   std::unique_ptr<std::uint8_t[]> block_flags_[2];
   std::unique_ptr<std::uint8_t[]> settled_;  // 1: every position of the block is decided
-  tbb::concurrent_hash_map<std::uint64_t, std::uint16_t> overflow_;
+  DepthOverflow overflow_;
 };
 
 // Kalah-family and wari-us layers are acyclic: an in-layer move sows only the mover's own pits
@@ -481,9 +504,7 @@ class AcyclicSolver {
         }
       }
     });
-    std::vector<std::pair<std::uint64_t, std::uint16_t>> overflow(overflow_.begin(),
-                                                                  overflow_.end());
-    std::sort(overflow.begin(), overflow.end());
+    auto overflow = overflow_.sorted();
     Layer layer;
     layer.stones = stones_;
     layer.value = std::move(value_);
@@ -564,24 +585,11 @@ class AcyclicSolver {
   }
 
   int depth_at(std::uint64_t i) {
-    const std::uint8_t d = aref(depth_[i]).load(std::memory_order_relaxed);
-    if (d != DepthTable::kOverflow)
-      return d;
-    decltype(overflow_)::const_accessor acc;
-    overflow_.find(acc, i);
-    return acc->second;
+    return overflow_.decode(i, aref(depth_[i]).load(std::memory_order_relaxed));
   }
 
   void store(std::uint64_t i, int value, int depth) {
-    if (depth >= DepthTable::kOverflow) {
-      if (depth > 65535)
-        throw std::runtime_error("depth to conversion exceeds 65535");
-      decltype(overflow_)::accessor acc;
-      overflow_.insert(acc, i);
-      acc->second = static_cast<std::uint16_t>(depth);
-      depth = DepthTable::kOverflow;
-    }
-    aref(depth_[i]).store(static_cast<std::uint8_t>(depth), std::memory_order_relaxed);
+    aref(depth_[i]).store(overflow_.encode(i, depth), std::memory_order_relaxed);
     // The value goes last: a reader that sees it also sees the depth.
     aref(value_[i]).store(static_cast<std::int8_t>(value), std::memory_order_release);
   }
@@ -593,7 +601,7 @@ class AcyclicSolver {
   const std::int8_t* smaller_[kMaxIndexedStones + 1] = {};
   std::vector<std::int8_t> value_;
   DepthTable::Bytes depth_;
-  tbb::concurrent_hash_map<std::uint64_t, std::uint16_t> overflow_;
+  DepthOverflow overflow_;
   tbb::enumerable_thread_specific<std::deque<Frame>> stacks_;
 };
 

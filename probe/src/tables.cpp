@@ -36,15 +36,13 @@ const char* to_string(ProbeStatus status) noexcept {
   return "Unknown";
 }
 
-namespace {
-
-constexpr const char* kManifestName = "sowdb.json";
-
-std::string layer_name(int stones) {
+std::string layer_file_name(int stones) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "layer-%03d.sdb", stones);
   return buf;
 }
+
+namespace {
 
 // "layer-NNN.sdb" -> NNN; nullopt for any other name.
 std::optional<int> parse_layer_name(const std::string& name) {
@@ -64,7 +62,7 @@ std::optional<int> parse_layer_name(const std::string& name) {
       return std::nullopt;
     n = n * 10 + (c - '0');
   }
-  if (name != layer_name(n))
+  if (name != layer_file_name(n))
     return std::nullopt;  // e.g. "layer-7.sdb": not a name we write
   return n;
 }
@@ -393,9 +391,10 @@ std::unique_ptr<TableSet> TableSet::open(const fs::path& dir, const TableSetOpti
       rules = f.info->rules.normalised();
       rules_from = n;
     } else if (!(f.info->rules.normalised() == *rules)) {
-      throw std::runtime_error(dir.string() + " holds tables of different rule sets: " +
-                               layer_name(rules_from) + " (" + describe(*rules) + ") and " +
-                               layer_name(n) + " (" + describe(f.info->rules.normalised()) + ")");
+      throw std::runtime_error(
+          dir.string() + " holds tables of different rule sets: " + layer_file_name(rules_from) +
+          " (" + describe(*rules) + ") and " + layer_file_name(n) + " (" +
+          describe(f.info->rules.normalised()) + ")");
     }
   }
   if (!rules) {
@@ -403,7 +402,7 @@ std::unique_ptr<TableSet> TableSet::open(const fs::path& dir, const TableSetOpti
                              found.begin()->second.error + ")");
   }
   if (!found.count(0)) {
-    throw std::runtime_error(dir.string() + ": " + layer_name(0) +
+    throw std::runtime_error(dir.string() + ": " + layer_file_name(0) +
                              " is missing (tables must cover every seed count from 0)");
   }
 
@@ -471,32 +470,37 @@ const fs::path& TableSet::directory() const noexcept {
   return impl_->dir;
 }
 
-ProbeStatus TableSet::value(const Pits& position, int& value, int& depth) const noexcept {
+namespace {
+
+// Checks `position` and looks it up; the outputs are written only on success. A null `depth`
+// leaves the depth frames untouched.
+ProbeStatus probe_position(const TableSet::Impl& impl,
+                           const Pits& position,
+                           int& value,
+                           int* depth) noexcept {
   int n = 0;
-  ProbeStatus s = impl_->check(position, n);
+  ProbeStatus s = impl.check(position, n);
   if (s != ProbeStatus::kOk)
     return s;
   int v = 0;
   int d = 0;
-  s = impl_->lookup(position, n, v, &d);
+  s = impl.lookup(position, n, v, depth ? &d : nullptr);
   if (s != ProbeStatus::kOk)
     return s;
   value = v;
-  depth = d;
+  if (depth)
+    *depth = d;
   return ProbeStatus::kOk;
 }
 
+}  // namespace
+
+ProbeStatus TableSet::value(const Pits& position, int& value, int& depth) const noexcept {
+  return probe_position(*impl_, position, value, &depth);
+}
+
 ProbeStatus TableSet::value(const Pits& position, int& value) const noexcept {
-  int n = 0;
-  ProbeStatus s = impl_->check(position, n);
-  if (s != ProbeStatus::kOk)
-    return s;
-  int v = 0;
-  s = impl_->lookup(position, n, v, nullptr);
-  if (s != ProbeStatus::kOk)
-    return s;
-  value = v;
-  return ProbeStatus::kOk;
+  return probe_position(*impl_, position, value, nullptr);
 }
 
 ProbeStatus TableSet::moves(const Pits& position, MoveWorths& out) const noexcept {

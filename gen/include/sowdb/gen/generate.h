@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sowdb/format/table_file.h"
+#include "sowdb/probe/tables.h"
 #include "sowdb/probe/variant.h"
 
 namespace sowdb::gen {
@@ -43,11 +44,9 @@ struct GenerateOptions {
   std::function<void(int, double)> on_progress;
 };
 
-/// File name of layer `stones` inside a table directory, "layer-NNN.sdb". Thread safe.
-std::string layer_file_name(int stones);
-
-/// File name of the directory manifest (the variant's canonical text and rules, as JSON).
-inline constexpr const char* kManifestName = "sowdb.json";
+// The directory layout is the probe library's (sowdb/probe/tables.h).
+using sowdb::kManifestName;
+using sowdb::layer_file_name;
 
 /// Builds layers 0..max_stones into `out` (created if missing). Layers already present and
 /// valid are reused (whether or not they hold recompute entries: their recompute entries are

@@ -20,6 +20,12 @@
 
 namespace sowdb {
 
+/// File name of layer `stones` inside a table directory: "layer-NNN.sdb". Thread safe.
+std::string layer_file_name(int stones);
+
+/// File name of a table directory's manifest (the variant's canonical text, as JSON).
+inline constexpr const char* kManifestName = "sowdb.json";
+
 /// The outcome of a probe.
 enum class ProbeStatus : std::uint8_t {
   kOk = 0,         ///< The answer is valid.
