@@ -1,5 +1,6 @@
 #include "sowdb/probe/variant.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <vector>
@@ -294,7 +295,16 @@ std::optional<Variant> parse_variant(std::string_view text, std::string* error) 
     v.seeds_per_pit = s;
   }
   if (parts.size() == 3) {
+    std::vector<std::string_view> seen;
     for (std::string_view item : split(parts[2], ',')) {
+      // Two settings of one option are a typo, not a preference: refuse rather than pick one.
+      const std::string_view name = item.substr(0, item.find('='));
+      if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
+        fail(error,
+             "option '" + std::string(name) + "' is given twice in '" + std::string(text) + "'");
+        return std::nullopt;
+      }
+      seen.push_back(name);
       if (!apply_option(item, v.rules, error))
         return std::nullopt;
     }

@@ -217,6 +217,8 @@ TEST(Variant, BadInputGivesNulloptAndOneLineError) {
       {"wari-us/6x4/end=empty_side", "family"},
       {"wari-us/6x4/capture_empty_opposite=on", "family"},
       {"oware/6x4/skip_origin=on/x", "/"},
+      {"oware/6x4/skip_origin=on,skip_origin=off", "twice"},
+      {"kalah/6x4/end=empty_side,capture_empty_opposite=on,end=mover", "twice"},
   };
   for (const BadInput& b : bad) {
     SCOPED_TRACE(b.text);
