@@ -1,8 +1,8 @@
 // Offline compression experiments on generated tables: bytes/position of the value and depth
-// streams under alternative encodings (block size, zstd level, trained dictionaries, depth only
-// where the value is non-zero, and Syzygy-style "don't care" entries that a one-ply probe into
-// smaller layers recomputes). Reads the tables through the format library, so it measures the
-// content, not the file it came from.
+// streams under alternative encodings (block size, zstd level and minimum match length with
+// the decode time of a frame, trained dictionaries, depth only where the value is non-zero, and
+// Syzygy-style "don't care" entries that a one-ply probe into smaller layers recomputes). Reads
+// the tables through the format library, so it measures the content, not the file it came from.
 //
 //   sowdb_format_explore TABLE_DIR LAYER... [--quick]   (TABLE_DIR without recompute entries:
 //                                                      sowdb gen --no-recompute)
@@ -117,6 +117,55 @@ std::size_t compressed_size(const Blocks& blocks, int level, const Dict* dict = 
   }
   ZSTD_freeCCtx(cctx);
   return total + (dict ? dict->size : 0);
+}
+
+// Compressed size of `blocks` at `level` with zstd's minimum match `min_match` (0: the level's
+// own), and the fastest of 20 decodes of every 16th block, summed over those blocks and divided
+// by their count: microseconds per block (the fastest run resists noise from other processes).
+struct ParamResult {
+  std::size_t bytes = 0;
+  double decode_us = 0;
+};
+ParamResult compress_with(const Blocks& blocks, int level, int min_match) {
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_DCtx* dctx = ZSTD_createDCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+  if (min_match != 0)
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_minMatch, min_match);
+  ParamResult r;
+  std::vector<std::uint8_t> out;
+  std::vector<std::uint8_t> back;
+  int timed = 0;
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    if (blocks[b].empty())
+      continue;
+    out.resize(ZSTD_compressBound(blocks[b].size()));
+    const std::size_t n =
+        ZSTD_compress2(cctx, out.data(), out.size(), blocks[b].data(), blocks[b].size());
+    if (ZSTD_isError(n)) {
+      std::fprintf(stderr, "zstd: %s\n", ZSTD_getErrorName(n));
+      std::exit(1);
+    }
+    r.bytes += n;
+    if (b % 16 != 0)
+      continue;
+    back.resize(blocks[b].size());
+    double best = 1e30;
+    for (int rep = 0; rep < 20; ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      ZSTD_decompressDCtx(dctx, back.data(), back.size(), out.data(), n);
+      best = std::min(
+          best,
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    }
+    r.decode_us += best;
+    ++timed;
+  }
+  if (timed)
+    r.decode_us /= timed;
+  ZSTD_freeCCtx(cctx);
+  ZSTD_freeDCtx(dctx);
+  return r;
 }
 
 double entropy_bits(const std::vector<std::uint64_t>& freq) {
@@ -294,6 +343,29 @@ int main(int argc, char** argv) {
       char what[64];
       std::snprintf(what, sizeof what, "block 64Ki, level %d, depths value!=0", level);
       rep.line(what, compressed_size(v64, level), compressed_size(dnz64, level));
+    }
+    // zstd parameters at the writer's block size (8Ki entries): level and minimum match
+    // length, with the decode time of one frame (what a cold probe pays).
+    {
+      const Blocks v8 = value_blocks(l.values, 8192);
+      const Blocks d8 = depth_blocks(l.depths, 8192, nonzero);
+      for (const auto& [level, min_match] : {std::pair{9, 0},
+                                             std::pair{9, 5},
+                                             std::pair{13, 5},
+                                             std::pair{15, 5},
+                                             std::pair{19, 0}}) {
+        const ParamResult pv = compress_with(v8, level, min_match);
+        const ParamResult pd = compress_with(d8, level, min_match);
+        char what[80];
+        std::snprintf(what,
+                      sizeof what,
+                      "block 8Ki, level %d, minMatch %d, dec %.1f+%.1f us",
+                      level,
+                      min_match,
+                      pv.decode_us,
+                      pd.decode_us);
+        rep.line(what, pv.bytes, pd.bytes);
+      }
     }
     for (const std::size_t block :
          {std::size_t{4096}, std::size_t{16384}, std::size_t{262144}, std::size_t{1} << 20}) {

@@ -1006,11 +1006,14 @@ std::vector<std::byte> compress(ZSTD_CCtx* cctx,
 
 // A compression context with the writer's fixed parameters ("Blocks": content size, no
 // checksum, no dictionary ID).
-std::unique_ptr<ZSTD_CCtx, CCtxDeleter> make_cctx(int level, const std::string& where) {
+std::unique_ptr<ZSTD_CCtx, CCtxDeleter> make_cctx(const WriteOptions& options,
+                                                  const std::string& where) {
   std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(ZSTD_createCCtx());
   if (!cctx)
     fail(Code::kIo, where, "cannot allocate a zstd context");
-  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level);
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, options.zstd_level);
+  if (options.zstd_min_match != 0)
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_minMatch, options.zstd_min_match);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_dictIDFlag, 0);
@@ -1076,6 +1079,14 @@ void write_layer(const std::filesystem::path& path,
     fail(Code::kInvalidArgument,
          name,
          "zstd level " + std::to_string(options.zstd_level) + " out of range");
+  }
+  if (options.zstd_min_match != 0) {
+    const ZSTD_bounds mm = ZSTD_cParam_getBounds(ZSTD_c_minMatch);
+    if (options.zstd_min_match < mm.lowerBound || options.zstd_min_match > mm.upperBound) {
+      fail(Code::kInvalidArgument,
+           name,
+           "zstd minimum match " + std::to_string(options.zstd_min_match) + " out of range");
+    }
   }
   const std::uint64_t block_count = block_count_for(entries, options.block_entries);
   if (block_count > std::numeric_limits<std::uint32_t>::max()) {
@@ -1196,7 +1207,7 @@ void write_layer(const std::filesystem::path& path,
     const std::uint64_t first = b * options.block_entries;
     const auto n =
         static_cast<std::size_t>(std::min<std::uint64_t>(options.block_entries, entries - first));
-    const auto cctx = make_cctx(options.zstd_level, name);
+    const auto cctx = make_cctx(options, name);
     std::vector<std::byte> raw(2 * n);
     std::vector<std::int8_t> bytes(n);
     for (std::size_t i = 0; i < n; ++i) {

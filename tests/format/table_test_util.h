@@ -120,11 +120,13 @@ inline void mark_recompute(Layer& l, std::uint64_t seed, unsigned percent = 40) 
   }
 }
 
-/// Writer options with a block size and a zstd level, the rest default.
+/// Writer options with a block size and a zstd level, the level's own zstd parameters (as the
+/// golden files were written before WriteOptions::zstd_min_match existed), the rest default.
 inline WriteOptions write_options(std::uint32_t block_entries, int zstd_level) {
   WriteOptions o;
   o.block_entries = block_entries;
   o.zstd_level = zstd_level;
+  o.zstd_min_match = 0;
   return o;
 }
 
