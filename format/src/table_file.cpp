@@ -546,11 +546,66 @@ struct LayerReader::Impl {
   Parsed parsed;
   OpenOptions options;
 
-  // One decoded frame. Exactly one of the vectors is used, by stream.
+  // A block's depth frame as decoded for probes: the byte planes as stored, and (depth codec 1)
+  // how many depths the block stores before each run of 64 entries, so that one depth is found
+  // in O(1) without spreading all of them out (which cost more than decoding the frame).
+  struct DepthFrame {
+    std::vector<std::uint8_t> planes;  // the m low bytes, the m high bytes, one spare zero byte
+    std::size_t stored = 0;            // m
+    std::vector<std::uint32_t> before;
+  };
+
+  // One decoded frame: `values` for stream 0; for stream 1 `depths`, and (depth codec 1) the
+  // block's values, which say where each depth is.
   struct Decoded {
     std::vector<std::int8_t> values;
-    std::vector<std::uint16_t> depths;
+    DepthFrame depths;
+    std::shared_ptr<const Decoded> block_values;
+
+    // The depth of the block's entry i (stream 1).
+    std::uint16_t depth(std::size_t i) const {
+      std::size_t j = i;
+      if (block_values) {
+        const std::int8_t v = block_values->values[i];
+        if (!stores_depth(v))
+          return v == 0 ? std::uint16_t{0} : kRecomputeDepth;
+        const std::size_t run = i >> kRunShift;
+        j = depths.before[run] +
+            count_stored(block_values->values.data() + (run << kRunShift), i & (kRun - 1));
+      }
+      const std::uint8_t* planes = depths.planes.data();
+      return static_cast<std::uint16_t>(planes[j] | (planes[depths.stored + j] << 8));
+    }
   };
+  static constexpr int kRunShift = 6;
+  static constexpr std::size_t kRun = std::size_t{1} << kRunShift;
+
+  // Depth codec 1 stores a depth where the value-table byte is neither 0 nor kRecomputeValue.
+  static bool stores_depth(std::int8_t v) { return v != 0 && v != kRecomputeValue; }
+
+  // How many of the `len` bytes at p store a depth: eight at a time, a byte counting when its
+  // low seven bits are not all zero (0 and -128 are the two bytes whose are).
+  static std::size_t count_stored(const std::int8_t* p, std::size_t len) {
+    constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+    constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+    const auto count8 = [](std::uint64_t w) {
+      const std::uint64_t x = w & kLow7;
+      return static_cast<std::size_t>(__builtin_popcountll((x + kLow7) & kHigh));
+    };
+    std::size_t count = 0;
+    std::size_t k = 0;
+    for (; k + 8 <= len; k += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p + k, 8);
+      count += count8(w);
+    }
+    if (k < len) {
+      std::uint64_t w = 0;  // the bytes past `len` count as 0: no depth
+      std::memcpy(&w, p + k, len - k);
+      count += count8(w);
+    }
+    return count;
+  }
   // The block cache: an LRU list of decoded frames, most recently used first, and a hash map
   // from a frame's key (block * 2 + stream, stream 0 values, 1 depths) to its list node, so a
   // hit, an insertion and an eviction each cost O(1) whatever the cache size. Both are guarded
@@ -648,48 +703,68 @@ struct LayerReader::Impl {
       v = map[static_cast<std::uint8_t>(v)];
   }
 
-  // Decodes block `b`'s depths into `out`. `values` are the block's decoded value-table bytes:
-  // depth codec 1 stores depths only where the byte is neither 0 nor kRecomputeValue (the
-  // "recompute, derived depth" byte, which reads as kRecomputeDepth).
+  // Decodes block `b`'s depth frame, checks 18, 19 and 21. `values` are the block's decoded
+  // value-table bytes (depth codec 1: they say how many depths the frame holds).
+  DepthFrame decode_depth_frame(std::uint32_t b,
+                                std::span<const std::int8_t> values,
+                                std::size_t entries) const {
+    const std::string where = src->name() + ": block " + std::to_string(b) + " depths";
+    const bool all = info().depth_codec == DepthCodec::kAll;
+    DepthFrame f;
+    f.stored = all ? entries : count_stored(values.data(), values.size());
+    const std::size_t m = f.stored;
+    const auto frame = read_frame(b, 1, 2 * m);
+    f.planes.assign(2 * m + 1, 0);
+    decompress(frame, std::as_writable_bytes(std::span(f.planes.data(), 2 * m)), where);
+    // Check 21: a file with recompute entries never stores the depth kRecomputeDepth.
+    if (info().recompute) {
+      bool reserved = false;
+      for (std::size_t j = 0; j < m; ++j)
+        reserved |= (f.planes[j] & f.planes[m + j]) == 0xff;
+      if (reserved) {
+        fail_check(Code::kCorrupt,
+                   where,
+                   21,
+                   "stored depth " + std::to_string(kRecomputeDepth) +
+                       " in a file with recompute entries");
+      }
+    }
+    if (!all) {
+      f.before.resize((values.size() + kRun - 1) / kRun);
+      std::size_t count = 0;
+      for (std::size_t run = 0; run < f.before.size(); ++run) {
+        f.before[run] = static_cast<std::uint32_t>(count);
+        const std::size_t first = run << kRunShift;
+        count += count_stored(values.data() + first, std::min(kRun, values.size() - first));
+      }
+    }
+    return f;
+  }
+
+  // Decodes block `b`'s depths into `out` (read_all). `values` as for decode_depth_frame.
   void decode_depths(std::uint32_t b,
                      std::span<const std::int8_t> values,
                      std::span<std::uint16_t> out) const {
-    const std::string where = src->name() + ": block " + std::to_string(b) + " depths";
-    const bool all = info().depth_codec == DepthCodec::kAll;
-    const auto stores_depth = [](std::int8_t v) { return v != 0 && v != kRecomputeValue; };
-    const std::size_t m =
-        all ? out.size()
-            : static_cast<std::size_t>(std::count_if(values.begin(), values.end(), stores_depth));
-    const auto frame = read_frame(b, 1, 2 * m);
-    std::vector<std::byte> planes(2 * m);
-    decompress(frame, planes, where);
-    // "Depth encoding": the low bytes of the stored depths, then their high bytes.
-    const auto stored = [&](std::size_t j) {
-      return static_cast<std::uint16_t>(std::to_integer<unsigned>(planes[j]) |
-                                        (std::to_integer<unsigned>(planes[m + j]) << 8));
-    };
-    if (all) {
-      for (std::size_t i = 0; i < m; ++i)
-        out[i] = stored(i);
+    const DepthFrame f = decode_depth_frame(b, values, out.size());
+    const std::uint8_t* low = f.planes.data();
+    const std::uint8_t* high = f.planes.data() + f.stored;
+    if (info().depth_codec == DepthCodec::kAll) {
+      for (std::size_t i = 0; i < out.size(); ++i)
+        out[i] = static_cast<std::uint16_t>(low[i] | (high[i] << 8));
       return;
     }
+    // Which entries store a depth follows the values, which look random to a branch predictor,
+    // so this selects with masks (the compiler turns `?:` here back into a branch); the spare
+    // byte of the planes makes reading one entry past the last stored depth safe.
+    static_assert(kRecomputeDepth == 0xFFFF);
     std::size_t j = 0;
     for (std::size_t i = 0; i < out.size(); ++i) {
-      out[i] = stores_depth(values[i]) ? stored(j++)
-               : values[i] == 0        ? std::uint16_t{0}
-                                       : kRecomputeDepth;
-    }
-    // Check 21: a file with recompute entries never stores the depth kRecomputeDepth.
-    if (info().recompute) {
-      for (std::size_t i = 0; i < m; ++i) {
-        if (stored(i) == kRecomputeDepth) {
-          fail_check(Code::kCorrupt,
-                     where,
-                     21,
-                     "stored depth " + std::to_string(kRecomputeDepth) +
-                         " in a file with recompute entries");
-        }
-      }
+      const unsigned has = stores_depth(values[i]) ? 1u : 0u;
+      const unsigned keep = 0u - has;
+      const unsigned derived = 0u - static_cast<unsigned>(values[i] != 0);  // 0 or 0xFFFF
+      const unsigned d = low[j] | (high[j] << 8);
+      out[i] = static_cast<std::uint16_t>((d & keep) | (derived & ~keep));
+      j += has;
     }
   }
 
@@ -720,8 +795,10 @@ struct LayerReader::Impl {
       decoded->values.resize(n);
       decode_values(b, decoded->values);
     } else {
-      decoded->depths.resize(n);
-      decode_depths(b, values_for_depths(b)->values, decoded->depths);
+      decoded->block_values = values_for_depths(b);
+      decoded->depths = decode_depth_frame(b, decoded->block_values->values, n);
+      if (info().depth_codec == DepthCodec::kAll)
+        decoded->block_values.reset();
     }
     std::shared_ptr<const Decoded> evicted;  // freed after the lock is released
     std::lock_guard lock(mutex);
@@ -848,7 +925,7 @@ std::optional<std::int8_t> LayerReader::value(std::uint64_t index) const noexcep
 
 std::optional<std::uint16_t> LayerReader::depth(std::uint64_t index) const noexcept {
   return entry_at(
-      *impl_, index, 1, [](const Impl::Decoded& d, std::size_t i) { return d.depths[i]; });
+      *impl_, index, 1, [](const Impl::Decoded& d, std::size_t i) { return d.depth(i); });
 }
 
 CacheStats LayerReader::cache_stats() const noexcept {
