@@ -449,6 +449,52 @@ int main(int argc, char** argv) {
                 100.0 * static_cast<double>(dc_pos) / static_cast<double>(size),
                 wrong ? "  INCONSISTENT: an out-of-layer move beats the value" : "");
     const auto is_dc = [&](std::size_t i) { return max_out[i] == l.values[i]; };
+    // What a context model could reach, in bytes/position: the conditional entropy of the
+    // values given the previous one or two entries (what a block decoder knows), and given the
+    // best exit (which a decoder only knows after P probes into smaller layers per entry);
+    // "marked" is the value stream with every recomputable entry of value >= 0 replaced by one
+    // symbol (the recompute entries without the one-ply rule).
+    {
+      std::vector<std::int8_t> marked = l.values;
+      for (std::size_t i = 0; i < size; ++i)
+        if (is_dc(i) && l.values[i] >= 0)
+          marked[i] = 127;
+      const auto byte = [](std::int8_t v) { return static_cast<std::uint64_t>(v) & 0xFF; };
+      const auto h = [&](const std::vector<std::int8_t>& v, auto context) {
+        std::map<std::uint64_t, std::map<int, std::uint64_t>> counts;
+        for (std::size_t i = 0; i < size; ++i)
+          ++counts[context(i)][v[i]];
+        double bits = 0;
+        for (const auto& [c, dist] : counts) {
+          std::uint64_t total = 0;
+          for (const auto& [x, f] : dist)
+            total += f;
+          for (const auto& [x, f] : dist)
+            bits -= static_cast<double>(f) *
+                    std::log2(static_cast<double>(f) / static_cast<double>(total));
+        }
+        return bits / 8 / static_cast<double>(size);
+      };
+      const auto prev1 = [&](const std::vector<std::int8_t>& v) {
+        return [&v, &byte](std::size_t i) { return i ? byte(v[i - 1]) : 0; };
+      };
+      const auto prev2 = [&](const std::vector<std::int8_t>& v) {
+        return [&v, &byte](std::size_t i) {
+          return (i ? byte(v[i - 1]) : 0) << 8 | (i > 1 ? byte(v[i - 2]) : 0);
+        };
+      };
+      std::printf(
+          "# layer %d conditional entropy, B/position: values %.4f, given the previous entry "
+          "%.4f, the previous two %.4f, the best exit %.4f; marked %.4f, %.4f, %.4f\n",
+          n,
+          h(l.values, [](std::size_t) { return 0; }),
+          h(l.values, prev1(l.values)),
+          h(l.values, prev2(l.values)),
+          h(l.values, [&](std::size_t i) { return static_cast<std::uint64_t>(max_out[i] + 2000); }),
+          h(marked, [](std::size_t) { return 0; }),
+          h(marked, prev1(marked)),
+          h(marked, prev2(marked)));
+    }
     // Depth stream: where value != 0, except value > 0 don't-care entries (depth 1 by rule).
     const auto keep_depth = [&](std::size_t i) {
       return l.values[i] != 0 && !(l.values[i] > 0 && is_dc(i));
