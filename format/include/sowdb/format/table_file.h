@@ -45,7 +45,7 @@ enum class DepthCodec : std::uint8_t {
 inline constexpr std::uint32_t kMaxBlockEntries = std::uint32_t{1} << 24;
 
 /// Default entries per block (FORMAT.md, "Blocks").
-inline constexpr std::uint32_t kDefaultBlockEntries = std::uint32_t{1} << 13;
+inline constexpr std::uint32_t kDefaultBlockEntries = std::uint32_t{1} << 12;
 
 /// The error every table function throws. `what()` names the file, the failed check (numbered as
 /// in FORMAT.md, "Reader checks") and what was found.
