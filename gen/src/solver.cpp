@@ -58,6 +58,43 @@ std::atomic_ref<T> aref(T& x) {
   return std::atomic_ref<T>(x);
 }
 
+// rank() for the inner loops: the prefix sums of all pits at once (a multiplication by 0x0101..01
+// adds up each byte and the bytes below it; no sum exceeds 255, so none carries), then table
+// reads that do not wait for one another.
+class Ranker {
+ public:
+  // For positions of at most `stones` seeds on `pits` pits.
+  Ranker(int pits, int stones)
+      : width_(stones + 1), table_(static_cast<std::size_t>(kMaxPits - 1) * width_) {
+    // Rows of the pits that do not enter (the last pit and pits past the board) stay zero, so
+    // that every board takes the same unrolled sum.
+    for (int i = 0; i + 1 < pits; ++i) {
+      const std::uint64_t* row = rank_table_row(i);
+      std::copy(row, row + width_, table_.begin() + static_cast<std::ptrdiff_t>(i) * width_);
+    }
+  }
+
+  std::uint64_t operator()(const Pits& board) const noexcept {
+    constexpr std::uint64_t kOnes = 0x0101010101010101;
+    std::uint64_t half[2];
+    std::memcpy(half, board.data(), sizeof half);
+    const std::uint64_t low = half[0] * kOnes;
+    const std::uint64_t high = half[1] * kOnes + (low >> 56) * kOnes;
+    const std::uint64_t* t = table_.data();
+    std::uint64_t r = 0;
+#pragma GCC unroll 16
+    for (int i = 0; i < kMaxPits - 1; ++i) {
+      const std::uint64_t sums = i < 8 ? low : high;
+      r += t[static_cast<std::size_t>(i) * width_ + ((sums >> (8 * (i & 7))) & 0xff)];
+    }
+    return r;
+  }
+
+ private:
+  std::size_t width_;
+  std::vector<std::uint64_t> table_;  // [pit * width_ + prefix sum] = C(s + i, i + 1)
+};
+
 // Depths of 255 and more: the depth byte holds kDepthOverflow and the depth lives here. Both
 // solvers share it; it is rare enough for a hash map.
 class DepthOverflow {
@@ -95,7 +132,11 @@ class DepthOverflow {
 class LayerSolver {
  public:
   LayerSolver(const RuleSet& rules, int stones, const SmallerValues& smaller)
-      : rules_(rules), stones_(stones), k_(rules_.pits()), p_(rules_.pits_per_side()) {
+      : rules_(rules),
+        stones_(stones),
+        k_(rules_.pits()),
+        p_(rules_.pits_per_side()),
+        rank_(k_, stones) {
     size_ = layer_size(k_, stones_);
     if (size_ > (std::uint64_t{1} << 40))
       throw std::runtime_error("layer too large");
@@ -257,6 +298,15 @@ class LayerSolver {
         const std::uint64_t end = std::min(size_, begin + (std::uint64_t{1} << kBlockShift));
         bool open = false;
         for (std::uint64_t i = begin; i != end; ++i) {
+          if ((i & 7) == 0 && end - i >= 8) {
+            // Most positions need nothing: rule out 8 at a time.
+            const SeedScan scan = scan8(i, t);
+            open |= scan.open;
+            if (!scan.seeds) {
+              i += 7;
+              continue;
+            }
+          }
           const std::uint8_t s = cells_[i].state;
           if (s & kDecided)
             continue;
@@ -300,6 +350,35 @@ class LayerSolver {
         }
       });
     }
+  }
+
+  struct SeedScan {
+    bool seeds;  // some of the positions is a seed
+    bool open;   // some stays undecided
+  };
+
+  // The seed conditions of solve_threshold() for positions i..i+7 in 16-byte lanes (SSE2).
+  SeedScan scan8(std::uint64_t i, int t) const {
+    typedef std::int16_t I16 __attribute__((vector_size(16)));
+    typedef std::int8_t I8 __attribute__((vector_size(8)));
+    I16 cell;
+    I8 value8;
+    std::memcpy(&cell, &cells_[i], sizeof cell);
+    std::memcpy(&value8, &value_[i], sizeof value8);
+    const I16 value = __builtin_convertvector(value8, I16);
+    const I16 state = cell & 0xff;
+    const I16 undecided = (state & kDecided) == 0;
+    const I16 terminal = ((cell >> 8) & 0xff) == kTerminalMark;
+    const I16 plus = value == static_cast<std::int16_t>(t);
+    const I16 minus = value == static_cast<std::int16_t>(-t);
+    const I16 blocked = (state & kCounterMask) == 0;
+    const I16 seed = undecided & (plus | (minus & (terminal | blocked)));
+    const I16 open = undecided & ~seed;
+    std::uint64_t lanes[2];
+    std::uint64_t open_lanes[2];
+    std::memcpy(lanes, &seed, sizeof lanes);
+    std::memcpy(open_lanes, &open, sizeof open_lanes);
+    return {(lanes[0] | lanes[1]) != 0, (open_lanes[0] | open_lanes[1]) != 0};
   }
 
   struct Scratch {
@@ -422,10 +501,8 @@ class LayerSolver {
         std::memcpy(cand.data(), &pre, sizeof pre);
         cand[origin] = static_cast<std::uint8_t>(s);
         // Replaying the forward move makes the predecessor exact by construction.
-        Move m;
-        if (rules_.play(cand, origin, m) && m.gain() == 0 && !m.extra_turn && m.child == child) {
-          f(rank(std::span<const std::uint8_t>(cand.data(), k_)));
-        }
+        if (rules_.oware_quiet_move_to(cand, origin, child))
+          f(rank_(cand));
       }
     }
   }
@@ -434,6 +511,7 @@ class LayerSolver {
   int stones_;
   int k_;
   int p_;
+  Ranker rank_;
   std::uint64_t size_ = 0;
   std::uint64_t blocks_ = 0;
   const std::int8_t* smaller_[kMaxIndexedStones + 1] = {};

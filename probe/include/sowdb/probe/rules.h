@@ -83,15 +83,48 @@ class Rules {
   Pits rotate(const Pits& board) const noexcept {
     // The board as one 128-bit number, pit i in byte i: turning it is a rotation of its low 2P
     // bytes by P bytes (pits 2P and up are zero).
-    __extension__ typedef unsigned __int128 U128;
     U128 x;
     std::memcpy(&x, board.data(), sizeof x);
-    const int shift = 8 * p_;
-    const U128 low_mask = shift < 64 ? (static_cast<U128>(1) << shift) - 1 : ~static_cast<U128>(0);
-    const U128 r = (x >> shift) | ((x & low_mask) << shift);
+    const U128 r = rotate_bits(x);
     Pits out;
     std::memcpy(out.data(), &r, sizeof r);
     return out;
+  }
+
+  /// Oware family, for predecessor searches: replays the mover's pit `pit` of `board` and tells
+  /// whether it is a legal move that leaves every seed on the board (no capture; a grand slam
+  /// under kNoCapture captures nothing) and leads to `child`. Same answer as play() followed by a
+  /// check of Move::gain() == 0 and Move::child == child, without building the Move.
+  bool oware_quiet_move_to(const Pits& board, int pit, const Pits& child) const noexcept {
+    if (pit < 0 || pit >= p_ || board[pit] == 0)
+      return false;
+    const SowStep& st = sow_table_[pit * kSowRows + board[pit]];
+    U128 x;
+    U128 add;
+    U128 keep;
+    U128 want;
+    std::memcpy(&x, board.data(), sizeof x);
+    std::memcpy(&add, st.add.data(), sizeof add);
+    std::memcpy(&keep, keep_origin_[pit].data(), sizeof keep);
+    std::memcpy(&want, child.data(), sizeof want);
+    x = (x & keep) + add;
+    // A capture empties pits, so a move that captures cannot lead to `child` unsown; check the
+    // cheap equality first.
+    if (rotate_bits(x) != want)
+      return false;
+    const int opp_after = opponent_seeds(board) + st.opp_added;
+    if (opp_after == 0)
+      return false;  // feeding rule: an empty opponent must be fed
+    int captured = 0;
+    for (int at = st.last; at >= p_; --at) {
+      const int seeds = static_cast<std::uint8_t>(x >> (8 * at));
+      if (seeds != 2 && seeds != 3)
+        break;
+      captured += seeds;
+    }
+    // A capturing move gains seeds, but for a grand slam under kNoCapture, which captures
+    // nothing (and is legal; under kForbidden a legal grand slam captures).
+    return captured == 0 || (captured == opp_after && rules_.grand_slam == GrandSlam::kNoCapture);
   }
 
   /// Places sown from `origin` in one lap, in order: pit numbers, or kStore for the mover's store.
@@ -118,6 +151,13 @@ class Rules {
   }
 
  private:
+  __extension__ typedef unsigned __int128 U128;
+  // rotate() on the board as a number.
+  U128 rotate_bits(U128 x) const noexcept {
+    const int shift = 8 * p_;
+    const U128 low_mask = shift < 64 ? (static_cast<U128>(1) << shift) - 1 : ~static_cast<U128>(0);
+    return (x >> shift) | ((x & low_mask) << shift);
+  }
   // Sows `seeds` from pit `origin` into `b`; returns the last pit sown (kStore for the store) and
   // adds the seeds sown into the store to `stored`.
   int sow(Pits& b, int origin, int seeds, int& stored) const noexcept {
