@@ -33,8 +33,9 @@ for r in runs:
               f"{r['value_B/pos']:>12.4f} {r['depth_B/pos']:>12.4f} {r['B/pos']:>11.4f} "
               f"{r['B/pos']:>9.1%}")
 print()
-print(f"{'probe':<50} {'ns/probe':>10}")
+print(f"{'probe':<50} {'ns/probe':>10} {'probes/s':>12}")
 for r in runs:
     if r["name"].startswith("probe"):
-        print(f"{r['name']:<50} {r['ns/probe'] * 1e9:>10.1f}")
+        ns = r['ns/probe'] * 1e9
+        print(f"{r['name']:<50} {ns:>10.1f} {1e9 / ns:>12,.0f}")
 PY
