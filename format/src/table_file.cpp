@@ -606,19 +606,45 @@ struct LayerReader::Impl {
     }
     return count;
   }
-  // The block cache: an LRU list of decoded frames, most recently used first, and a hash map
-  // from a frame's key (block * 2 + stream, stream 0 values, 1 depths) to its list node, so a
-  // hit, an insertion and an eviction each cost O(1) whatever the cache size. Both are guarded
-  // by `mutex`; decoding happens outside it.
+  // The block cache: shards of an LRU list of decoded frames, most recently used first, and a
+  // hash map from a frame's key (block * 2 + stream, stream 0 values, 1 depths) to its list
+  // node, so a hit, an insertion and an eviction each cost O(1) whatever the cache size. Each
+  // shard is guarded by its own mutex; decoding happens outside it. A large cache is cut into
+  // shards by block, so that threads probing at once rarely wait for one another (one mutex
+  // for a whole layer made two verify threads spend most of their time in the kernel); a small
+  // one stays one exact LRU.
   struct CacheEntry {
     std::uint64_t key = 0;
     std::shared_ptr<const Decoded> data;
   };
   using LruList = std::list<CacheEntry>;
-  mutable std::mutex mutex;
-  mutable LruList lru;
-  mutable std::unordered_map<std::uint64_t, LruList::iterator> cache_index;
-  mutable CacheStats stats;
+  struct alignas(64) Shard {
+    std::mutex mutex;
+    LruList lru;
+    std::unordered_map<std::uint64_t, LruList::iterator> index;
+    CacheStats stats;
+    std::size_t capacity = 0;
+  };
+  static constexpr std::size_t kMaxShards = 16;
+  static constexpr std::size_t kBlocksPerShard = 16;  // fewer: one exact LRU
+  mutable std::unique_ptr<Shard[]> shards;
+  std::size_t shard_mask = 0;
+
+  // Sets up the cache for `cache_blocks` frames: a power of two of shards, at most kMaxShards,
+  // each holding at least kBlocksPerShard frames (or all of them, with one shard).
+  void make_shards(std::size_t cache_blocks) {
+    std::size_t count = 1;
+    while (count < kMaxShards && cache_blocks / (2 * count) >= kBlocksPerShard)
+      count *= 2;
+    shards = std::make_unique<Shard[]>(count);
+    shard_mask = count - 1;
+    for (std::size_t i = 0; i < count; ++i) {
+      shards[i].capacity = cache_blocks / count + (i < cache_blocks % count ? 1 : 0);
+      shards[i].index.reserve(std::min<std::size_t>(shards[i].capacity, 1024));
+    }
+  }
+  // A block's value frame and depth frame share a shard.
+  Shard& shard_of(std::uint64_t key) const { return shards[(key >> 1) & shard_mask]; }
 
   const LayerInfo& info() const { return parsed.info; }
 
@@ -775,14 +801,14 @@ struct LayerReader::Impl {
     return block(b, 0);
   }
 
-  // The cached frame `key`, moved to the front of the LRU list (a hit); null when it is not
-  // cached. Call with `mutex` held.
-  const std::shared_ptr<const Decoded>* find_locked(std::uint64_t key) const {
-    const auto it = cache_index.find(key);
-    if (it == cache_index.end())
+  // The cached frame `key`, moved to the front of its shard's LRU list (a hit); null when it is
+  // not cached. Call with the shard's mutex held.
+  static const std::shared_ptr<const Decoded>* find_locked(Shard& shard, std::uint64_t key) {
+    const auto it = shard.index.find(key);
+    if (it == shard.index.end())
       return nullptr;
-    lru.splice(lru.begin(), lru, it->second);
-    ++stats.hits;
+    shard.lru.splice(shard.lru.begin(), shard.lru, it->second);
+    ++shard.stats.hits;
     return &it->second->data;
   }
 
@@ -801,44 +827,50 @@ struct LayerReader::Impl {
         decoded->block_values.reset();
     }
     std::shared_ptr<const Decoded> evicted;  // freed after the lock is released
-    std::lock_guard lock(mutex);
-    ++stats.misses;
-    if (options.cache_blocks == 0)
+    Shard& shard = shard_of(key);
+    std::lock_guard lock(shard.mutex);
+    ++shard.stats.misses;
+    if (shard.capacity == 0)
       return decoded;
-    if (const auto it = cache_index.find(key); it != cache_index.end()) {
+    LruList& lru = shard.lru;
+    if (const auto it = shard.index.find(key); it != shard.index.end()) {
       lru.splice(lru.begin(), lru, it->second);
       return it->second->data;  // another thread decoded it meanwhile
     }
-    if (lru.size() >= options.cache_blocks) {
+    if (lru.size() >= shard.capacity) {
       // Evict the least recently used frame, reusing its node.
-      cache_index.erase(lru.back().key);
+      shard.index.erase(lru.back().key);
       lru.splice(lru.begin(), lru, std::prev(lru.end()));
       evicted = std::move(lru.front().data);
       lru.front() = CacheEntry{key, decoded};
     } else {
       lru.push_front(CacheEntry{key, decoded});
     }
-    cache_index.emplace(key, lru.begin());
-    stats.cached = lru.size();
+    shard.index.emplace(key, lru.begin());
+    shard.stats.cached = lru.size();
     return decoded;
   }
 
   std::shared_ptr<const Decoded> block(std::uint32_t b, int stream) const {
     {
-      std::lock_guard lock(mutex);
-      if (const auto* d = find_locked(frame_key(b, stream)))
+      const std::uint64_t key = frame_key(b, stream);
+      Shard& shard = shard_of(key);
+      std::lock_guard lock(shard.mutex);
+      if (const auto* d = find_locked(shard, key))
         return *d;
     }
     return decode_and_cache(b, stream);
   }
 
-  // Entry `i` of block `b`'s stream, read from the cached frame under the lock (no reference
-  // count traffic on a hit), else decoded and cached.
+  // Entry `i` of block `b`'s stream, read from the cached frame under the shard's lock (no
+  // reference count traffic on a hit), else decoded and cached.
   template <typename Read>
   auto entry(std::uint32_t b, int stream, Read&& read) const {
     {
-      std::lock_guard lock(mutex);
-      if (const auto* d = find_locked(frame_key(b, stream)))
+      const std::uint64_t key = frame_key(b, stream);
+      Shard& shard = shard_of(key);
+      std::lock_guard lock(shard.mutex);
+      if (const auto* d = find_locked(shard, key))
         return read(**d);
     }
     return read(*decode_and_cache(b, stream));
@@ -871,7 +903,7 @@ std::unique_ptr<LayerReader::Impl> open_source(std::unique_ptr<Source> src,
     check_whole_file(*src);
   parse_seek_table(*src, impl->parsed);
   impl->options = options;
-  impl->cache_index.reserve(std::min<std::size_t>(options.cache_blocks, 1024));
+  impl->make_shards(options.cache_blocks);
   impl->src = std::move(src);
   return impl;
 }
@@ -929,8 +961,15 @@ std::optional<std::uint16_t> LayerReader::depth(std::uint64_t index) const noexc
 }
 
 CacheStats LayerReader::cache_stats() const noexcept {
-  std::lock_guard lock(impl_->mutex);
-  return impl_->stats;
+  CacheStats total;
+  for (std::size_t i = 0; i <= impl_->shard_mask; ++i) {
+    Impl::Shard& shard = impl_->shards[i];
+    std::lock_guard lock(shard.mutex);
+    total.hits += shard.stats.hits;
+    total.misses += shard.stats.misses;
+    total.cached += shard.stats.cached;
+  }
+  return total;
 }
 
 void LayerReader::read_all(std::span<std::int8_t> values, std::span<std::uint16_t> depths) const {

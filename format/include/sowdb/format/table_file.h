@@ -192,7 +192,9 @@ struct OpenOptions {
   /// The least recently used block is evicted first. A lookup, an insertion and an eviction
   /// each take O(1) time whatever the size (a hash map over an LRU list), so a cache of
   /// millions of blocks costs memory, not probe time: about 100 bytes per block plus the
-  /// decoded frame (1 byte per entry for values, 2 for depths).
+  /// decoded frame (1 byte per entry for values, up to 2 for depths). From 32 blocks on, the cache is
+  /// cut by block into up to 16 shards of at least 16 blocks, each an LRU with its own lock, so
+  /// that threads probing one reader rarely wait for each other.
   std::size_t cache_blocks = 8;
   /// Verify the header checksum and the whole-file checksum on open and every frame checksum
   /// on decode (FORMAT.md, checks 5, 14 and 17). Turn off only for fuzzing or forensics: without
@@ -243,7 +245,7 @@ class LayerReader {
   /// (FORMAT.md checks 16..21); never a wrong value from a corrupt block.
   /// NOTES decodes only the value stream of the one block needed; recent blocks are cached
   /// (OpenOptions::cache_blocks, least recently used evicted first, O(1) per lookup).
-  /// THREAD SAFETY thread safe: the cache is behind a mutex, decoding happens outside it (two
+  /// THREAD SAFETY thread safe: the cache is behind mutexes, decoding happens outside them (two
   /// threads missing on the same block may both decode it; one copy is kept).
   std::optional<std::int8_t> value(std::uint64_t index) const noexcept;
 
