@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -624,7 +625,14 @@ struct LayerReader::Impl {
     std::unordered_map<std::uint64_t, LruList::iterator> index;
     CacheStats stats;
     std::size_t capacity = 0;
+    std::vector<std::shared_ptr<const Decoded>> owned;  // the frames published in `pinned`
+    std::atomic<std::uint64_t> pinned_hits{0};
   };
+  // When the cache can hold every frame of the file, nothing is ever evicted: a decoded frame
+  // is published in `pinned` (indexed by key, owned by its shard's `owned`) and found without
+  // a lock, so that threads reading the same hot blocks (small layers, during verify) do not
+  // queue on a mutex.
+  std::unique_ptr<std::atomic<const Decoded*>[]> pinned;
   static constexpr std::size_t kMaxShards = 16;
   static constexpr std::size_t kBlocksPerShard = 16;  // fewer: one exact LRU
   mutable std::unique_ptr<Shard[]> shards;
@@ -633,6 +641,12 @@ struct LayerReader::Impl {
   // Sets up the cache for `cache_blocks` frames: a power of two of shards, at most kMaxShards,
   // each holding at least kBlocksPerShard frames (or all of them, with one shard).
   void make_shards(std::size_t cache_blocks) {
+    const std::uint64_t frames = 2 * std::uint64_t{info().block_count};
+    if (cache_blocks >= frames) {
+      pinned = std::make_unique<std::atomic<const Decoded*>[]>(frames);
+      for (std::uint64_t k = 0; k < frames; ++k)
+        pinned[k].store(nullptr, std::memory_order_relaxed);
+    }
     std::size_t count = 1;
     while (count < kMaxShards && cache_blocks / (2 * count) >= kBlocksPerShard)
       count *= 2;
@@ -830,6 +844,15 @@ struct LayerReader::Impl {
     Shard& shard = shard_of(key);
     std::lock_guard lock(shard.mutex);
     ++shard.stats.misses;
+    if (pinned) {
+      // Another thread may have published the frame meanwhile: keep the first.
+      if (const Decoded* there = pinned[key].load(std::memory_order_acquire))
+        return std::shared_ptr<const Decoded>(std::shared_ptr<const Decoded>(), there);
+      shard.owned.push_back(decoded);
+      pinned[key].store(decoded.get(), std::memory_order_release);
+      shard.stats.cached = shard.owned.size();
+      return decoded;
+    }
     if (shard.capacity == 0)
       return decoded;
     LruList& lru = shard.lru;
@@ -851,7 +874,21 @@ struct LayerReader::Impl {
     return decoded;
   }
 
+  // The published frame `key` (a hit, counted), or null.
+  const Decoded* find_pinned(std::uint64_t key) const {
+    const Decoded* d = pinned[key].load(std::memory_order_acquire);
+    if (d)
+      shard_of(key).pinned_hits.fetch_add(1, std::memory_order_relaxed);
+    return d;
+  }
+
   std::shared_ptr<const Decoded> block(std::uint32_t b, int stream) const {
+    if (pinned) {
+      // A published frame lives as long as the reader: a pointer that owns nothing will do.
+      if (const Decoded* d = find_pinned(frame_key(b, stream)))
+        return std::shared_ptr<const Decoded>(std::shared_ptr<const Decoded>(), d);
+      return decode_and_cache(b, stream);
+    }
     {
       const std::uint64_t key = frame_key(b, stream);
       Shard& shard = shard_of(key);
@@ -866,6 +903,11 @@ struct LayerReader::Impl {
   // reference count traffic on a hit), else decoded and cached.
   template <typename Read>
   auto entry(std::uint32_t b, int stream, Read&& read) const {
+    if (pinned) {
+      if (const Decoded* d = find_pinned(frame_key(b, stream)))
+        return read(*d);
+      return read(*decode_and_cache(b, stream));
+    }
     {
       const std::uint64_t key = frame_key(b, stream);
       Shard& shard = shard_of(key);
@@ -965,7 +1007,7 @@ CacheStats LayerReader::cache_stats() const noexcept {
   for (std::size_t i = 0; i <= impl_->shard_mask; ++i) {
     Impl::Shard& shard = impl_->shards[i];
     std::lock_guard lock(shard.mutex);
-    total.hits += shard.stats.hits;
+    total.hits += shard.stats.hits + shard.pinned_hits.load(std::memory_order_relaxed);
     total.misses += shard.stats.misses;
     total.cached += shard.stats.cached;
   }

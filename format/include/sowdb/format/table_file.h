@@ -192,9 +192,10 @@ struct OpenOptions {
   /// The least recently used block is evicted first. A lookup, an insertion and an eviction
   /// each take O(1) time whatever the size (a hash map over an LRU list), so a cache of
   /// millions of blocks costs memory, not probe time: about 100 bytes per block plus the
-  /// decoded frame (1 byte per entry for values, up to 2 for depths). From 32 blocks on, the cache is
-  /// cut by block into up to 16 shards of at least 16 blocks, each an LRU with its own lock, so
-  /// that threads probing one reader rarely wait for each other.
+  /// decoded frame (1 byte per entry for values, up to 2 for depths). From 32 blocks on, the cache
+  /// is cut by block into up to 16 shards of at least 16 blocks, each an LRU with its own lock, so
+  /// that threads probing one reader rarely wait for each other; with room for every frame of
+  /// the file (2 * block_count), nothing is evicted and a cached frame is found without a lock.
   std::size_t cache_blocks = 8;
   /// Verify the header checksum and the whole-file checksum on open and every frame checksum
   /// on decode (FORMAT.md, checks 5, 14 and 17). Turn off only for fuzzing or forensics: without
