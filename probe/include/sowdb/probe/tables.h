@@ -41,7 +41,10 @@ const char* to_string(ProbeStatus status) noexcept;
 
 /// Options of `TableSet::open`.
 struct TableSetOptions {
-  /// Decoded blocks kept in memory per layer (value and depth blocks counted separately).
+  /// Decoded blocks kept in memory per layer (value and depth blocks counted separately; see
+  /// OpenOptions::cache_blocks). A layer whose blocks all fit (2 per 4096 entries with the
+  /// writer's defaults) keeps every decoded block and reads them without a lock, which is what
+  /// an engine probing from many threads wants when it can spare about 3 bytes per entry.
   std::size_t cache_blocks = 8;
   /// Verify checksums: the whole file when a layer is first opened, each block when decoded
   /// (FORMAT.md, checks 5, 14 and 17). Off only for forensics.
