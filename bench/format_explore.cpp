@@ -95,44 +95,30 @@ Dict train(const Blocks& blocks, std::size_t dict_size, int level) {
   return d;
 }
 
-std::size_t compressed_size(const Blocks& blocks, int level, const Dict* dict = nullptr) {
-  ZSTD_CCtx* cctx = ZSTD_createCCtx();
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
-  if (dict && dict->cdict)
-    ZSTD_CCtx_refCDict(cctx, dict->cdict.get());
-  std::size_t total = 0;
-  std::vector<std::uint8_t> out;
-  for (const auto& b : blocks) {
-    if (b.empty())
-      continue;
-    out.resize(ZSTD_compressBound(b.size()));
-    const std::size_t n = ZSTD_compress2(cctx, out.data(), out.size(), b.data(), b.size());
-    if (ZSTD_isError(n)) {
-      std::fprintf(stderr, "zstd: %s\n", ZSTD_getErrorName(n));
-      std::exit(1);
-    }
-    total += n;
-  }
-  ZSTD_freeCCtx(cctx);
-  return total + (dict ? dict->size : 0);
-}
-
 // Compressed size of `blocks` at `level` with zstd's minimum match `min_match` (0: the level's
-// own), and the fastest of 20 decodes of every 16th block, summed over those blocks and divided
-// by their count: microseconds per block (the fastest run resists noise from other processes).
+// own) and an optional dictionary (counted in the size); with `time_decode`, also the fastest
+// of 20 decodes of every 16th block, summed over those blocks and divided by their count:
+// microseconds per block (the fastest run resists noise from other processes).
 struct ParamResult {
   std::size_t bytes = 0;
   double decode_us = 0;
 };
-ParamResult compress_with(const Blocks& blocks, int level, int min_match) {
+ParamResult compress_with(const Blocks& blocks,
+                          int level,
+                          int min_match,
+                          const Dict* dict = nullptr,
+                          bool time_decode = true) {
   ZSTD_CCtx* cctx = ZSTD_createCCtx();
   ZSTD_DCtx* dctx = ZSTD_createDCtx();
   ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
   if (min_match != 0)
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_minMatch, min_match);
+  if (dict && dict->cdict)
+    ZSTD_CCtx_refCDict(cctx, dict->cdict.get());
   ParamResult r;
+  r.bytes = dict ? dict->size : 0;
   std::vector<std::uint8_t> out;
   std::vector<std::uint8_t> back;
   int timed = 0;
@@ -147,7 +133,7 @@ ParamResult compress_with(const Blocks& blocks, int level, int min_match) {
       std::exit(1);
     }
     r.bytes += n;
-    if (b % 16 != 0)
+    if (!time_decode || b % 16 != 0)
       continue;
     back.resize(blocks[b].size());
     double best = 1e30;
@@ -166,6 +152,10 @@ ParamResult compress_with(const Blocks& blocks, int level, int min_match) {
   ZSTD_freeCCtx(cctx);
   ZSTD_freeDCtx(dctx);
   return r;
+}
+
+std::size_t compressed_size(const Blocks& blocks, int level, const Dict* dict = nullptr) {
+  return compress_with(blocks, level, 0, dict, false).bytes;
 }
 
 double entropy_bits(const std::vector<std::uint64_t>& freq) {

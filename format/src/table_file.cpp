@@ -642,11 +642,8 @@ struct LayerReader::Impl {
   // each holding at least kBlocksPerShard frames (or all of them, with one shard).
   void make_shards(std::size_t cache_blocks) {
     const std::uint64_t frames = 2 * std::uint64_t{info().block_count};
-    if (cache_blocks >= frames) {
-      pinned = std::make_unique<std::atomic<const Decoded*>[]>(frames);
-      for (std::uint64_t k = 0; k < frames; ++k)
-        pinned[k].store(nullptr, std::memory_order_relaxed);
-    }
+    if (cache_blocks >= frames)
+      pinned = std::make_unique<std::atomic<const Decoded*>[]>(frames);  // all null (C++20)
     std::size_t count = 1;
     while (count < kMaxShards && cache_blocks / (2 * count) >= kBlocksPerShard)
       count *= 2;
