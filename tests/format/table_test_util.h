@@ -20,6 +20,7 @@
 #include "sowdb/format/rule_set.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/format/xxhash64.h"
+#include "test_support.h"
 
 namespace sowdb::test {
 
@@ -173,28 +174,6 @@ inline OpenOptions expecting(std::optional<RuleSet> rules, std::optional<int> st
   o.expected_stones = stones;
   return o;
 }
-
-/// A fresh empty directory under the system temporary directory, removed at destruction.
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::temp_directory_path() /
-            ("sowdb_format_" + std::to_string(::getpid()) + "_" +
-             (info ? std::string(info->test_suite_name()) + "_" + info->name() : "x"));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
-};
 
 inline std::vector<std::byte> read_bytes(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -24,29 +24,11 @@
 #include "sowdb/probe/sowdb.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/probe/variant.h"
+#include "test_support.h"
 
 namespace sowdb::test {
 namespace {
 namespace fs = std::filesystem;
-
-// A temporary directory removed at exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "sowdb-probe-XXXXXX").string();
-    if (!mkdtemp(pattern.data()))
-      throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 TempDir& temp_root() {
   static TempDir dir;
@@ -119,14 +101,6 @@ std::vector<Pits> sample(int pits, int n, std::uint64_t limit = 4000) {
 
 std::uint64_t index_of(const Pits& p, int pits) {
   return rank(std::span<const std::uint8_t>(p.data(), static_cast<std::size_t>(pits)));
-}
-
-Pits board_of(std::initializer_list<int> pits) {
-  Pits b{};
-  int i = 0;
-  for (int x : pits)
-    b[i++] = static_cast<std::uint8_t>(x);
-  return b;
 }
 
 struct Case {

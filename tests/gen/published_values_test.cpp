@@ -13,9 +13,12 @@
 #include "sowdb/gen/solver.h"
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/variant.h"
+#include "test_support.h"
 
 namespace sowdb {
 namespace {
+
+using test::board_of;
 
 // Every layer 0..max_stones of a variant, in memory.
 class Tables {
@@ -50,14 +53,6 @@ class Tables {
   RuleSet rules_;
   std::vector<gen::Layer> layers_;
 };
-
-Pits board_of(std::initializer_list<int> pits) {
-  Pits b{};
-  int i = 0;
-  for (int x : pits)
-    b[i++] = static_cast<std::uint8_t>(x);
-  return b;
-}
 
 Pits start(int pits_per_side, int seeds) {
   Pits b{};

@@ -20,30 +20,13 @@
 #include "sowdb/gen/generate.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/probe/variant.h"
+#include "test_support.h"
 
 namespace sowdb {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A fresh directory under the system temporary directory, removed at destruction.
-class TempDir {
- public:
-  explicit TempDir(const std::string& name) {
-    path_ = fs::temp_directory_path() /
-            ("sowdb-recompute-" + std::to_string(::getpid()) + "-" +
-             testing::UnitTest::GetInstance()->current_test_info()->name() + "-" + name);
-    fs::remove_all(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;
 
 std::vector<char> bytes_of(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

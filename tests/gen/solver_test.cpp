@@ -17,6 +17,7 @@
 #include "sowdb/format/index.h"
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/variant.h"
+#include "test_support.h"
 
 namespace sowdb::test {
 namespace {
@@ -31,14 +32,6 @@ RuleSet preset_rules(std::string_view variant, int pits_per_side) {
   RuleSet r = v->rules;
   r.pits_per_side = static_cast<std::uint8_t>(pits_per_side);
   return r.normalised();
-}
-
-Pits board_of(std::initializer_list<int> pits) {
-  Pits b{};
-  int i = 0;
-  for (int x : pits)
-    b[i++] = static_cast<std::uint8_t>(x);
-  return b;
 }
 
 std::uint64_t gen_index(const Pits& board, int pits) {

@@ -14,17 +14,12 @@
 
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/variant.h"
+#include "test_support.h"
 
 namespace sowdb {
 namespace {
 
-Pits make_pits(std::initializer_list<int> seeds) {
-  Pits p{};
-  int i = 0;
-  for (int s : seeds)
-    p[i++] = static_cast<std::uint8_t>(s);
-  return p;
-}
+using test::board_of;
 
 std::vector<int> as_vector(const Pits& p, int pits) {
   return std::vector<int>(p.begin(), p.begin() + pits);
@@ -91,41 +86,41 @@ TEST(Seed004, ExampleGameOpeningWithBothCaptures) {
       // "your opponent decides to move the stones in his second house": b, 4 stones.
       // Diagram: top f..a 4 4 4 4 4 4; bottom a..f 4 _ 5 5 5 5.
       {"1st player moves b",
-       make_pits({4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}),
+       board_of({4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}),
        1,
        0,
-       make_pits({4, 0, 5, 5, 5, 5, 4, 4, 4, 4, 4, 4}),
-       make_pits({4, 4, 4, 4, 4, 4, 4, 0, 5, 5, 5, 5})},
+       board_of({4, 0, 5, 5, 5, 5, 4, 4, 4, 4, 4, 4}),
+       board_of({4, 4, 4, 4, 4, 4, 4, 0, 5, 5, 5, 5})},
       // "move the stones in your fourth house (d)": top f..a 5 5 _ 4 4 4; bottom 5 1 5 5 5 5.
       {"2nd player moves d",
-       make_pits({4, 4, 4, 4, 4, 4, 4, 0, 5, 5, 5, 5}),
+       board_of({4, 4, 4, 4, 4, 4, 4, 0, 5, 5, 5, 5}),
        3,
        0,
-       make_pits({4, 4, 4, 0, 5, 5, 5, 1, 5, 5, 5, 5}),
-       make_pits({5, 1, 5, 5, 5, 5, 4, 4, 4, 0, 5, 5})},
+       board_of({4, 4, 4, 0, 5, 5, 5, 1, 5, 5, 5, 5}),
+       board_of({5, 1, 5, 5, 5, 5, 4, 4, 4, 0, 5, 5})},
       // "moves the five stones in his sixth house": top f..a 5 6 1 5 5 5; bottom 5 1 5 5 5 _.
       {"1st player moves f",
-       make_pits({5, 1, 5, 5, 5, 5, 4, 4, 4, 0, 5, 5}),
+       board_of({5, 1, 5, 5, 5, 5, 4, 4, 4, 0, 5, 5}),
        5,
        0,
-       make_pits({5, 1, 5, 5, 5, 0, 5, 5, 5, 1, 6, 5}),
-       make_pits({5, 5, 5, 1, 6, 5, 5, 1, 5, 5, 5, 0})},
+       board_of({5, 1, 5, 5, 5, 0, 5, 5, 5, 1, 6, 5}),
+       board_of({5, 5, 5, 1, 6, 5, 5, 1, 5, 5, 5, 0})},
       // "Move the five stones in your third house": top f..a 6 7 2 _ 5 5; bottom 6 2* 5 5 5 _.
       // The last stone makes 2 in the opponent's b: "The score is now 2 to 0"; a holds 6.
       {"2nd player moves c and captures 2",
-       make_pits({5, 5, 5, 1, 6, 5, 5, 1, 5, 5, 5, 0}),
+       board_of({5, 5, 5, 1, 6, 5, 5, 1, 5, 5, 5, 0}),
        2,
        2,
-       make_pits({5, 5, 0, 2, 7, 6, 6, 0, 5, 5, 5, 0}),
-       make_pits({6, 0, 5, 5, 5, 0, 5, 5, 0, 2, 7, 6})},
+       board_of({5, 5, 0, 2, 7, 6, 6, 0, 5, 5, 5, 0}),
+       board_of({6, 0, 5, 5, 5, 0, 5, 5, 0, 2, 7, 6})},
       // "He moves the 5 stones in his fifth house": top f..a 6 7 3* 1 6 6; bottom 6 _ 5 5 _ 1.
       // The last stone makes 3 in your d; your c holds 1: "The score is now 2 to 3".
       {"1st player moves e and captures 3",
-       make_pits({6, 0, 5, 5, 5, 0, 5, 5, 0, 2, 7, 6}),
+       board_of({6, 0, 5, 5, 5, 0, 5, 5, 0, 2, 7, 6}),
        4,
        3,
-       make_pits({6, 0, 5, 5, 0, 1, 6, 6, 1, 0, 7, 6}),
-       make_pits({6, 6, 1, 0, 7, 6, 6, 0, 5, 5, 0, 1})},
+       board_of({6, 0, 5, 5, 0, 1, 6, 6, 1, 0, 7, 6}),
+       board_of({6, 6, 1, 0, 7, 6, 6, 0, 5, 5, 0, 1})},
   };
   for (const GameStep& s : steps) {
     SCOPED_TRACE(s.what);
@@ -233,7 +228,7 @@ TEST(Seed004, SameGrandSlamUnderOwareIsIllegalWhileAnotherMoveExists) {
       EXPECT_EQ(m.captured, 0);
     }
     // With the 17 in the sixth house as the only move, the grand slam is forced and captures.
-    const Pits forced = make_pits({0, 0, 0, 0, 0, 17, 0, 0, 1, 1, 1, 0});
+    const Pits forced = board_of({0, 0, 0, 0, 0, 17, 0, 0, 1, 1, 1, 0});
     EXPECT_EQ(legal_pits(rules, forced), std::vector<int>{5});
     std::optional<Move> m = move_from(rules, forced, 5);
     ASSERT_TRUE(m.has_value());
@@ -251,7 +246,7 @@ TEST(Seed004, SameGrandSlamUnderOwareIsIllegalWhileAnotherMoveExists) {
 // "If player A moves cup #5 they will end in cup #3 on player B's side" (start position).
 TEST(Seed000, Rule1MoveOfCup5EndsInCup3OfB) {
   const Rules rules = rules_of("warri");
-  std::optional<Move> m = move_from(rules, make_pits({4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}), 4);
+  std::optional<Move> m = move_from(rules, board_of({4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}), 4);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->captured, 0);
   // A: 4 4 4 4 _ 5; B: 5 5 5 4 4 4 (B's cup #3 received the last marble); B to move.
@@ -262,7 +257,7 @@ TEST(Seed000, Rule1MoveOfCup5EndsInCup3OfB) {
 TEST(Seed000, Rule2CaptureOfThreeInOneCup) {
   const Rules rules = rules_of("warri");
   // Cup #4 holds 5 (cups #5, #6, B#1, B#2, B#3); B's cup #3 holds 2, B's cup #2 holds 4.
-  const Pits board = make_pits({4, 4, 4, 5, 4, 4, 4, 4, 2, 4, 4, 4});
+  const Pits board = board_of({4, 4, 4, 5, 4, 4, 4, 4, 2, 4, 4, 4});
   std::optional<Move> m = move_from(rules, board, 3);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->captured, 3);
@@ -272,7 +267,7 @@ TEST(Seed000, Rule2CaptureOfThreeInOneCup) {
 
 // "winning 3 marbles from B's cup #3; 2 marbles from cup #2; and 2 marbles from cup #1".
 TEST(Seed000, Rule3MultipleCaptureThreeTwoTwo) {
-  const Pits board = make_pits({4, 4, 4, 5, 4, 4, 1, 1, 2, 4, 4, 4});
+  const Pits board = board_of({4, 4, 4, 5, 4, 4, 1, 1, 2, 4, 4, 4});
   for (const char* variant : {"warri", "ayo", "oware"}) {
     SCOPED_TRACE(variant);
     const Rules rules = rules_of(variant);
@@ -289,7 +284,7 @@ TEST(Seed000, Rule3MultipleCaptureThreeTwoTwo) {
 TEST(Seed000, Rule3RunStopsAtTheOpponentsFirstCup) {
   const Rules rules = rules_of("warri");
   // A's cup #6 holds 1 and receives one: 2. B's cups #1, #2 end with 2 and 3.
-  const Pits board = make_pits({0, 0, 0, 0, 3, 1, 1, 2, 5, 5, 5, 5});
+  const Pits board = board_of({0, 0, 0, 0, 3, 1, 1, 2, 5, 5, 5, 5});
   std::optional<Move> m = move_from(rules, board, 4);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->captured, 5);
@@ -299,7 +294,7 @@ TEST(Seed000, Rule3RunStopsAtTheOpponentsFirstCup) {
 // The Important Note: under Warri Society rules "no capture is possible if it would leave an
 // opponent with no marbles"; Ayo captures them.
 TEST(Seed000, NoteWarriCannotWipeOutAyoCan) {
-  const Pits board = make_pits({4, 4, 4, 5, 4, 4, 1, 1, 2, 0, 0, 0});
+  const Pits board = board_of({4, 4, 4, 5, 4, 4, 1, 1, 2, 0, 0, 0});
   {
     const Rules rules = rules_of("warri");
     std::optional<Move> m = move_from(rules, board, 3);
@@ -323,7 +318,7 @@ TEST(Seed000, NoteWarriCannotWipeOutAyoCan) {
 // Cup #5 holds 14: 11 around the board (skipping cup #5), then cup #6, B#1, B#2.
 TEST(Seed000, Rule4SkippingTheCupMovedFromWith12OrMore) {
   const Rules rules = rules_of("warri");
-  const Pits board = make_pits({0, 2, 2, 2, 14, 2, 4, 4, 4, 4, 5, 5});
+  const Pits board = board_of({0, 2, 2, 2, 14, 2, 4, 4, 4, 4, 5, 5});
   ASSERT_EQ(stones(board, 12), 48);
   std::optional<Move> m = move_from(rules, board, 4);
   ASSERT_TRUE(m.has_value());
@@ -341,7 +336,7 @@ TEST(Seed000, Rule4SkippingTheCupMovedFromWith12OrMore) {
 // cup #6. This is the only cup that player A has that would reach the empty cups of player B."
 TEST(Seed000, Rule5MandatoryFeeding) {
   const Rules rules = rules_of("warri");
-  const Pits board = make_pits({1, 1, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0});
+  const Pits board = board_of({1, 1, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0});
   EXPECT_EQ(legal_pits(rules, board), std::vector<int>{5});
   std::optional<Move> m = move_from(rules, board, 5);
   ASSERT_TRUE(m.has_value());
@@ -354,7 +349,7 @@ TEST(Seed000, Rule5NoFeedingMoveEndsTheGame) {
   for (const char* variant : {"warri", "oware", "ayo"}) {
     SCOPED_TRACE(variant);
     const Rules rules = rules_of(variant);
-    const Pits board = make_pits({3, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0});
+    const Pits board = board_of({3, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0});
     EXPECT_TRUE(legal_pits(rules, board).empty());
     EXPECT_EQ(rules.final_value(board), 7);
   }
@@ -368,7 +363,7 @@ TEST(Seed000, Rule5NoFeedingMoveEndsTheGame) {
 // "If player A moves cup #5 they will end in cup #2 on player B's side" (start position).
 TEST(Seed001, SampleMove1Cup5EndsInCup2OfB) {
   const Rules rules = rules_of("kalah");
-  std::optional<Move> m = move_from(rules, make_pits({4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}), 4);
+  std::optional<Move> m = move_from(rules, board_of({4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}), 4);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->stored, 1);
   EXPECT_EQ(m->captured, 0);
@@ -379,7 +374,7 @@ TEST(Seed001, SampleMove1Cup5EndsInCup2OfB) {
 // "If player A moves cup #3 they will end in their storehouse and get to move again".
 TEST(Seed001, SampleMove2EndInStoreGivesAnExtraTurn) {
   const Rules rules = rules_of("kalah");
-  std::optional<Move> m = move_from(rules, make_pits({4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}), 2);
+  std::optional<Move> m = move_from(rules, board_of({4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}), 2);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->stored, 1);
   EXPECT_TRUE(m->extra_turn);
@@ -390,7 +385,7 @@ TEST(Seed001, SampleMove2EndInStoreGivesAnExtraTurn) {
 // The last seed of a sowing from cup #6 goes straight into the store.
 TEST(Seed001, OneSeedFromTheLastCupGoesIntoTheStore) {
   const Rules rules = rules_of("kalah");
-  std::optional<Move> m = move_from(rules, make_pits({4, 4, 4, 4, 4, 1, 4, 4, 4, 4, 4, 4}), 5);
+  std::optional<Move> m = move_from(rules, board_of({4, 4, 4, 4, 4, 1, 4, 4, 4, 4, 4, 4}), 5);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->stored, 1);
   EXPECT_TRUE(m->extra_turn);
@@ -402,7 +397,7 @@ TEST(Seed001, OneSeedFromTheLastCupGoesIntoTheStore) {
 // Cup #5 (pit 4) faces B's cup #2 (pit 7), which holds 6.
 TEST(Seed001, SampleMove3CaptureOfSixPlusOne) {
   const Rules rules = rules_of("kalah");
-  const Pits board = make_pits({4, 3, 4, 4, 0, 4, 4, 6, 4, 4, 4, 4});
+  const Pits board = board_of({4, 3, 4, 4, 0, 4, 4, 6, 4, 4, 4, 4});
   std::optional<Move> m = move_from(rules, board, 1);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->captured, 7);
@@ -416,7 +411,7 @@ TEST(Seed001, SampleMove3CaptureOfSixPlusOne) {
 TEST(Seed001, SampleMove4LastSeedIntoStoreEndsTheGame) {
   const Rules rules = rules_of("kalah");
   // B is the mover here: B's cups first.
-  const Pits board = make_pits({0, 0, 0, 0, 0, 1, 3, 2, 0, 1, 4, 2});
+  const Pits board = board_of({0, 0, 0, 0, 0, 1, 3, 2, 0, 1, 4, 2});
   EXPECT_EQ(legal_pits(rules, board), std::vector<int>{5});
   std::optional<Move> m = move_from(rules, board, 5);
   ASSERT_TRUE(m.has_value());
@@ -431,7 +426,7 @@ TEST(Seed001, SampleMove4LastSeedIntoStoreEndsTheGame) {
 // Under no_move a mover with seeds plays on while the opponent is empty; under empty_side the
 // game is already over there.
 TEST(Seed001, NoMoveVersusEmptySide) {
-  const Pits board = make_pits({0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0});
+  const Pits board = board_of({0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0});
   EXPECT_EQ(legal_pits(rules_of("kalah"), board), (std::vector<int>{1, 5}));
   for (const char* variant : {"kalah-tournament", "kalah-irving", "kalah/6x4/end=empty_side"}) {
     SCOPED_TRACE(variant);
@@ -445,7 +440,7 @@ TEST(Seed001, NoMoveVersusEmptySide) {
 // pit: 12 places, then the origin itself); capture_empty_opposite takes a lone last seed.
 TEST(Seed001, CaptureIntoTheEmptiedOriginAndCaptureEmptyOpposite) {
   const Rules rules = rules_of("kalah");
-  const Pits lap = make_pits({13, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2});
+  const Pits lap = board_of({13, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2});
   std::optional<Move> m = move_from(rules, lap, 0);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->stored, 1);
@@ -453,7 +448,7 @@ TEST(Seed001, CaptureIntoTheEmptiedOriginAndCaptureEmptyOpposite) {
   EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1}));
 
   // The last seed lands in the empty pit 3, which faces the empty pit 8.
-  const Pits lone = make_pits({0, 0, 1, 0, 0, 0, 4, 4, 0, 4, 4, 4});
+  const Pits lone = board_of({0, 0, 1, 0, 0, 0, 4, 4, 0, 4, 4, 4});
   std::optional<Move> plain = move_from(rules, lone, 2);
   ASSERT_TRUE(plain.has_value());
   EXPECT_EQ(plain->captured, 0);
@@ -475,7 +470,7 @@ TEST(Seed001, CaptureIntoTheEmptiedOriginAndCaptureEmptyOpposite) {
 TEST(Seed003, MainRulesSkipTheEmptiedCupAndCaptureClockwise) {
   const Rules rules = rules_of("wari-modar");
   // 18 from pit 1: one lap of 11 places skipping pit 1, then 7 more (pits 2..8).
-  const Pits board = make_pits({0, 18, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1});
+  const Pits board = board_of({0, 18, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1});
   std::optional<Move> m = move_from(rules, board, 1);
   ASSERT_TRUE(m.has_value());
   // After sowing: 1 0 2 2 2 2 | 3 2 3 1 1 2; pits 8, 7, 6 hold 3, 2, 3: captured 8.
@@ -490,7 +485,7 @@ TEST(Seed003, MainRulesCannotCaptureTheLastOpponentCup) {
   for (const char* variant : {"wari-modar", "abapa"}) {
     SCOPED_TRACE(variant);
     const Rules rules = rules_of(variant);
-    const Pits board = make_pits({0, 0, 0, 0, 3, 1, 1, 0, 0, 0, 0, 0});
+    const Pits board = board_of({0, 0, 0, 0, 3, 1, 1, 0, 0, 0, 0, 0});
     EXPECT_EQ(legal_pits(rules, board), (std::vector<int>{4, 5}));
     std::optional<Move> m = move_from(rules, board, 5);
     ASSERT_TRUE(m.has_value());
@@ -505,9 +500,8 @@ TEST(Seed003, MainRulesCannotCaptureTheLastOpponentCup) {
 // [...] each player takes any markers left on his side".
 TEST(Seed003, MainRulesFeedingAndTheEnd) {
   const Rules rules = rules_of("wari-modar");
-  EXPECT_EQ(legal_pits(rules, make_pits({0, 3, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0})),
-            std::vector<int>{3});
-  const Pits own_empty = make_pits({0, 0, 0, 0, 0, 0, 1, 0, 4, 0, 0, 2});
+  EXPECT_EQ(legal_pits(rules, board_of({0, 3, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0})), std::vector<int>{3});
+  const Pits own_empty = board_of({0, 0, 0, 0, 0, 0, 1, 0, 4, 0, 0, 2});
   EXPECT_TRUE(legal_pits(rules, own_empty).empty());
   EXPECT_EQ(rules.final_value(own_empty), -7);
 }
@@ -522,7 +516,7 @@ TEST(Seed003, MainRulesFeedingAndTheEnd) {
 TEST(Seed003Alternate, StoreIsSownAndTheOriginIsNotSkipped) {
   const Rules rules = rules_of("wari-us");
   // 14 from pit 0: 1..5, store, 6..11, 0, 1.
-  const Pits board = make_pits({14, 0, 0, 0, 0, 0, 4, 4, 4, 4, 4, 4});
+  const Pits board = board_of({14, 0, 0, 0, 0, 0, 4, 4, 4, 4, 4, 4});
   std::optional<Move> m = move_from(rules, board, 0);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->stored, 1);
@@ -537,20 +531,20 @@ TEST(Seed003Alternate, StoreIsSownAndTheOriginIsNotSkipped) {
 TEST(Seed003Alternate, CaptureExactlyTwoOppositeAnOwnPit) {
   const Rules rules = rules_of("wari-us");
   // Pit 0's seed lands in pit 1, which faces pit 10.
-  std::optional<Move> two = move_from(rules, make_pits({1, 0, 0, 0, 0, 3, 4, 4, 4, 4, 2, 4}), 0);
+  std::optional<Move> two = move_from(rules, board_of({1, 0, 0, 0, 0, 3, 4, 4, 4, 4, 2, 4}), 0);
   ASSERT_TRUE(two.has_value());
   EXPECT_EQ(two->captured, 2);
   EXPECT_EQ(two->sowings, 1);  // pit 0, clockwise of pit 1, is empty: the turn ends
   EXPECT_EQ(as_vector(two->child, 12), (std::vector<int>{4, 4, 4, 4, 0, 4, 0, 1, 0, 0, 0, 3}));
-  std::optional<Move> three = move_from(rules, make_pits({1, 0, 0, 0, 0, 3, 4, 4, 4, 4, 3, 4}), 0);
+  std::optional<Move> three = move_from(rules, board_of({1, 0, 0, 0, 0, 3, 4, 4, 4, 4, 3, 4}), 0);
   ASSERT_TRUE(three.has_value());
   EXPECT_EQ(three->captured, 0);
   // The own pit that receives the last seed may hold any number of seeds.
-  std::optional<Move> full = move_from(rules, make_pits({1, 7, 0, 0, 0, 3, 4, 4, 4, 4, 2, 4}), 0);
+  std::optional<Move> full = move_from(rules, board_of({1, 7, 0, 0, 0, 3, 4, 4, 4, 4, 2, 4}), 0);
   ASSERT_TRUE(full.has_value());
   EXPECT_EQ(full->captured, 2);
   // A last seed on the opponent's side captures nothing, whatever it makes there.
-  std::optional<Move> far = move_from(rules, make_pits({0, 0, 0, 0, 0, 3, 1, 1, 4, 4, 4, 4}), 5);
+  std::optional<Move> far = move_from(rules, board_of({0, 0, 0, 0, 0, 3, 1, 1, 4, 4, 4, 4}), 5);
   ASSERT_TRUE(far.has_value());
   EXPECT_EQ(far->captured, 0);
   EXPECT_EQ(far->stored, 1);
@@ -564,7 +558,7 @@ TEST(Seed003Alternate, CaptureContinuesFromTheOwnPitClockwise) {
   // Pit 0 (3) ends in pit 3 opposite pit 8 (2): capture 2, go on from pit 2 (now 2 seeds),
   // which ends in pit 4 opposite pit 7 (2): capture 2, go on from pit 3 (now 2), which ends in
   // pit 5 opposite pit 6 (5): the turn ends. No backward chain: pit 9 (2) is never taken.
-  const Pits board = make_pits({3, 0, 1, 0, 0, 0, 5, 2, 2, 2, 4, 4});
+  const Pits board = board_of({3, 0, 1, 0, 0, 0, 5, 2, 2, 2, 4, 4});
   std::optional<Move> m = move_from(rules, board, 0);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->captured, 4);
@@ -580,7 +574,7 @@ TEST(Seed003Alternate, StoreAndPitZeroEndTheTurn) {
   const Rules rules = rules_of("wari-us");
   // Pit 1 (4) ends in pit 5 opposite pit 6 (2): capture 2; the turn goes on from pit 4
   // (1 + 1 = 2), which sows pit 5 and the store: the turn ends there.
-  const Pits board = make_pits({0, 4, 0, 0, 1, 0, 2, 4, 4, 4, 4, 4});
+  const Pits board = board_of({0, 4, 0, 0, 1, 0, 2, 4, 4, 4, 4, 4});
   std::optional<Move> m = move_from(rules, board, 1);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->captured, 2);
@@ -589,14 +583,14 @@ TEST(Seed003Alternate, StoreAndPitZeroEndTheTurn) {
   EXPECT_FALSE(m->extra_turn);
   EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{0, 4, 4, 4, 4, 4, 0, 0, 1, 1, 0, 2}));
   // A sowing that ends in the store directly: no extra turn either.
-  std::optional<Move> s = move_from(rules, make_pits({0, 0, 0, 0, 2, 0, 4, 4, 4, 4, 4, 4}), 4);
+  std::optional<Move> s = move_from(rules, board_of({0, 0, 0, 0, 2, 0, 4, 4, 4, 4, 4, 4}), 4);
   ASSERT_TRUE(s.has_value());
   EXPECT_EQ(s->stored, 1);
   EXPECT_FALSE(s->extra_turn);
   EXPECT_EQ(s->sowings, 1);
   // 8 from pit 5: store, 6..11, 0. Pit 0 faces pit 11 (1 + 1 = 2): capture; pit 0 has no own
   // pit clockwise of it, so the turn ends (pit 4's 3 seeds stay).
-  const Pits zero = make_pits({0, 0, 0, 0, 3, 8, 4, 4, 4, 4, 4, 1});
+  const Pits zero = board_of({0, 0, 0, 0, 3, 8, 4, 4, 4, 4, 4, 1});
   std::optional<Move> z = move_from(rules, zero, 5);
   ASSERT_TRUE(z.has_value());
   EXPECT_EQ(z->captured, 2);
@@ -609,14 +603,14 @@ TEST(Seed003Alternate, StoreAndPitZeroEndTheTurn) {
 // player to move has no stones.
 TEST(Seed003Alternate, GrandSlamCapturesAndNoFeeding) {
   const Rules rules = rules_of("wari-us");
-  std::optional<Move> m = move_from(rules, make_pits({1, 0, 0, 0, 0, 3, 0, 0, 0, 0, 2, 0}), 0);
+  std::optional<Move> m = move_from(rules, board_of({1, 0, 0, 0, 0, 3, 0, 0, 0, 0, 2, 0}), 0);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->captured, 2);
   EXPECT_EQ(as_vector(m->child, 12), (std::vector<int>{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 3}));
   EXPECT_TRUE(legal_pits(rules, m->child).empty());
   EXPECT_EQ(rules.final_value(m->child), -4);
   // The opponent is empty and no move feeds: the mover still plays.
-  EXPECT_EQ(legal_pits(rules, make_pits({1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})),
+  EXPECT_EQ(legal_pits(rules, board_of({1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})),
             (std::vector<int>{0, 1}));
 }
 
@@ -631,9 +625,9 @@ TEST(Seed002, GrandSlamForbiddenUnlessForced) {
     SCOPED_TRACE(variant);
     const Rules rules = rules_of(variant);
     // Pit 5 (2) makes 2 and 2 in pits 6, 7: everything the opponent has.
-    const Pits board = make_pits({1, 0, 0, 0, 0, 2, 1, 1, 0, 0, 0, 0});
+    const Pits board = board_of({1, 0, 0, 0, 0, 2, 1, 1, 0, 0, 0, 0});
     EXPECT_EQ(legal_pits(rules, board), std::vector<int>{0});
-    const Pits forced = make_pits({0, 0, 0, 0, 0, 2, 1, 1, 0, 0, 0, 0});
+    const Pits forced = board_of({0, 0, 0, 0, 0, 2, 1, 1, 0, 0, 0, 0});
     EXPECT_EQ(legal_pits(rules, forced), std::vector<int>{5});
     std::optional<Move> m = move_from(rules, forced, 5);
     ASSERT_TRUE(m.has_value());
@@ -650,12 +644,11 @@ TEST(Seed002, GrandSlamForbiddenUnlessForced) {
 // back to the empty side."
 TEST(Seed002, SkipFeedAndEnd) {
   const Rules rules = rules_of("wari-kc");
-  std::optional<Move> lap = move_from(rules, make_pits({12, 0, 0, 0, 0, 0, 4, 4, 4, 4, 4, 4}), 0);
+  std::optional<Move> lap = move_from(rules, board_of({12, 0, 0, 0, 0, 0, 4, 4, 4, 4, 4, 4}), 0);
   ASSERT_TRUE(lap.has_value());
   EXPECT_EQ(as_vector(lap->child, 12), (std::vector<int>{5, 5, 5, 5, 5, 5, 0, 2, 1, 1, 1, 1}));
-  EXPECT_EQ(legal_pits(rules, make_pits({0, 0, 5, 1, 0, 0, 0, 0, 0, 0, 0, 0})),
-            std::vector<int>{2});
-  const Pits stuck = make_pits({2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  EXPECT_EQ(legal_pits(rules, board_of({0, 0, 5, 1, 0, 0, 0, 0, 0, 0, 0, 0})), std::vector<int>{2});
+  const Pits stuck = board_of({2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
   EXPECT_TRUE(legal_pits(rules, stuck).empty());
   EXPECT_EQ(rules.final_value(stuck), 3);
 }
@@ -663,7 +656,7 @@ TEST(Seed002, SkipFeedAndEnd) {
 // VARIANTS.md's reference position for oware: `1 1 1 1 1 2 4 2 3 0 0 0` has six moves.
 TEST(VariantsReference, OwarePositionHasSixMoves) {
   const Rules rules = rules_of("oware");
-  const Pits board = make_pits({1, 1, 1, 1, 1, 2, 4, 2, 3, 0, 0, 0});
+  const Pits board = board_of({1, 1, 1, 1, 1, 2, 4, 2, 3, 0, 0, 0});
   MoveList list;
   ASSERT_EQ(rules.legal_moves(board, list), 6);
   const std::vector<std::vector<int>> children = {

@@ -18,30 +18,13 @@
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/probe/sowdb.h"
+#include "test_support.h"
 
 extern "C" int sowdb_c_header_check(const char* dir, int32_t* value_out);
 
 namespace sowdb::test {
 namespace {
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "sowdb-tables-XXXXXX").string();
-    if (!mkdtemp(pattern.data()))
-      throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // The arbitrary but fixed entries of the hand-written tables.
 int fake_value(int n, std::uint64_t i) {
