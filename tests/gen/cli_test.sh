@@ -12,57 +12,8 @@ if [[ $# -ne 1 || ! -x "$1" ]]; then
   exit 2
 fi
 SOWDB=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILURES=0
-CHECKS=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  FAILURES=$((FAILURES + 1))
-}
-
-# bad ARGS...: a usage error.
-bad() {
-  CHECKS=$((CHECKS + 1))
-  "$SOWDB" "$@" >"$TMP/out" 2>"$TMP/err"
-  local rc=$?
-  local what="sowdb $*"
-  if [[ $rc -eq 0 ]]; then
-    fail "$what: exit code 0 for bad input"
-  elif [[ $rc -ge 128 ]]; then
-    fail "$what: exit code $rc (crashed?)"
-  fi
-  local lines
-  lines=$(wc -l <"$TMP/err")
-  if [[ $lines -ne 1 ]]; then
-    fail "$what: $lines lines on stderr, want 1: $(cat "$TMP/err")"
-  elif ! grep -q '^sowdb: error: .' "$TMP/err"; then
-    fail "$what: stderr is not 'sowdb: error: ...': $(cat "$TMP/err")"
-  fi
-  if [[ -s "$TMP/out" ]]; then
-    fail "$what: wrote to stdout: $(head -c 200 "$TMP/out")"
-  fi
-}
-
-# good ARGS...: exit 0, nothing on stderr, something on stdout.
-good() {
-  CHECKS=$((CHECKS + 1))
-  "$SOWDB" "$@" >"$TMP/out" 2>"$TMP/err"
-  local rc=$?
-  if [[ $rc -ne 0 ]]; then
-    fail "sowdb $*: exit code $rc: $(cat "$TMP/err")"
-    return 1
-  fi
-  if [[ -s "$TMP/err" ]]; then
-    fail "sowdb $*: wrote to stderr: $(cat "$TMP/err")"
-  fi
-  if [[ ! -s "$TMP/out" ]]; then
-    fail "sowdb $*: no output"
-    return 1
-  fi
-  return 0
-}
+# shellcheck source=cli_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
 # json_check PYTHON_EXPRESSIONS...: $TMP/out parses as JSON, and each expression holds of `j`,
 # the object in it.
@@ -171,8 +122,4 @@ print(" ".join(json.loads(line)["name"] for line in sys.stdin if line.strip()))'
   [[ "$names" == "${PRESETS[*]}" ]] || fail "sowdb variants --json lists '$names'"
 fi
 
-if [[ $FAILURES -ne 0 ]]; then
-  echo "$FAILURES of $CHECKS checks failed" >&2
-  exit 1
-fi
-echo "all $CHECKS checks passed"
+finish

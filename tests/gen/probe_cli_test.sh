@@ -15,46 +15,8 @@ if [[ $# -lt 1 || ! -x "$1" ]]; then
 fi
 SOWDB=$1
 PLAY=${2:-}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILURES=0
-CHECKS=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  FAILURES=$((FAILURES + 1))
-}
-
-# bad ARGS...: one line on stderr, nothing on stdout, exit code in 1..127.
-bad() {
-  CHECKS=$((CHECKS + 1))
-  "$SOWDB" "$@" </dev/null >"$TMP/out" 2>"$TMP/err"
-  local rc=$?
-  rc_last=$rc
-  if [[ $rc -eq 0 || $rc -ge 128 ]]; then
-    fail "sowdb $*: exit code $rc"
-  fi
-  if [[ $(wc -l <"$TMP/err") -ne 1 ]] || ! grep -q '^sowdb: error: .' "$TMP/err"; then
-    fail "sowdb $*: stderr is not one 'sowdb: error:' line: $(cat "$TMP/err")"
-  fi
-  if [[ -s "$TMP/out" ]]; then
-    fail "sowdb $*: wrote to stdout: $(head -c 200 "$TMP/out")"
-  fi
-}
-
-# good ARGS...: exit 0, nothing on stderr.
-good() {
-  CHECKS=$((CHECKS + 1))
-  "$SOWDB" "$@" >"$TMP/out" 2>"$TMP/err"
-  local rc=$?
-  if [[ $rc -ne 0 ]]; then
-    fail "sowdb $*: exit code $rc: $(cat "$TMP/err")"
-    return 1
-  fi
-  if [[ -s "$TMP/err" ]]; then
-    fail "sowdb $*: wrote to stderr: $(cat "$TMP/err")"
-  fi
-}
+# shellcheck source=cli_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
 # expect PATTERN: the last output matches the extended regular expression.
 expect() {
@@ -213,5 +175,4 @@ if [[ -n "$PLAY" ]]; then
   grep -q 'hold up to 10' "$TMP/err" || fail "play_game: unclear error: $(cat "$TMP/err")"
 fi
 
-echo "$CHECKS checks, $FAILURES failures"
-[[ $FAILURES -eq 0 ]]
+finish
