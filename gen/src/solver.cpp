@@ -532,7 +532,7 @@ class LayerSolver {
 class AcyclicSolver {
  public:
   AcyclicSolver(const RuleSet& rules, int stones, const SmallerValues& smaller)
-      : rules_(rules), stones_(stones), k_(rules_.pits()) {
+      : rules_(rules), stones_(stones), k_(rules_.pits()), rank_(k_, stones) {
     size_ = layer_size(k_, stones_);
     for (int m = 0; m < stones_; ++m)
       smaller_[m] = smaller(m);
@@ -543,42 +543,79 @@ class AcyclicSolver {
   }
 
   Layer run(const std::function<void(double)>& progress) {
-    const std::uint64_t chunk = 1 << 14;
-    const std::uint64_t chunks = (size_ + chunk - 1) / chunk;
+    // Positions go in tiles: a run of mover's sides (the low digits of the index) by a run of
+    // opponent's sides (the high digits), so that the tile's own entries and its children's
+    // entries each fill a few hundred cache lines instead of one line per look-up. A child's
+    // mover is the parent's opponent: the children of one move from the tile's positions form
+    // a similar tile of the child's layer, with the two runs swapped. In index order (one mover's
+    // run per opponent's side) every child look-up missed the cache: about 1.35 times slower on
+    // Kalah 6x4 layers 0..17.
+    const int p = rules_.pits_per_side();
+    struct Chunk {
+      int k;                 // seeds on the mover's side
+      std::uint64_t first;   // index of the first mover's side among those of k seeds
+      std::uint64_t count;   // mover's sides in the chunk
+    };
+    std::vector<Chunk> chunks;
+    const std::uint64_t ta = kTileMover, tb = kTileOpponent;
+    for (int k = 0; k <= stones_; ++k) {
+      const std::uint64_t na = layer_size(p, k);
+      for (std::uint64_t a = 0; a < na; a += ta)
+        chunks.push_back({k, a, std::min(ta, na - a)});
+    }
     std::atomic<std::uint64_t> done{0};
     const auto main_thread = std::this_thread::get_id();
-    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, chunks, 1), [&](const auto& r) {
-      // Frames for the group, then one per level of recursion; a deque keeps references valid
-      // as it grows.
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks.size(), 1), [&](const auto& r) {
       std::deque<Frame>& stack = stacks_.local();
       if (stack.size() < kGroup)
         stack.resize(kGroup);
-      for (std::uint64_t c = r.begin(); c != r.end(); ++c) {
-        const std::uint64_t begin = c * chunk;
-        const std::uint64_t end = std::min(size_, begin + chunk);
-        Pits board{};
-        unrank(begin, stones_, std::span(board.data(), k_));
-        // Positions go in groups: first every move and child index of the group, prefetching
-        // the children's values, then the values, so that those cache misses overlap.
-        for (std::uint64_t first = begin; first < end; first += kGroup) {
-          const int group = static_cast<int>(std::min<std::uint64_t>(kGroup, end - first));
-          for (int g = 0; g < group; ++g) {
-            Frame& f = stack[g];
-            f.board = board;
-            f.open = aref(value_[first + g]).load(std::memory_order_relaxed) == kUnknown;
-            if (f.open)
-              prepare(f);
-            next_position(std::span(board.data(), k_));
+      std::vector<Pits> sides_a(ta), sides_b(tb);
+      for (std::size_t c = r.begin(); c != r.end(); ++c) {
+        const Chunk& ch = chunks[c];
+        Pits side{};
+        unrank(ch.first, ch.k, std::span(side.data(), p));
+        for (std::uint64_t j = 0; j < ch.count; ++j) {
+          sides_a[j] = side;
+          next_position(std::span(side.data(), p));
+        }
+        const int nb_stones = stones_ - ch.k;
+        const std::uint64_t nb = layer_size(p, nb_stones);
+        Pits bside{};
+        unrank(0, nb_stones, std::span(bside.data(), p));
+        for (std::uint64_t b0 = 0; b0 < nb; b0 += tb) {
+          const std::uint64_t bc = std::min(tb, nb - b0);
+          for (std::uint64_t j = 0; j < bc; ++j) {
+            sides_b[j] = bside;
+            next_position(std::span(bside.data(), p));
           }
-          for (int g = 0; g < group; ++g) {
-            Frame& f = stack[g];
-            if (f.open)
-              finish(first + g, f, stack, kGroup);
+          const std::uint64_t total = bc * ch.count;
+          std::uint64_t index[kGroup];
+          for (std::uint64_t first = 0; first < total; first += kGroup) {
+            const int group = static_cast<int>(std::min<std::uint64_t>(kGroup, total - first));
+            for (int g = 0; g < group; ++g) {
+              const std::uint64_t q = first + g;
+              Frame& f = stack[g];
+              const Pits& sa = sides_a[q % ch.count];
+              const Pits& sb = sides_b[q / ch.count];
+              for (int x = 0; x < p; ++x) {
+                f.board[x] = sa[x];
+                f.board[p + x] = sb[x];
+              }
+              index[g] = rank_(f.board);
+              f.open = aref(value_[index[g]]).load(std::memory_order_relaxed) == kUnknown;
+              if (f.open)
+                prepare(f);
+            }
+            for (int g = 0; g < group; ++g) {
+              Frame& f = stack[g];
+              if (f.open)
+                finish(index[g], f, stack, kGroup);
+            }
           }
         }
         const std::uint64_t now = done.fetch_add(1) + 1;
         if (progress && std::this_thread::get_id() == main_thread) {
-          progress(static_cast<double>(now) / static_cast<double>(chunks));
+          progress(static_cast<double>(now) / static_cast<double>(chunks.size()));
         }
       }
     });
@@ -594,6 +631,9 @@ class AcyclicSolver {
   static constexpr std::int8_t kUnknown = -128;  // no value is -128: |value| <= 127
   static constexpr int kMaxChain = 4096;
   static constexpr int kGroup = 8;
+  // A tile: up to kTileMover mover's sides by up to kTileOpponent opponent's sides.
+  static constexpr std::uint64_t kTileMover = 64;
+  static constexpr std::uint64_t kTileOpponent = 256;
 
   // One position being solved: its moves and where their children's values are.
   struct Frame {
@@ -608,7 +648,7 @@ class AcyclicSolver {
     rules_.legal_moves(f.board, f.moves);
     for (int j = 0; j < f.moves.size; ++j) {
       const Move& m = f.moves.moves[j];
-      f.child_index[j] = rank(std::span<const std::uint8_t>(m.child.data(), k_));
+      f.child_index[j] = rank_(m.child);
       f.child_layer[j] = m.gain() == 0 ? value_.data() : smaller_[stones_ - m.gain()];
       __builtin_prefetch(f.child_layer[j] + f.child_index[j]);
     }
@@ -681,6 +721,7 @@ class AcyclicSolver {
   DepthTable::Bytes depth_;
   DepthOverflow overflow_;
   tbb::enumerable_thread_specific<std::deque<Frame>> stacks_;
+  Ranker rank_;
 };
 
 }  // namespace
