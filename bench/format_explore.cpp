@@ -484,6 +484,59 @@ int main(int argc, char** argv) {
           h(marked, [](std::size_t) { return 0; }),
           h(marked, prev1(marked)),
           h(marked, prev2(marked)));
+      // Richer contexts a block decoder can afford: the entries of the positions with one seed
+      // moved from pit j to pit j + 1 (a smaller index, so decoded earlier when in the same
+      // 4096-entry block; "none" otherwise). The cost is that of an adaptive model over the
+      // whole layer (counts + 1/2), so it includes the price of learning the model.
+      {
+        constexpr std::size_t kNeighbourBlock = 4096;
+        constexpr int kNeighbours = 4;
+        std::vector<std::array<std::uint8_t, kNeighbours>> near(size);
+        std::vector<std::uint8_t> nb(static_cast<std::size_t>(pits));
+        sowdb::unrank(0, n, nb);
+        for (std::size_t i = 0; i < size; ++i) {
+          for (int j = 0; j < kNeighbours && j + 1 < pits; ++j) {
+            std::uint8_t sym = 255;  // none
+            const auto pj = static_cast<std::size_t>(j);
+            if (nb[pj] > 0) {
+              --nb[pj];
+              ++nb[pj + 1];
+              const std::uint64_t q = sowdb::rank(nb);
+              ++nb[pj];
+              --nb[pj + 1];
+              if (q / kNeighbourBlock == i / kNeighbourBlock)
+                sym = static_cast<std::uint8_t>(marked[q]);
+            }
+            near[i][pj] = sym;
+          }
+          sowdb::next_position(nb);
+        }
+        const auto adaptive = [&](int used) {
+          std::map<std::uint32_t, std::map<int, std::uint32_t>> counts;
+          const double alphabet = 2.0 * n + 2;  // values -n..n and the mark
+          double bits = 0;
+          for (std::size_t i = 0; i < size; ++i) {
+            std::uint32_t c = 0;
+            for (int j = 0; j < used; ++j)
+              c = c << 8 | near[i][static_cast<std::size_t>(j)];
+            auto& dist = counts[c];
+            std::uint32_t total = 0;
+            for (const auto& [x, f] : dist)
+              total += f;
+            std::uint32_t& f = dist[marked[i]];
+            bits -= std::log2((f + 0.5) / (total + 0.5 * alphabet));
+            ++f;
+          }
+          return bits / 8 / static_cast<double>(size);
+        };
+        std::printf(
+            "# layer %d marked values, adaptive model, B/position: neighbours of pits 0..1 %.4f, "
+            "0..2 %.4f, 0..3 %.4f\n",
+            n,
+            adaptive(2),
+            adaptive(3),
+            adaptive(4));
+      }
     }
     // Depth stream: where value != 0, except value > 0 don't-care entries (depth 1 by rule).
     const auto keep_depth = [&](std::size_t i) {
