@@ -557,19 +557,20 @@ class AcyclicSolver {
       std::uint64_t count;   // mover's sides in the chunk
     };
     std::vector<Chunk> chunks;
-    const std::uint64_t ta = kTileMover, tb = kTileOpponent;
     for (int k = 0; k <= stones_; ++k) {
       const std::uint64_t na = layer_size(p, k);
-      for (std::uint64_t a = 0; a < na; a += ta)
-        chunks.push_back({k, a, std::min(ta, na - a)});
+      for (std::uint64_t a = 0; a < na; a += kTileMover)
+        chunks.push_back({k, a, std::min(kTileMover, na - a)});
     }
     std::atomic<std::uint64_t> done{0};
     const auto main_thread = std::this_thread::get_id();
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks.size(), 1), [&](const auto& r) {
+      // Frames for the group, then one per level of recursion; a deque keeps references valid
+      // as it grows.
       std::deque<Frame>& stack = stacks_.local();
       if (stack.size() < kGroup)
         stack.resize(kGroup);
-      std::vector<Pits> sides_a(ta), sides_b(tb);
+      std::vector<Pits> sides_a(kTileMover), sides_b(kTileOpponent);
       for (std::size_t c = r.begin(); c != r.end(); ++c) {
         const Chunk& ch = chunks[c];
         Pits side{};
@@ -582,21 +583,28 @@ class AcyclicSolver {
         const std::uint64_t nb = layer_size(p, nb_stones);
         Pits bside{};
         unrank(0, nb_stones, std::span(bside.data(), p));
-        for (std::uint64_t b0 = 0; b0 < nb; b0 += tb) {
-          const std::uint64_t bc = std::min(tb, nb - b0);
+        for (std::uint64_t b0 = 0; b0 < nb; b0 += kTileOpponent) {
+          const std::uint64_t bc = std::min(kTileOpponent, nb - b0);
           for (std::uint64_t j = 0; j < bc; ++j) {
             sides_b[j] = bside;
             next_position(std::span(bside.data(), p));
           }
+          // Positions go in groups: first every move and child index of the group, prefetching
+          // the children's values, then the values, so that those cache misses overlap. The
+          // mover's side (ja) changes fastest, as in index order.
           const std::uint64_t total = bc * ch.count;
+          std::uint64_t ja = 0, jb = 0;
           std::uint64_t index[kGroup];
           for (std::uint64_t first = 0; first < total; first += kGroup) {
             const int group = static_cast<int>(std::min<std::uint64_t>(kGroup, total - first));
             for (int g = 0; g < group; ++g) {
-              const std::uint64_t q = first + g;
               Frame& f = stack[g];
-              const Pits& sa = sides_a[q % ch.count];
-              const Pits& sb = sides_b[q / ch.count];
+              const Pits& sa = sides_a[ja];
+              const Pits& sb = sides_b[jb];
+              if (++ja == ch.count) {
+                ja = 0;
+                ++jb;
+              }
               for (int x = 0; x < p; ++x) {
                 f.board[x] = sa[x];
                 f.board[p + x] = sb[x];
