@@ -552,9 +552,9 @@ class AcyclicSolver {
     // Kalah 6x4 layers 0..17.
     const int p = rules_.pits_per_side();
     struct Chunk {
-      int k;                 // seeds on the mover's side
-      std::uint64_t first;   // index of the first mover's side among those of k seeds
-      std::uint64_t count;   // mover's sides in the chunk
+      int k;                // seeds on the mover's side
+      std::uint64_t first;  // index of the first mover's side among those of k seeds
+      std::uint64_t count;  // mover's sides in the chunk
     };
     std::vector<Chunk> chunks;
     for (int k = 0; k <= stones_; ++k) {
