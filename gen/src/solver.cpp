@@ -532,7 +532,12 @@ class LayerSolver {
 class AcyclicSolver {
  public:
   AcyclicSolver(const RuleSet& rules, int stones, const SmallerValues& smaller)
-      : rules_(rules), stones_(stones), k_(rules_.pits()), rank_(k_, stones) {
+      : rules_(rules),
+        stones_(stones),
+        k_(rules_.pits()),
+        kalah_(rules.family == Family::kKalah),
+        capture_empty_opposite_(rules.capture_empty_opposite),
+        rank_(k_, stones) {
     size_ = layer_size(k_, stones_);
     for (int m = 0; m < stones_; ++m)
       smaller_[m] = smaller(m);
@@ -543,90 +548,59 @@ class AcyclicSolver {
   }
 
   Layer run(const std::function<void(double)>& progress) {
-    // Positions go in tiles: a run of mover's sides (the low digits of the index) by a run of
-    // opponent's sides (the high digits), so that the tile's own entries and its children's
-    // entries each fill a few hundred cache lines instead of one line per look-up. A child's
-    // mover is the parent's opponent: the children of one move from the tile's positions form
-    // a similar tile of the child's layer, with the two runs swapped. In index order (one mover's
-    // run per opponent's side) every child look-up missed the cache: about 1.35 times slower on
-    // Kalah 6x4 layers 0..17.
+    // Positions go in tiles: a run of kTile mover's sides (the low digits of the index) by a run
+    // of kTile opponent's sides (the high digits), so that the tile's own entries and its
+    // children's entries each fill a few hundred cache lines instead of one line per look-up. A
+    // child's mover is the parent's opponent: the children of one move from the tile's positions
+    // form a similar tile of the child's layer, with the two runs swapped. In index order (one
+    // mover's run per opponent's side) every child look-up missed the cache: about 1.35 times
+    // slower on Kalah 6x4 layers 0..17.
+    //
+    // Tiles go by increasing diagonal A + B (A, B: the tile's run numbers, side rank / kTile). A
+    // move that stays in the layer sows the mover's seeds towards higher pits, which lowers the
+    // prefix sums of the side and so its rank, and leaves the opponent's side alone: from (a, b)
+    // it leads to (b, a') with rank(a') < rank(a), in a tile of diagonal <= the parent's. On the
+    // same diagonal the child lies in the mirror tile (the two runs swapped, the other seed
+    // count), so a tile and its mirror go together, walked by increasing rank(a) + rank(b)
+    // within the pair: then every in-layer child is solved before its parent. (Walking the seed
+    // counts in order left 40% of the positions to the depth-first recursion of finish(), whose
+    // look-ups are random; it stays as a fallback, so correctness never rests on this order.)
     const int p = rules_.pits_per_side();
-    struct Chunk {
-      int k;                // seeds on the mover's side
-      std::uint64_t first;  // index of the first mover's side among those of k seeds
-      std::uint64_t count;  // mover's sides in the chunk
-    };
-    std::vector<Chunk> chunks;
-    for (int k = 0; k <= stones_; ++k) {
-      const std::uint64_t na = layer_size(p, k);
-      for (std::uint64_t a = 0; a < na; a += kTileMover)
-        chunks.push_back({k, a, std::min(kTileMover, na - a)});
-    }
-    std::atomic<std::uint64_t> done{0};
-    const auto main_thread = std::this_thread::get_id();
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks.size(), 1), [&](const auto& r) {
-      // Frames for the group, then one per level of recursion; a deque keeps references valid
-      // as it grows.
-      std::deque<Frame>& stack = stacks_.local();
-      if (stack.size() < kGroup)
-        stack.resize(kGroup);
-      std::vector<Pits> sides_a(kTileMover), sides_b(kTileOpponent);
-      for (std::size_t c = r.begin(); c != r.end(); ++c) {
-        const Chunk& ch = chunks[c];
-        Pits side{};
-        unrank(ch.first, ch.k, std::span(side.data(), p));
-        for (std::uint64_t j = 0; j < ch.count; ++j) {
-          sides_a[j] = side;
-          next_position(std::span(side.data(), p));
-        }
-        const int nb_stones = stones_ - ch.k;
-        const std::uint64_t nb = layer_size(p, nb_stones);
-        Pits bside{};
-        unrank(0, nb_stones, std::span(bside.data(), p));
-        for (std::uint64_t b0 = 0; b0 < nb; b0 += kTileOpponent) {
-          const std::uint64_t bc = std::min(kTileOpponent, nb - b0);
-          for (std::uint64_t j = 0; j < bc; ++j) {
-            sides_b[j] = bside;
-            next_position(std::span(bside.data(), p));
-          }
-          // Positions go in groups: first every move and child index of the group, prefetching
-          // the children's values, then the values, so that those cache misses overlap. The
-          // mover's side (ja) changes fastest, as in index order.
-          const std::uint64_t total = bc * ch.count;
-          std::uint64_t ja = 0, jb = 0;
-          std::uint64_t index[kGroup];
-          for (std::uint64_t first = 0; first < total; first += kGroup) {
-            const int group = static_cast<int>(std::min<std::uint64_t>(kGroup, total - first));
-            for (int g = 0; g < group; ++g) {
-              Frame& f = stack[g];
-              const Pits& sa = sides_a[ja];
-              const Pits& sb = sides_b[jb];
-              if (++ja == ch.count) {
-                ja = 0;
-                ++jb;
-              }
-              for (int x = 0; x < p; ++x) {
-                f.board[x] = sa[x];
-                f.board[p + x] = sb[x];
-              }
-              index[g] = rank_(f.board);
-              f.open = aref(value_[index[g]]).load(std::memory_order_relaxed) == kUnknown;
-              if (f.open)
-                prepare(f);
-            }
-            for (int g = 0; g < group; ++g) {
-              Frame& f = stack[g];
-              if (f.open)
-                finish(index[g], f, stack, kGroup);
-            }
-          }
-        }
-        const std::uint64_t now = done.fetch_add(1) + 1;
-        if (progress && std::this_thread::get_id() == main_thread) {
-          progress(static_cast<double>(now) / static_cast<double>(chunks.size()));
+    std::vector<std::vector<Tile>> diagonals;
+    for (int k = 0; 2 * k <= stones_; ++k) {
+      const std::uint64_t runs_a = (layer_size(p, k) + kTile - 1) / kTile;
+      const std::uint64_t runs_b = (layer_size(p, stones_ - k) + kTile - 1) / kTile;
+      if (diagonals.size() < runs_a + runs_b - 1)
+        diagonals.resize(runs_a + runs_b - 1);
+      for (std::uint64_t a = 0; a < runs_a; ++a) {
+        // With as many seeds on each side, the tile (a, b) is the mirror of (b, a).
+        for (std::uint64_t b = 2 * k == stones_ ? a : 0; b < runs_b; ++b) {
+          diagonals[a + b].push_back(
+              {k, static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)});
         }
       }
-    });
+    }
+    std::uint64_t pairs = 0;
+    for (const auto& d : diagonals)
+      pairs += d.size();
+    std::atomic<std::uint64_t> done{0};
+    const auto main_thread = std::this_thread::get_id();
+    for (const std::vector<Tile>& pass : diagonals) {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pass.size(), 1), [&](const auto& r) {
+        // Frames for the group, then one per level of recursion; a deque keeps references valid
+        // as it grows.
+        std::deque<Frame>& stack = stacks_.local();
+        if (stack.size() < kGroup)
+          stack.resize(kGroup);
+        PairScratch& scratch = scratch_.local();
+        for (std::size_t c = r.begin(); c != r.end(); ++c) {
+          solve_pair(pass[c], scratch, stack);
+          const std::uint64_t now = done.fetch_add(1) + 1;
+          if (progress && std::this_thread::get_id() == main_thread)
+            progress(static_cast<double>(now) / static_cast<double>(pairs));
+        }
+      });
+    }
     auto overflow = overflow_.sorted();
     Layer layer;
     layer.stones = stones_;
@@ -639,42 +613,270 @@ class AcyclicSolver {
   static constexpr std::int8_t kUnknown = -128;  // no value is -128: |value| <= 127
   static constexpr int kMaxChain = 4096;
   static constexpr int kGroup = 8;
-  // A tile: up to kTileMover mover's sides by up to kTileOpponent opponent's sides.
-  static constexpr std::uint64_t kTileMover = 64;
-  static constexpr std::uint64_t kTileOpponent = 256;
+  // A tile: up to kTile mover's sides by up to kTile opponent's sides.
+  static constexpr std::uint64_t kTile = 128;
+
+  struct Tile {
+    int k;               // seeds on the mover's side
+    std::uint32_t a, b;  // run numbers of the mover's and the opponent's sides
+  };
 
   // One position being solved: its moves and where their children's values are.
   struct Frame {
     Pits board;
     bool open;
-    MoveList moves;
+    int moves;  // legal moves; 0 for a finished game
+    std::uint8_t pit[kMaxPitsPerSide];
+    std::uint8_t gain[kMaxPitsPerSide];
+    bool extra_turn[kMaxPitsPerSide];
     std::uint64_t child_index[kMaxPitsPerSide];
     const std::int8_t* child_layer[kMaxPitsPerSide];
   };
 
-  void prepare(Frame& f) {
-    rules_.legal_moves(f.board, f.moves);
-    for (int j = 0; j < f.moves.size; ++j) {
-      const Move& m = f.moves.moves[j];
-      f.child_index[j] = rank_(m.child);
-      f.child_layer[j] = m.gain() == 0 ? value_.data() : smaller_[stones_ - m.gain()];
-      __builtin_prefetch(f.child_layer[j] + f.child_index[j]);
+  void add_move(Frame& f, const Move& m) {
+    const int j = f.moves++;
+    f.pit[j] = m.pit;
+    f.gain[j] = static_cast<std::uint8_t>(m.gain());
+    f.extra_turn[j] = m.extra_turn;
+    f.child_index[j] = rank_(m.child);
+    f.child_layer[j] = m.gain() == 0 ? value_.data() : smaller_[stones_ - m.gain()];
+    __builtin_prefetch(f.child_layer[j] + f.child_index[j]);
+  }
+
+  void add_quiet_move(Frame& f, int pit, std::uint64_t child_index) {
+    const int j = f.moves++;
+    f.pit[j] = static_cast<std::uint8_t>(pit);
+    f.gain[j] = 0;
+    f.extra_turn[j] = false;
+    f.child_index[j] = child_index;
+    f.child_layer[j] = value_.data();
+    __builtin_prefetch(value_.data() + child_index);
+  }
+
+  // The quiet moves of a Kalah tile: a move that neither reaches the store nor captures keeps
+  // the opponent's side as it is, so its child's index splits into a part from the opponent's
+  // side (the child's low digits) and a part from the mover's side after the sowing (the high
+  // digits, whose prefix sums start at the opponent's seed count, fixed in a tile). Both parts
+  // are computed once per side instead of once per position; the capture test, the one part
+  // that depends on both sides, is made per position.
+  class TileMoves {
+   public:
+    static constexpr std::uint64_t kNotQuiet = ~std::uint64_t{0};
+    static constexpr std::uint8_t kNoCapture = 255;
+
+    explicit TileMoves(const AcyclicSolver& solver)
+        : s_(solver), high_(kTile * kMaxPitsPerSide), land_(kTile * kMaxPitsPerSide), low(kTile) {}
+
+    // Computes the high parts for the mover's sides `a[0..count)`, opposite sides of
+    // `opponent_seeds` seeds.
+    void set_mover_sides(const Pits* a, std::uint64_t count, int opponent_seeds) {
+      const Rules& rules = s_.rules_;
+      const int p = rules.pits_per_side();
+      const int k = rules.pits();
+      for (std::uint64_t ja = 0; ja < count; ++ja) {
+        for (int x = 0; x < p; ++x) {
+          const std::size_t at = ja * kMaxPitsPerSide + static_cast<std::size_t>(x);
+          high_[at] = kNotQuiet;
+          const int seeds = a[ja][x];
+          if (seeds == 0 || rules.sowing_stored(x, seeds) != 0)
+            continue;
+          const Pits& add = rules.sowing_add(x, seeds);
+          if (std::any_of(add.begin() + p, add.begin() + k, [](std::uint8_t v) { return v; }))
+            continue;
+          Pits after = a[ja];
+          after[x] = 0;
+          for (int i = 0; i < p; ++i)
+            after[i] = static_cast<std::uint8_t>(after[i] + add[i]);
+          std::uint64_t high = 0;
+          int sum = opponent_seeds;
+          for (int i = p; i + 1 < k; ++i) {
+            sum += after[i - p];
+            high += rank_table_row(i)[sum];
+          }
+          high_[at] = high;
+          // kalah_move's capture: the last seed alone in an own pit.
+          const int last = rules.sowing_path(x)[static_cast<std::size_t>(seeds - 1)];
+          land_[at] = after[last] == 1 ? static_cast<std::uint8_t>(last) : kNoCapture;
+        }
+      }
     }
+
+    // The low part of a child index whose low digits are the opponent's side `b`.
+    std::uint64_t low_part(const Pits& b) const {
+      const int p = s_.rules_.pits_per_side();
+      const int k = s_.rules_.pits();
+      std::uint64_t part = 0;
+      int sum = 0;
+      for (int i = 0; i < p && i + 1 < k; ++i) {
+        sum += b[i];
+        part += rank_table_row(i)[sum];
+      }
+      return part;
+    }
+
+    std::uint64_t high(std::uint64_t ja, int x) const {
+      return high_[ja * kMaxPitsPerSide + static_cast<std::size_t>(x)];
+    }
+    std::uint8_t land(std::uint64_t ja, int x) const {
+      return land_[ja * kMaxPitsPerSide + static_cast<std::size_t>(x)];
+    }
+
+   private:
+    const AcyclicSolver& s_;
+    std::vector<std::uint64_t> high_;  // [ja * kMaxPitsPerSide + pit]
+    std::vector<std::uint8_t> land_;   // the pit of a possible capture, or kNoCapture
+
+   public:
+    std::vector<std::uint64_t> low;  // [jb]: low_part of the tile's opponent's sides
+  };
+
+  // One tile of a pair: mover's sides by opponent's sides.
+  struct TileWalk {
+    const Pits* mover;
+    std::uint64_t movers;
+    const Pits* opponent;
+    std::uint64_t opponents;
+    bool fast;                             // quiet moves from `moves`
+    std::array<std::uint64_t, kTile> row;  // index of (mover[0], opponent[j])
+  };
+
+  struct PairScratch {
+    explicit PairScratch(const AcyclicSolver& solver)
+        : moves{TileMoves(solver), TileMoves(solver)} {}
+    std::array<Pits, kTile> sides[2];
+    std::array<TileMoves, 2> moves;
+    TileWalk walk[2];
+  };
+
+  void start_walk(TileWalk& w, TileMoves& moves, int mover_seeds) {
+    const int p = rules_.pits_per_side();
+    const int opponent_seeds = stones_ - mover_seeds;
+    // A side without seeds, on either side, can end the game: the general move generator
+    // handles those tiles.
+    w.fast = kalah_ && mover_seeds > 0 && opponent_seeds > 0;
+    if (w.fast)
+      moves.set_mover_sides(w.mover, w.movers, opponent_seeds);
+    for (std::uint64_t j = 0; j < w.opponents; ++j) {
+      // The tile's mover's sides have consecutive ranks, so each opponent's side has a row of
+      // consecutive entries.
+      Pits board = w.mover[0];
+      std::copy_n(w.opponent[j].begin(), p, board.begin() + p);
+      w.row[j] = rank_(board);
+      if (w.fast)
+        moves.low[j] = moves.low_part(w.opponent[j]);
+    }
+  }
+
+  void solve_pair(const Tile& t, PairScratch& scratch, std::deque<Frame>& stack) {
+    const int p = rules_.pits_per_side();
+    const int seeds[2] = {t.k, stones_ - t.k};
+    const std::uint32_t run[2] = {t.a, t.b};
+    std::uint64_t count[2];
+    for (int side = 0; side < 2; ++side) {
+      const std::uint64_t first = std::uint64_t{run[side]} * kTile;
+      count[side] = std::min(kTile, layer_size(p, seeds[side]) - first);
+      Pits pits{};
+      unrank(first, seeds[side], std::span(pits.data(), p));
+      for (std::uint64_t j = 0; j < count[side]; ++j) {
+        scratch.sides[side][j] = pits;
+        next_position(std::span(pits.data(), p));
+      }
+    }
+    const int walks = seeds[0] == seeds[1] && t.a == t.b ? 1 : 2;
+    for (int w = 0; w < walks; ++w) {
+      TileWalk& walk = scratch.walk[w];
+      walk.mover = scratch.sides[w].data();
+      walk.movers = count[w];
+      walk.opponent = scratch.sides[1 - w].data();
+      walk.opponents = count[1 - w];
+      start_walk(walk, scratch.moves[w], seeds[w]);
+    }
+    // Positions go in groups: first every move and child index of the group, prefetching the
+    // children's values, then the values, so that those cache misses overlap. A group may span
+    // two sums of ranks: its positions are finished in walk order, a child before its parent.
+    std::uint64_t index[kGroup];
+    int group = 0;
+    const auto flush = [&] {
+      for (int g = 0; g < group; ++g) {
+        Frame& f = stack[g];
+        if (f.open)
+          finish(index[g], f, stack, kGroup);
+      }
+      group = 0;
+    };
+    for (std::uint64_t sum = 0; sum + 1 < count[0] + count[1]; ++sum) {
+      for (int w = 0; w < walks; ++w) {
+        const TileWalk& walk = scratch.walk[w];
+        const std::uint64_t lo = sum >= walk.opponents ? sum - walk.opponents + 1 : 0;
+        const std::uint64_t hi = std::min(sum + 1, walk.movers);
+        for (std::uint64_t ja = lo; ja < hi; ++ja) {
+          const std::uint64_t jb = sum - ja;
+          Frame& f = stack[group];
+          index[group] = walk.row[jb] + ja;
+          const Pits& sa = walk.mover[ja];
+          const Pits& sb = walk.opponent[jb];
+          for (int x = 0; x < p; ++x) {
+            f.board[x] = sa[x];
+            f.board[p + x] = sb[x];
+          }
+          f.open = aref(value_[index[group]]).load(std::memory_order_relaxed) == kUnknown;
+          if (f.open) {
+            if (walk.fast)
+              prepare_in_tile(f, scratch.moves[w], ja, jb);
+            else
+              prepare(f);
+          }
+          if (++group == kGroup)
+            flush();
+        }
+      }
+    }
+    flush();
+  }
+
+  // prepare() for position (ja, jb) of a Kalah tile: the quiet moves from the tile's parts, the
+  // others from the general move generator.
+  void prepare_in_tile(Frame& f, const TileMoves& tile, std::uint64_t ja, std::uint64_t jb) {
+    const int p = rules_.pits_per_side();
+    f.moves = 0;
+    for (int x = 0; x < p; ++x) {
+      if (f.board[x] == 0)
+        continue;
+      const std::uint64_t high = tile.high(ja, x);
+      if (high != TileMoves::kNotQuiet) {
+        const std::uint8_t last = tile.land(ja, x);
+        if (last == TileMoves::kNoCapture ||
+            (f.board[k_ - 1 - last] == 0 && !capture_empty_opposite_)) {
+          add_quiet_move(f, x, tile.low[jb] + high);
+          continue;
+        }
+      }
+      Move m;
+      rules_.play(f.board, x, m);
+      add_move(f, m);
+    }
+  }
+
+  void prepare(Frame& f) {
+    MoveList moves;
+    rules_.legal_moves(f.board, moves);
+    f.moves = 0;
+    for (const Move& m : moves)
+      add_move(f, m);
   }
 
   // Two threads may solve the same position at once; both write the same bytes. `stack[chain]`
   // and up are free for the children this position has to solve first.
   void finish(std::uint64_t i, Frame& f, std::deque<Frame>& stack, int chain) {
-    if (f.moves.size == 0) {
+    if (f.moves == 0) {
       store(i, rules_.final_value(f.board), 0);
       return;
     }
     int worth[kMaxPitsPerSide];
     int best = -1000;
-    for (int j = 0; j < f.moves.size; ++j) {
-      const Move& m = f.moves.moves[j];
+    for (int j = 0; j < f.moves; ++j) {
       int child_value;
-      if (m.gain() == 0) {
+      if (f.gain[j] == 0) {
         child_value = aref(value_[f.child_index[j]]).load(std::memory_order_acquire);
         if (child_value == kUnknown) {
           if (chain >= kMaxChain) {
@@ -683,6 +885,8 @@ class AcyclicSolver {
           if (static_cast<int>(stack.size()) <= chain)
             stack.emplace_back();
           Frame& c = stack[chain];
+          Move m;
+          rules_.play(f.board, f.pit[j], m);
           c.board = m.child;
           prepare(c);
           finish(f.child_index[j], c, stack, chain + 1);
@@ -691,7 +895,7 @@ class AcyclicSolver {
       } else {
         child_value = f.child_layer[j][f.child_index[j]];
       }
-      worth[j] = Rules::worth(m, child_value);
+      worth[j] = f.gain[j] + (f.extra_turn[j] ? child_value : -child_value);
       best = std::max(best, worth[j]);
     }
     // Depths are read only for the moves that keep the value: a move that gains seeds has
@@ -699,10 +903,10 @@ class AcyclicSolver {
     int depth = 0;
     if (best != 0) {
       int pick = best > 0 ? 1 << 30 : -1;
-      for (int j = 0; j < f.moves.size; ++j) {
+      for (int j = 0; j < f.moves; ++j) {
         if (worth[j] != best)
           continue;
-        const int d = f.moves.moves[j].gain() == 0 ? depth_at(f.child_index[j]) : 0;
+        const int d = f.gain[j] == 0 ? depth_at(f.child_index[j]) : 0;
         pick = best > 0 ? std::min(pick, d) : std::max(pick, d);
       }
       depth = 1 + pick;
@@ -723,12 +927,15 @@ class AcyclicSolver {
   Rules rules_;
   int stones_;
   int k_;
+  bool kalah_;
+  bool capture_empty_opposite_;
   std::uint64_t size_ = 0;
   const std::int8_t* smaller_[kMaxIndexedStones + 1] = {};
   std::vector<std::int8_t> value_;
   DepthTable::Bytes depth_;
   DepthOverflow overflow_;
   tbb::enumerable_thread_specific<std::deque<Frame>> stacks_;
+  tbb::enumerable_thread_specific<PairScratch> scratch_{[this] { return PairScratch(*this); }};
   Ranker rank_;
 };
 
