@@ -624,7 +624,6 @@ class AcyclicSolver {
   // One position being solved: its moves and where their children's values are.
   struct Frame {
     Pits board;
-    bool open;
     int moves;  // legal moves; 0 for a finished game
     std::uint8_t pit[kMaxPitsPerSide];
     std::uint8_t gain[kMaxPitsPerSide];
@@ -643,91 +642,193 @@ class AcyclicSolver {
     __builtin_prefetch(f.child_layer[j] + f.child_index[j]);
   }
 
-  void add_quiet_move(Frame& f, int pit, std::uint64_t child_index) {
+  // A move whose child index comes from a tile's parts.
+  void add_tile_move(
+      Frame& f, int pit, int gain, bool extra_turn, std::uint64_t child_index) const {
     const int j = f.moves++;
     f.pit[j] = static_cast<std::uint8_t>(pit);
-    f.gain[j] = 0;
-    f.extra_turn[j] = false;
+    f.gain[j] = static_cast<std::uint8_t>(gain);
+    f.extra_turn[j] = extra_turn;
     f.child_index[j] = child_index;
-    f.child_layer[j] = value_.data();
-    __builtin_prefetch(value_.data() + child_index);
+    f.child_layer[j] = gain == 0 ? value_.data() : smaller_[stones_ - gain];
+    __builtin_prefetch(f.child_layer[j] + child_index);
   }
 
-  // The quiet moves of a Kalah tile: a move that neither reaches the store nor captures keeps
-  // the opponent's side as it is, so its child's index splits into a part from the opponent's
-  // side (the child's low digits) and a part from the mover's side after the sowing (the high
-  // digits, whose prefix sums start at the opponent's seed count, fixed in a tile). Both parts
-  // are computed once per side instead of once per position; the capture test, the one part
-  // that depends on both sides, is made per position.
+  // The moves of a Kalah tile whose child index splits into a part from the mover's side and a
+  // part from the opponent's side, each computed once per side instead of once per position.
+  // The index sums over the child's pits a table entry picked by the prefix sum up to the pit;
+  // the first P pits form one part and the last P - 1 the other, whose prefix sums start at the
+  // seed count of the first P. Three kinds of move split so:
+  //  - quiet (no seed reaches the store, no capture): the child is the opponent's side as it
+  //    is, then the mover's side after sowing; whether the last seed captures is the one test
+  //    that needs both sides, made per position;
+  //  - ending in the store (an extra turn, one seed gained): the mover's side after sowing, then
+  //    the opponent's side, in the layer one seed down;
+  //  - passing the store and ending on the opponent's side after r <= P seeds there: the
+  //    opponent's side with one more seed in its first r pits, then the mover's side after
+  //    sowing, one seed down.
+  // Everything else (captures, sowings that come round to the mover's side) goes through the
+  // general move generator. All three kinds are read off the rules' own sowing tables.
   class TileMoves {
    public:
-    static constexpr std::uint64_t kNotQuiet = ~std::uint64_t{0};
+    enum Kind : std::uint8_t { kGeneral, kQuiet, kStoreEnd, kSpill };
     static constexpr std::uint8_t kNoCapture = 255;
 
     explicit TileMoves(const AcyclicSolver& solver)
-        : s_(solver), high_(kTile * kMaxPitsPerSide), land_(kTile * kMaxPitsPerSide), low(kTile) {}
+        : s_(solver),
+          move_(kTile * kMaxPitsPerSide),
+          quiet_(kTile),
+          store_end_(kTile),
+          spill_(kTile * (kMaxPitsPerSide + 1)),
+          captured_(kTile * kMaxPitsPerSide) {}
 
-    // Computes the high parts for the mover's sides `a[0..count)`, opposite sides of
+    // The parts of the mover's sides `a[0..count)` (`seeds` seeds each), opposite sides of
     // `opponent_seeds` seeds.
-    void set_mover_sides(const Pits* a, std::uint64_t count, int opponent_seeds) {
+    void set_mover_sides(const Pits* a, std::uint64_t count, int seeds, int opponent_seeds) {
       const Rules& rules = s_.rules_;
       const int p = rules.pits_per_side();
-      const int k = rules.pits();
+      mover_seeds_ = seeds;
+      opponent_ = opponent_seeds;
       for (std::uint64_t ja = 0; ja < count; ++ja) {
         for (int x = 0; x < p; ++x) {
-          const std::size_t at = ja * kMaxPitsPerSide + static_cast<std::size_t>(x);
-          high_[at] = kNotQuiet;
-          const int seeds = a[ja][x];
-          if (seeds == 0 || rules.sowing_stored(x, seeds) != 0)
+          Move& mv = move_[ja * kMaxPitsPerSide + static_cast<std::size_t>(x)];
+          mv.kind = kGeneral;
+          const int sown = a[ja][x];
+          if (sown == 0)
             continue;
-          const Pits& add = rules.sowing_add(x, seeds);
-          if (std::any_of(add.begin() + p, add.begin() + k, [](std::uint8_t v) { return v; }))
+          const Pits& add = rules.sowing_add(x, sown);
+          const int stored = rules.sowing_stored(x, sown);
+          const std::uint8_t last = rules.sowing_path(x)[static_cast<std::size_t>(sown - 1)];
+          // Seeds reaching the opponent's side: one in each of its first r pits, or none.
+          int r = 0;
+          while (r < p && add[p + r] == 1)
+            ++r;
+          for (int i = r; i < p; ++i) {
+            if (add[p + i] != 0)
+              r = -1;
+          }
+          if (r < 0)
             continue;
           Pits after = a[ja];
           after[x] = 0;
           for (int i = 0; i < p; ++i)
             after[i] = static_cast<std::uint8_t>(after[i] + add[i]);
-          std::uint64_t high = 0;
-          int sum = opponent_seeds;
-          for (int i = p; i + 1 < k; ++i) {
-            sum += after[i - p];
-            high += rank_table_row(i)[sum];
+          if (stored == 0 && r == 0 && last < p) {
+            mv.kind = kQuiet;
+            mv.part = high_part(after, opponent_seeds);
+            // kalah_move's capture: the last seed alone in an own pit.
+            mv.land = after[last] == 1 ? last : kNoCapture;
+            mv.captured = after;
+            mv.captured[last] = 0;
+          } else if (stored == 1 && r == 0 && last == Rules::kStore) {
+            mv.kind = kStoreEnd;
+            mv.part = low_part(after);
+          } else if (stored == 1 && r > 0 && last != Rules::kStore && last >= p) {
+            mv.kind = kSpill;
+            mv.spill = static_cast<std::uint8_t>(r);
+            mv.part = high_part(after, opponent_seeds + r);
           }
-          high_[at] = high;
-          // kalah_move's capture: the last seed alone in an own pit.
-          const int last = rules.sowing_path(x)[static_cast<std::size_t>(seeds - 1)];
-          land_[at] = after[last] == 1 ? static_cast<std::uint8_t>(last) : kNoCapture;
         }
       }
     }
 
-    // The low part of a child index whose low digits are the opponent's side `b`.
-    std::uint64_t low_part(const Pits& b) const {
+    // The opponent's sides `b[0..count)`.
+    void set_opponent_sides(const Pits* b, std::uint64_t count) {
+      const int p = s_.rules_.pits_per_side();
+      for (std::uint64_t jb = 0; jb < count; ++jb) {
+        quiet_[jb] = low_part(b[jb]);
+        for (int i = 0; i < p; ++i) {
+          Pits taken = b[jb];
+          taken[i] = 0;
+          captured_[jb * kMaxPitsPerSide + static_cast<std::size_t>(i)] = low_part(taken);
+        }
+        store_end_[jb] = high_part(b[jb], mover_seeds_ - 1);
+        Pits spilled = b[jb];
+        for (int r = 1; r <= p; ++r) {
+          ++spilled[r - 1];
+          spill_[jb * (kMaxPitsPerSide + 1) + static_cast<std::size_t>(r)] = low_part(spilled);
+        }
+      }
+    }
+
+    // Adds the move of pit x at position (ja, jb) to f if it is of a kind the parts give;
+    // false for a move the general generator must make.
+    bool add(Frame& f, std::uint64_t ja, std::uint64_t jb, int x) const {
+      const Move& mv = move_[ja * kMaxPitsPerSide + static_cast<std::size_t>(x)];
+      switch (mv.kind) {
+        case kQuiet: {
+          if (mv.land == kNoCapture) {
+            s_.add_tile_move(f, x, 0, false, quiet_[jb] + mv.part);
+            return true;
+          }
+          const int opposite = s_.k_ - 1 - mv.land;
+          const int taken = f.board[opposite];
+          if (taken == 0 && !s_.capture_empty_opposite_) {
+            s_.add_tile_move(f, x, 0, false, quiet_[jb] + mv.part);
+            return true;
+          }
+          // The capture empties the landing pit and the opposite pit: the child's part from
+          // the mover's side depends on the seeds taken, so it is summed here.
+          const int p = s_.rules_.pits_per_side();
+          const std::uint64_t low = captured_[jb * kMaxPitsPerSide + (opposite - p)];
+          s_.add_tile_move(f, x, 1 + taken, false, low + high_part(mv.captured, opponent_ - taken));
+          return true;
+        }
+        case kStoreEnd:
+          s_.add_tile_move(f, x, 1, true, mv.part + store_end_[jb]);
+          return true;
+        case kSpill:
+          s_.add_tile_move(f, x, 1, false, spill_[jb * (kMaxPitsPerSide + 1) + mv.spill] + mv.part);
+          return true;
+        default:
+          return false;
+      }
+    }
+
+   private:
+    struct Move {
+      Kind kind;
+      std::uint8_t land;   // kQuiet: the pit of a possible capture, or kNoCapture
+      std::uint8_t spill;  // kSpill: r
+      std::uint64_t part;  // the mover's side's part of the child index
+      Pits captured;       // kQuiet: the mover's side after a capture at `land`
+    };
+
+    // The part of the first P pits of a child whose first P pits are `side`.
+    std::uint64_t low_part(const Pits& side) const {
       const int p = s_.rules_.pits_per_side();
       const int k = s_.rules_.pits();
       std::uint64_t part = 0;
       int sum = 0;
       for (int i = 0; i < p && i + 1 < k; ++i) {
-        sum += b[i];
+        sum += side[i];
         part += rank_table_row(i)[sum];
       }
       return part;
     }
 
-    std::uint64_t high(std::uint64_t ja, int x) const {
-      return high_[ja * kMaxPitsPerSide + static_cast<std::size_t>(x)];
-    }
-    std::uint8_t land(std::uint64_t ja, int x) const {
-      return land_[ja * kMaxPitsPerSide + static_cast<std::size_t>(x)];
+    // The part of the last P pits of a child whose last P pits are `side`, after `before`
+    // seeds in the first P.
+    std::uint64_t high_part(const Pits& side, int before) const {
+      const int p = s_.rules_.pits_per_side();
+      const int k = s_.rules_.pits();
+      std::uint64_t part = 0;
+      int sum = before;
+      for (int i = p; i + 1 < k; ++i) {
+        sum += side[i - p];
+        part += rank_table_row(i)[sum];
+      }
+      return part;
     }
 
-   private:
     const AcyclicSolver& s_;
-    std::vector<std::uint64_t> high_;  // [ja * kMaxPitsPerSide + pit]
-    std::vector<std::uint8_t> land_;   // the pit of a possible capture, or kNoCapture
-
-   public:
-    std::vector<std::uint64_t> low;  // [jb]: low_part of the tile's opponent's sides
+    int mover_seeds_ = 0;
+    int opponent_ = 0;
+    std::vector<Move> move_;                // [ja * kMaxPitsPerSide + pit]
+    std::vector<std::uint64_t> quiet_;      // [jb]
+    std::vector<std::uint64_t> store_end_;  // [jb]
+    std::vector<std::uint64_t> spill_;      // [jb * (kMaxPitsPerSide + 1) + r]
+    std::vector<std::uint64_t> captured_;   // [jb * kMaxPitsPerSide + pit emptied]
   };
 
   // One tile of a pair: mover's sides by opponent's sides.
@@ -755,16 +856,16 @@ class AcyclicSolver {
     // handles those tiles.
     w.fast = kalah_ && mover_seeds > 0 && opponent_seeds > 0;
     if (w.fast)
-      moves.set_mover_sides(w.mover, w.movers, opponent_seeds);
+      moves.set_mover_sides(w.mover, w.movers, mover_seeds, opponent_seeds);
     for (std::uint64_t j = 0; j < w.opponents; ++j) {
       // The tile's mover's sides have consecutive ranks, so each opponent's side has a row of
       // consecutive entries.
       Pits board = w.mover[0];
       std::copy_n(w.opponent[j].begin(), p, board.begin() + p);
       w.row[j] = rank_(board);
-      if (w.fast)
-        moves.low[j] = moves.low_part(w.opponent[j]);
     }
+    if (w.fast)
+      moves.set_opponent_sides(w.opponent, w.opponents);
   }
 
   void solve_pair(const Tile& t, PairScratch& scratch, std::deque<Frame>& stack) {
@@ -798,9 +899,7 @@ class AcyclicSolver {
     int group = 0;
     const auto flush = [&] {
       for (int g = 0; g < group; ++g) {
-        Frame& f = stack[g];
-        if (f.open)
-          finish(index[g], f, stack, kGroup);
+        finish(index[g], stack[g], stack, kGroup);
       }
       group = 0;
     };
@@ -819,13 +918,13 @@ class AcyclicSolver {
             f.board[x] = sa[x];
             f.board[p + x] = sb[x];
           }
-          f.open = aref(value_[index[group]]).load(std::memory_order_relaxed) == kUnknown;
-          if (f.open) {
-            if (walk.fast)
-              prepare_in_tile(f, scratch.moves[w], ja, jb);
-            else
-              prepare(f);
-          }
+          // The walk reaches each position once; the fallback recursion may have solved it
+          // already, and solving it again writes the same bytes: cheaper than a load of the
+          // entry per position to check.
+          if (walk.fast)
+            prepare_in_tile(f, scratch.moves[w], ja, jb);
+          else
+            prepare(f);
           if (++group == kGroup)
             flush();
         }
@@ -834,23 +933,14 @@ class AcyclicSolver {
     flush();
   }
 
-  // prepare() for position (ja, jb) of a Kalah tile: the quiet moves from the tile's parts, the
+  // prepare() for position (ja, jb) of a Kalah tile: the moves the tile's parts give, the
   // others from the general move generator.
   void prepare_in_tile(Frame& f, const TileMoves& tile, std::uint64_t ja, std::uint64_t jb) {
     const int p = rules_.pits_per_side();
     f.moves = 0;
     for (int x = 0; x < p; ++x) {
-      if (f.board[x] == 0)
+      if (f.board[x] == 0 || tile.add(f, ja, jb, x))
         continue;
-      const std::uint64_t high = tile.high(ja, x);
-      if (high != TileMoves::kNotQuiet) {
-        const std::uint8_t last = tile.land(ja, x);
-        if (last == TileMoves::kNoCapture ||
-            (f.board[k_ - 1 - last] == 0 && !capture_empty_opposite_)) {
-          add_quiet_move(f, x, tile.low[jb] + high);
-          continue;
-        }
-      }
       Move m;
       rules_.play(f.board, x, m);
       add_move(f, m);
