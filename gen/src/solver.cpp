@@ -103,12 +103,7 @@ class DepthOverflow {
   std::uint8_t encode(std::uint64_t i, int depth) {
     if (depth < kDepthOverflow)
       return static_cast<std::uint8_t>(depth);
-    if (depth > 65535)
-      throw std::runtime_error("depth to conversion exceeds 65535");
-    decltype(map_)::accessor acc;
-    map_.insert(acc, i);
-    acc->second = static_cast<std::uint16_t>(depth);
-    return kDepthOverflow;
+    return encode_large(i, depth);
   }
   // The depth of entry i whose depth byte is `byte`. Thread safe.
   int decode(std::uint64_t i, std::uint8_t byte) const {
@@ -126,6 +121,16 @@ class DepthOverflow {
   }
 
  private:
+  // Out of line, so that the common case inlines into the solvers' inner loops.
+  [[gnu::noinline]] std::uint8_t encode_large(std::uint64_t i, int depth) {
+    if (depth > 65535)
+      throw std::runtime_error("depth to conversion exceeds 65535");
+    decltype(map_)::accessor acc;
+    map_.insert(acc, i);
+    acc->second = static_cast<std::uint16_t>(depth);
+    return kDepthOverflow;
+  }
+
   tbb::concurrent_hash_map<std::uint64_t, std::uint16_t> map_;
 };
 
@@ -210,7 +215,7 @@ class LayerSolver {
       MoveList moves;
       // Positions go in groups: first their moves, prefetching the smaller-layer values the
       // exits need, then the worths, so that those cache misses overlap.
-      constexpr int kGroup = 16;
+      constexpr int kGroup = 8;
       struct Exit {
         const std::int8_t* value;
         int gain;
@@ -680,7 +685,10 @@ class AcyclicSolver {
           quiet_(kTile),
           store_end_(kTile),
           spill_(kTile * (kMaxPitsPerSide + 1)),
-          captured_(kTile * kMaxPitsPerSide) {}
+          captured_(kTile * kMaxPitsPerSide) {
+      for (int i = 0; i < kMaxPits; ++i)
+        rows_[static_cast<std::size_t>(i)] = rank_table_row(i);
+    }
 
     // The parts of the mover's sides `a[0..count)` (`seeds` seeds each), opposite sides of
     // `opponent_seeds` seeds.
@@ -802,7 +810,7 @@ class AcyclicSolver {
       int sum = 0;
       for (int i = 0; i < p && i + 1 < k; ++i) {
         sum += side[i];
-        part += rank_table_row(i)[sum];
+        part += rows_[i][sum];
       }
       return part;
     }
@@ -816,12 +824,13 @@ class AcyclicSolver {
       int sum = before;
       for (int i = p; i + 1 < k; ++i) {
         sum += side[i - p];
-        part += rank_table_row(i)[sum];
+        part += rows_[i][sum];
       }
       return part;
     }
 
     const AcyclicSolver& s_;
+    std::array<const std::uint64_t*, kMaxPits> rows_;  // rank_table_row(i)
     int mover_seeds_ = 0;
     int opponent_ = 0;
     std::vector<Move> move_;                // [ja * kMaxPitsPerSide + pit]
