@@ -676,34 +676,51 @@ class AcyclicSolver {
   // general move generator. All three kinds are read off the rules' own sowing tables.
   class TileMoves {
    public:
-    enum Kind : std::uint8_t { kGeneral, kQuiet, kStoreEnd, kSpill };
     static constexpr std::uint8_t kNoCapture = 255;
+    // The opponent's side's parts, by slot: 0 for a quiet move (the side as the child's first P
+    // pits), 1 for a move ending in the store (the side as the last P pits, one seed down), 1 + r
+    // for a move passing the store with r seeds on the opponent's side.
+    static constexpr std::size_t kSlots = kMaxPitsPerSide + 2;
+
+    // One move of one of the tile's mover's sides.
+    struct TileMove {
+      std::uint64_t part;  // the mover's side's part of the child index
+      std::uint8_t pit;
+      std::uint8_t slot;  // of the opponent's side's part
+      std::uint8_t gain;
+      bool extra_turn;
+      bool general;       // made by the general move generator instead
+      std::uint8_t land;  // quiet: the pit of a possible capture, or kNoCapture
+      Pits captured;      // quiet: the mover's side after a capture at `land`
+    };
 
     explicit TileMoves(const AcyclicSolver& solver)
         : s_(solver),
-          move_(kTile * kMaxPitsPerSide),
-          quiet_(kTile),
-          store_end_(kTile),
-          spill_(kTile * (kMaxPitsPerSide + 1)),
+          moves_(kTile * kMaxPitsPerSide),
+          count_(kTile),
+          opponent_(kTile * kSlots),
           captured_(kTile * kMaxPitsPerSide) {
       for (int i = 0; i < kMaxPits; ++i)
         rows_[static_cast<std::size_t>(i)] = rank_table_row(i);
     }
 
-    // The parts of the mover's sides `a[0..count)` (`seeds` seeds each), opposite sides of
+    // The moves of the mover's sides `a[0..count)` (`seeds` seeds each), opposite sides of
     // `opponent_seeds` seeds.
     void set_mover_sides(const Pits* a, std::uint64_t count, int seeds, int opponent_seeds) {
       const Rules& rules = s_.rules_;
       const int p = rules.pits_per_side();
       mover_seeds_ = seeds;
-      opponent_ = opponent_seeds;
+      opponent_seeds_ = opponent_seeds;
       for (std::uint64_t ja = 0; ja < count; ++ja) {
+        int n = 0;
         for (int x = 0; x < p; ++x) {
-          Move& mv = move_[ja * kMaxPitsPerSide + static_cast<std::size_t>(x)];
-          mv.kind = kGeneral;
           const int sown = a[ja][x];
           if (sown == 0)
             continue;
+          TileMove& mv = moves_[ja * kMaxPitsPerSide + static_cast<std::size_t>(n++)];
+          mv.pit = static_cast<std::uint8_t>(x);
+          mv.general = true;
+          mv.land = kNoCapture;
           const Pits& add = rules.sowing_add(x, sown);
           const int stored = rules.sowing_stored(x, sown);
           const std::uint8_t last = rules.sowing_path(x)[static_cast<std::size_t>(sown - 1)];
@@ -722,21 +739,20 @@ class AcyclicSolver {
           for (int i = 0; i < p; ++i)
             after[i] = static_cast<std::uint8_t>(after[i] + add[i]);
           if (stored == 0 && r == 0 && last < p) {
-            mv.kind = kQuiet;
-            mv.part = high_part(after, opponent_seeds);
+            set(mv, high_part(after, opponent_seeds), 0, 0, false);
             // kalah_move's capture: the last seed alone in an own pit.
-            mv.land = after[last] == 1 ? last : kNoCapture;
-            mv.captured = after;
-            mv.captured[last] = 0;
+            if (after[last] == 1) {
+              mv.land = last;
+              mv.captured = after;
+              mv.captured[last] = 0;
+            }
           } else if (stored == 1 && r == 0 && last == Rules::kStore) {
-            mv.kind = kStoreEnd;
-            mv.part = low_part(after);
+            set(mv, low_part(after), 1, 1, true);
           } else if (stored == 1 && r > 0 && last != Rules::kStore && last >= p) {
-            mv.kind = kSpill;
-            mv.spill = static_cast<std::uint8_t>(r);
-            mv.part = high_part(after, opponent_seeds + r);
+            set(mv, high_part(after, opponent_seeds + r), 1 + r, 1, false);
           }
         }
+        count_[ja] = static_cast<std::uint8_t>(n);
       }
     }
 
@@ -744,63 +760,42 @@ class AcyclicSolver {
     void set_opponent_sides(const Pits* b, std::uint64_t count) {
       const int p = s_.rules_.pits_per_side();
       for (std::uint64_t jb = 0; jb < count; ++jb) {
-        quiet_[jb] = low_part(b[jb]);
+        std::uint64_t* part = &opponent_[jb * kSlots];
+        part[0] = low_part(b[jb]);
+        part[1] = high_part(b[jb], mover_seeds_ - 1);
+        Pits spilled = b[jb];
+        for (int r = 1; r <= p; ++r) {
+          ++spilled[r - 1];
+          part[1 + r] = low_part(spilled);
+        }
         for (int i = 0; i < p; ++i) {
           Pits taken = b[jb];
           taken[i] = 0;
           captured_[jb * kMaxPitsPerSide + static_cast<std::size_t>(i)] = low_part(taken);
         }
-        store_end_[jb] = high_part(b[jb], mover_seeds_ - 1);
-        Pits spilled = b[jb];
-        for (int r = 1; r <= p; ++r) {
-          ++spilled[r - 1];
-          spill_[jb * (kMaxPitsPerSide + 1) + static_cast<std::size_t>(r)] = low_part(spilled);
-        }
       }
     }
 
-    // Adds the move of pit x at position (ja, jb) to f if it is of a kind the parts give;
-    // false for a move the general generator must make.
-    bool add(Frame& f, std::uint64_t ja, std::uint64_t jb, int x) const {
-      const Move& mv = move_[ja * kMaxPitsPerSide + static_cast<std::size_t>(x)];
-      switch (mv.kind) {
-        case kQuiet: {
-          if (mv.land == kNoCapture) {
-            s_.add_tile_move(f, x, 0, false, quiet_[jb] + mv.part);
-            return true;
-          }
-          const int opposite = s_.k_ - 1 - mv.land;
-          const int taken = f.board[opposite];
-          if (taken == 0 && !s_.capture_empty_opposite_) {
-            s_.add_tile_move(f, x, 0, false, quiet_[jb] + mv.part);
-            return true;
-          }
-          // The capture empties the landing pit and the opposite pit: the child's part from
-          // the mover's side depends on the seeds taken, so it is summed here.
-          const int p = s_.rules_.pits_per_side();
-          const std::uint64_t low = captured_[jb * kMaxPitsPerSide + (opposite - p)];
-          s_.add_tile_move(f, x, 1 + taken, false, low + high_part(mv.captured, opponent_ - taken));
-          return true;
-        }
-        case kStoreEnd:
-          s_.add_tile_move(f, x, 1, true, mv.part + store_end_[jb]);
-          return true;
-        case kSpill:
-          s_.add_tile_move(f, x, 1, false, spill_[jb * (kMaxPitsPerSide + 1) + mv.spill] + mv.part);
-          return true;
-        default:
-          return false;
-      }
+    const TileMove* moves(std::uint64_t ja) const { return &moves_[ja * kMaxPitsPerSide]; }
+    int count(std::uint64_t ja) const { return count_[ja]; }
+    const std::uint64_t* opponent_parts(std::uint64_t jb) const { return &opponent_[jb * kSlots]; }
+
+    // The child index of quiet move `mv` at opponent's side jb when it captures `taken` seeds
+    // from the opponent's pit `pit`: the capture empties the landing pit and that pit, and the
+    // mover's side's part depends on the seeds taken, so it is summed here.
+    std::uint64_t capture_index(const TileMove& mv, std::uint64_t jb, int pit, int taken) const {
+      return captured_[jb * kMaxPitsPerSide + static_cast<std::size_t>(pit)] +
+             high_part(mv.captured, opponent_seeds_ - taken);
     }
 
    private:
-    struct Move {
-      Kind kind;
-      std::uint8_t land;   // kQuiet: the pit of a possible capture, or kNoCapture
-      std::uint8_t spill;  // kSpill: r
-      std::uint64_t part;  // the mover's side's part of the child index
-      Pits captured;       // kQuiet: the mover's side after a capture at `land`
-    };
+    static void set(TileMove& mv, std::uint64_t part, int slot, int gain, bool extra_turn) {
+      mv.general = false;
+      mv.part = part;
+      mv.slot = static_cast<std::uint8_t>(slot);
+      mv.gain = static_cast<std::uint8_t>(gain);
+      mv.extra_turn = extra_turn;
+    }
 
     // The part of the first P pits of a child whose first P pits are `side`.
     std::uint64_t low_part(const Pits& side) const {
@@ -832,12 +827,11 @@ class AcyclicSolver {
     const AcyclicSolver& s_;
     std::array<const std::uint64_t*, kMaxPits> rows_;  // rank_table_row(i)
     int mover_seeds_ = 0;
-    int opponent_ = 0;
-    std::vector<Move> move_;                // [ja * kMaxPitsPerSide + pit]
-    std::vector<std::uint64_t> quiet_;      // [jb]
-    std::vector<std::uint64_t> store_end_;  // [jb]
-    std::vector<std::uint64_t> spill_;      // [jb * (kMaxPitsPerSide + 1) + r]
-    std::vector<std::uint64_t> captured_;   // [jb * kMaxPitsPerSide + pit emptied]
+    int opponent_seeds_ = 0;
+    std::vector<TileMove> moves_;          // [ja * kMaxPitsPerSide + move]
+    std::vector<std::uint8_t> count_;      // [ja]: moves
+    std::vector<std::uint64_t> opponent_;  // [jb * kSlots + slot]
+    std::vector<std::uint64_t> captured_;  // [jb * kMaxPitsPerSide + opponent's pit emptied]
   };
 
   // One tile of a pair: mover's sides by opponent's sides.
@@ -946,13 +940,28 @@ class AcyclicSolver {
   // others from the general move generator.
   void prepare_in_tile(Frame& f, const TileMoves& tile, std::uint64_t ja, std::uint64_t jb) {
     const int p = rules_.pits_per_side();
+    const TileMoves::TileMove* moves = tile.moves(ja);
+    const std::uint64_t* opponent = tile.opponent_parts(jb);
     f.moves = 0;
-    for (int x = 0; x < p; ++x) {
-      if (f.board[x] == 0 || tile.add(f, ja, jb, x))
+    for (int j = 0; j < tile.count(ja); ++j) {
+      const TileMoves::TileMove& mv = moves[j];
+      if (mv.general) {
+        Move m;
+        rules_.play(f.board, mv.pit, m);
+        add_move(f, m);
         continue;
-      Move m;
-      rules_.play(f.board, x, m);
-      add_move(f, m);
+      }
+      std::uint64_t index = mv.part + opponent[mv.slot];
+      int gain = mv.gain;
+      if (mv.land != TileMoves::kNoCapture) {
+        const int opposite = k_ - 1 - mv.land;
+        const int taken = f.board[opposite];
+        if (taken != 0 || capture_empty_opposite_) {
+          index = tile.capture_index(mv, jb, opposite - p, taken);
+          gain = 1 + taken;
+        }
+      }
+      add_tile_move(f, mv.pit, gain, mv.extra_turn, index);
     }
   }
 
@@ -974,25 +983,21 @@ class AcyclicSolver {
     int worth[kMaxPitsPerSide];
     int best = -1000;
     for (int j = 0; j < f.moves; ++j) {
-      int child_value;
-      if (f.gain[j] == 0) {
-        child_value = aref(value_[f.child_index[j]]).load(std::memory_order_acquire);
-        if (child_value == kUnknown) {
-          if (chain >= kMaxChain) {
-            throw std::runtime_error("in-layer moves cycle in an acyclic family");
-          }
-          if (static_cast<int>(stack.size()) <= chain)
-            stack.emplace_back();
-          Frame& c = stack[chain];
-          Move m;
-          rules_.play(f.board, f.pit[j], m);
-          c.board = m.child;
-          prepare(c);
-          finish(f.child_index[j], c, stack, chain + 1);
-          child_value = aref(value_[f.child_index[j]]).load(std::memory_order_acquire);
+      // Smaller layers are complete, so only a child in this layer can be unknown.
+      int child_value = aref(f.child_layer[j][f.child_index[j]]).load(std::memory_order_acquire);
+      if (child_value == kUnknown) {
+        if (chain >= kMaxChain) {
+          throw std::runtime_error("in-layer moves cycle in an acyclic family");
         }
-      } else {
-        child_value = f.child_layer[j][f.child_index[j]];
+        if (static_cast<int>(stack.size()) <= chain)
+          stack.emplace_back();
+        Frame& c = stack[chain];
+        Move m;
+        rules_.play(f.board, f.pit[j], m);
+        c.board = m.child;
+        prepare(c);
+        finish(f.child_index[j], c, stack, chain + 1);
+        child_value = aref(value_[f.child_index[j]]).load(std::memory_order_acquire);
       }
       worth[j] = f.gain[j] + (f.extra_turn[j] ? child_value : -child_value);
       best = std::max(best, worth[j]);
