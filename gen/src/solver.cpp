@@ -109,9 +109,7 @@ class DepthOverflow {
   int decode(std::uint64_t i, std::uint8_t byte) const {
     if (byte != kDepthOverflow)
       return byte;
-    decltype(map_)::const_accessor acc;
-    map_.find(acc, i);
-    return acc->second;
+    return decode_large(i);
   }
   // The (index, depth) pairs sorted by index, as DepthTable takes them.
   std::vector<std::pair<std::uint64_t, std::uint16_t>> sorted() const {
@@ -121,7 +119,12 @@ class DepthOverflow {
   }
 
  private:
-  // Out of line, so that the common case inlines into the solvers' inner loops.
+  // Out of line, so that the common cases inline into the solvers' inner loops.
+  [[gnu::noinline]] int decode_large(std::uint64_t i) const {
+    decltype(map_)::const_accessor acc;
+    map_.find(acc, i);
+    return acc->second;
+  }
   [[gnu::noinline]] std::uint8_t encode_large(std::uint64_t i, int depth) {
     if (depth > 65535)
       throw std::runtime_error("depth to conversion exceeds 65535");
