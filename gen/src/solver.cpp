@@ -521,7 +521,7 @@ class LayerSolver {
 
   // Updates held back per thread: enough that applying them in index order reuses cache lines
   // and streams, few enough that the buffers stay a small part of the working memory.
-  static constexpr std::size_t kUpdateBuffer = std::size_t{1} << 18;
+  static constexpr std::size_t kUpdateBuffer = std::size_t{1} << 16;
   // At most this many buckets: their counters stay in the L1 cache.
   static constexpr int kMaxBucketBits = 12;
   static constexpr int kMinBucketShift = kLineShift;
@@ -638,7 +638,7 @@ class LayerSolver {
         Pits cand;
         std::memcpy(cand.data(), &pre, sizeof pre);
         // Replaying the forward move makes the predecessor exact by construction.
-        if (rules_.oware_quiet_move_to(cand, origin, child))
+        if (rules_.oware_quiet_move_to_turned(cand, origin, b))
           f(rank_(cand));
       }
     }
