@@ -472,17 +472,27 @@ class LayerSolver {
     }
     std::uint64_t index = low + gap;
     int upper = sum + board[m + 1];
+    // The new pits 0..m+1 go into the board as one store: byte stores followed by the wide
+    // loads of the predecessor search stalled store forwarding.
+    __extension__ typedef unsigned __int128 U128;
+    U128 pits = 0;
+    const int top = m + 1;
     for (;; row -= width) {
       int s = upper;
       while (row[s] > index)
         --s;
       index -= row[s];
-      board[m + 1] = static_cast<std::uint8_t>(upper - s);
+      pits |= static_cast<U128>(upper - s) << (8 * (m + 1));
       upper = s;
       if (m-- == 0)
         break;
     }
-    board[0] = static_cast<std::uint8_t>(upper);
+    pits |= static_cast<U128>(upper);
+    U128 x;
+    std::memcpy(&x, board.data(), sizeof x);
+    const U128 kept = ~((static_cast<U128>(1) << (8 * (top + 1))) - 1);
+    x = (x & kept) | pits;
+    std::memcpy(board.data(), &x, sizeof x);
   }
 
   // The frontier positions of the line at `begin` as a bit mask; clears their frontier bits.
