@@ -621,10 +621,19 @@ class LayerSolver {
     const Pits b = rules_.rotate(child);
     V16 bv;
     std::memcpy(&bv, b.data(), sizeof bv);
-    for (int origin = 0; origin < p_; ++origin) {
-      // A sowing that skips its origin leaves it empty.
-      if (b[origin] != 0 && rules_.rule_set().skip_origin)
-        continue;
+    // A sowing that skips its origin leaves it empty. The origins come from a bit mask: a test
+    // per origin mispredicted about half the time.
+    std::uint32_t origins = (std::uint32_t{1} << p_) - 1;
+    if (rules_.rule_set().skip_origin) {
+      std::uint64_t low;
+      std::memcpy(&low, b.data(), sizeof low);
+      constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7f;
+      // The top bit of each byte tells a nonempty pit; the multiplication gathers them.
+      const std::uint64_t full = (((low & kLow7) + kLow7) | low) & ~kLow7;
+      origins &= ~static_cast<std::uint32_t>(((full >> 7) * 0x0102040810204080) >> 56);
+    }
+    for (; origins != 0; origins &= origins - 1) {
+      const int origin = __builtin_ctz(origins);
       // The sowing of s seeds added sowing_add(origin, s) to the emptied origin's board; the
       // rows grow with s, so the first s that does not fit ends the search.
       for (int s = 1; s <= stones_; ++s) {
