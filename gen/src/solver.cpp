@@ -145,11 +145,11 @@ class LayerSolver {
       smaller_[m] = smaller(m);
     for (int pit = 0; pit < p_; ++pit)
       unit_[pit][pit] = 0xff;
-    row_width_ = static_cast<std::size_t>(stones_) + 2;
-    rows_.resize(static_cast<std::size_t>(k_ - 1) * row_width_);
+    row_width_ = static_cast<std::size_t>(stones_) + 2 + kWindow;
+    rows_.assign(static_cast<std::size_t>(k_ - 1) * row_width_, 0);
     for (int j = 0; j + 1 < k_; ++j) {
       for (int v = 0; v <= stones_ + 1; ++v)
-        rows_[j * row_width_ + v] = binomial(v + j, j + 1);
+        rows_[j * row_width_ + kWindow + v] = binomial(v + j, j + 1);
     }
     value_.resize(size_);
     cells_ = static_cast<Cell*>(std::malloc(size_ * sizeof(Cell) + 1));
@@ -458,8 +458,10 @@ class LayerSolver {
   // reach the gap when the part of pits 0..m stays below its capacity C(S_{m+1} + m + 1, m + 1);
   // only they are unranked again. Nearby frontier positions differ in a few low pits: a full
   // unrank mispredicted the end of its search at every pit.
+  static constexpr int kWindow = 4;
+
   void advance(Pits& board, std::uint64_t gap) const {
-    const std::uint64_t* row = rows_.data();
+    const std::uint64_t* row = rows_.data() + kWindow;
     const std::size_t width = row_width_;
     std::uint64_t low = 0;
     int sum = 0;
@@ -478,9 +480,18 @@ class LayerSolver {
     U128 pits = 0;
     const int top = m + 1;
     for (;; row -= width) {
+      // The pit above holds upper - s seeds, mostly few: counting the terms above `index` in a
+      // window of kWindow (the padding makes those below 0 count as none) mispredicts only for
+      // a fuller pit, where the search steps on.
       int s = upper;
-      while (row[s] > index)
-        --s;
+      int above = 0;
+      for (int w = 0; w < kWindow; ++w)
+        above += row[upper - w] > index;
+      s -= above;
+      if (above == kWindow) {
+        while (row[s] > index)
+          --s;
+      }
       index -= row[s];
       pits |= static_cast<U128>(upper - s) << (8 * (m + 1));
       upper = s;
@@ -671,7 +682,8 @@ class LayerSolver {
   int p_;
   Ranker rank_;
   V16 unit_[kMaxPitsPerSide] = {};  // 0xff at the pit, 0 elsewhere
-  // rows_[j * row_width_ + v] = C(v + j, j + 1), v <= stones_ + 1: unranking terms.
+  // rows_[j * row_width_ + kWindow + v] = C(v + j, j + 1) for 0 <= v <= stones_ + 1, after
+  // kWindow zeros: unranking terms.
   std::vector<std::uint64_t> rows_;
   std::size_t row_width_ = 0;
   std::uint64_t size_ = 0;
