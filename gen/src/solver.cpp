@@ -277,19 +277,6 @@ class LayerSolver {
     aref(block_flags_[parity][i >> kBlockShift]).store(1, std::memory_order_relaxed);
   }
 
-  // Claims an undecided position; true for the one caller that decides it.
-  bool claim(std::uint64_t i) {
-    std::uint8_t s = aref(cells_[i].state).load(std::memory_order_relaxed);
-    while (!(s & kDecided)) {
-      if (aref(cells_[i].state)
-              .compare_exchange_weak(
-                  s, static_cast<std::uint8_t>(s | kDecided), std::memory_order_relaxed)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   void decide(std::uint64_t i, int value, int level) {
     aref(value_[i]).store(static_cast<std::int8_t>(value), std::memory_order_relaxed);
     if (value > 0)
@@ -615,7 +602,7 @@ class LayerSolver {
       scratch->sorted.clear();
   }
 
-  // decide() for a claimed position whose cell no other thread writes meanwhile.
+  // decide() for a position whose cell no other thread writes meanwhile.
   void decide_owned(std::uint64_t i, int value, int level) {
     value_[i] = static_cast<std::int8_t>(value);
     cells_[i].depth = overflow_.encode(i, level);
