@@ -4,6 +4,7 @@
 #include <tbb/concurrent_hash_map.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <array>
@@ -150,6 +151,14 @@ class LayerSolver {
       throw std::runtime_error("layer too large");
     for (int m = 0; m < stones_; ++m)
       smaller_[m] = smaller(m);
+    for (int pit = 0; pit < p_; ++pit)
+      unit_[pit][pit] = 0xff;
+    row_width_ = static_cast<std::size_t>(stones_) + 2 + kWindow;
+    rows_.assign(static_cast<std::size_t>(k_ - 1) * row_width_, 0);
+    for (int j = 0; j + 1 < k_; ++j) {
+      for (int v = 0; v <= stones_ + 1; ++v)
+        rows_[j * row_width_ + kWindow + v] = binomial(v + j, j + 1);
+    }
     value_.resize(size_);
     cells_ = static_cast<Cell*>(std::malloc(size_ * sizeof(Cell) + 1));
     if (!cells_)
@@ -157,6 +166,10 @@ class LayerSolver {
     lines_ = (size_ + kLine - 1) >> kLineShift;
     blocks_ = (size_ + (std::uint64_t{1} << kBlockShift) - 1) >> kBlockShift;
     settled_ = std::make_unique<std::uint8_t[]>(blocks_);
+    bucket_shift_ = kMinBucketShift;
+    while ((size_ >> bucket_shift_) >= (std::uint64_t{1} << kMaxBucketBits))
+      ++bucket_shift_;
+    buckets_ = ((size_ - 1) >> bucket_shift_) + 1;
     for (int parity = 0; parity < 2; ++parity) {
       line_flags_[parity] = std::make_unique<std::uint8_t[]>(lines_);
       block_flags_[parity] = std::make_unique<std::uint8_t[]>(blocks_);
@@ -272,19 +285,6 @@ class LayerSolver {
     aref(block_flags_[parity][i >> kBlockShift]).store(1, std::memory_order_relaxed);
   }
 
-  // Claims an undecided position; true for the one caller that decides it.
-  bool claim(std::uint64_t i) {
-    std::uint8_t s = aref(cells_[i].state).load(std::memory_order_relaxed);
-    while (!(s & kDecided)) {
-      if (aref(cells_[i].state)
-              .compare_exchange_weak(
-                  s, static_cast<std::uint8_t>(s | kDecided), std::memory_order_relaxed)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   void decide(std::uint64_t i, int value, int level) {
     aref(value_[i]).store(static_cast<std::int8_t>(value), std::memory_order_relaxed);
     if (value > 0)
@@ -351,12 +351,24 @@ class LayerSolver {
           continue;  // level-1 seeds need no level 0
         break;
       }
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks.size(), 1), [&](const auto& r) {
-        Scratch scratch;
-        for (std::size_t bi = r.begin(); bi != r.end(); ++bi) {
-          expand_block(blocks[bi], t, level, scratch);
-        }
-      });
+      // Rounds of two phases: the threads expand blocks until their update buffers fill, then
+      // apply the updates, each region of the layer by one thread. Neither phase writes a cell
+      // that another thread touches, so both use plain read-modify-writes: locked ones stalled
+      // on every cache miss.
+      std::atomic<std::size_t> next{0};
+      const int slots = tbb::this_task_arena::max_concurrency();
+      while (next.load(std::memory_order_relaxed) < blocks.size()) {
+        tbb::parallel_for(0, slots, [&](int) {
+          Scratch& scratch = scratch_.local();
+          while (scratch.preds.size() < kUpdateBuffer) {
+            const std::size_t bi = next.fetch_add(1, std::memory_order_relaxed);
+            if (bi >= blocks.size())
+              break;
+            expand_block(blocks[bi], level, scratch);
+          }
+        });
+        apply(t, level);
+      }
     }
   }
 
@@ -391,11 +403,12 @@ class LayerSolver {
 
   struct Scratch {
     std::vector<std::uint32_t> lines;
-    std::vector<std::uint64_t> preds;
-    std::vector<std::uint64_t> zeros;
+    std::vector<std::uint64_t> preds;   // p << 1 | won, in the order found
+    std::vector<std::uint64_t> sorted;  // the same, by bucket of p
+    std::vector<std::uint32_t> counts;  // per bucket
   };
 
-  void expand_block(std::uint64_t block, int t, int level, Scratch& scratch) {
+  void expand_block(std::uint64_t block, int level, Scratch& scratch) {
     const int parity = level & 1;
     const std::uint8_t bit = kFrontier[parity];
     const std::uint64_t first_line = block << (kBlockShift - kLineShift);
@@ -412,67 +425,199 @@ class LayerSolver {
       __builtin_prefetch(cells);
       __builtin_prefetch(cells + 64);
     }
-    // Then gather predecessors, prefetching them, and apply the updates in batches, so that
-    // their cache misses overlap instead of queueing one by one.
+    // Then gather predecessors; their updates wait in a buffer and go in index order.
     Pits board{};
     std::uint64_t at = 0;
     bool have_board = false;
-    scratch.preds.clear();
     for (std::uint32_t rel : scratch.lines) {
       const std::uint64_t begin = (first_line + rel) << kLineShift;
-      const std::uint64_t end = std::min(size_, begin + kLine);
-      for (std::uint64_t i = begin; i < end; ++i) {
-        const std::uint8_t state = aref(cells_[i].state).load(std::memory_order_relaxed);
-        if (!(state & bit))
-          continue;
-        aref(cells_[i].state).fetch_and(static_cast<std::uint8_t>(~bit), std::memory_order_relaxed);
-        // Unranking costs about as much as a few steps of next_position.
-        if (have_board && i - at <= 8) {
-          for (; at < i; ++at)
-            next_position(std::span(board.data(), k_));
-        } else {
+      // Testing the positions one by one mispredicted a branch per frontier position.
+      for (std::uint64_t mask = take_frontier(begin, bit); mask != 0; mask &= mask - 1) {
+        const std::uint64_t i = begin + static_cast<std::uint64_t>(__builtin_ctzll(mask));
+        const std::uint8_t state = cells_[i].state;
+        if (have_board)
+          advance(board, i - at);
+        else
           unrank(i, stones_, std::span(board.data(), k_));
-        }
         have_board = true;
         at = i;
         const std::uint64_t won = (state & kWon) ? 1 : 0;
-        for_each_predecessor(board, [&](std::uint64_t p) {
-          __builtin_prefetch(&cells_[p], 1);
-          if (!won)
-            __builtin_prefetch(&value_[p], 1);
-          scratch.preds.push_back(p << 1 | won);
-        });
+        for_each_predecessor(board,
+                             [&](std::uint64_t p) { scratch.preds.push_back(p << 1 | won); });
       }
-      if (scratch.preds.size() >= kBatch)
-        apply(t, level, scratch);
     }
-    apply(t, level, scratch);
   }
 
-  static constexpr std::size_t kBatch = 256;
+  // Moves `board` `gap` positions on in index order. The index is sum_j C(S_j + j, j + 1) over
+  // the prefix sums S_j of pits 0..j (a combinatorial number system), so pits 0..m+1 alone
+  // reach the gap when the part of pits 0..m stays below its capacity C(S_{m+1} + m + 1, m + 1);
+  // only they are unranked again. Nearby frontier positions differ in a few low pits: a full
+  // unrank mispredicted the end of its search at every pit.
+  static constexpr int kWindow = 4;
 
-  void apply(int t, int level, Scratch& scratch) {
-    scratch.zeros.clear();
-    for (std::uint64_t entry : scratch.preds) {
-      const std::uint64_t p = entry >> 1;
-      if (entry & 1) {
-        // A child worth >= t to its mover: one fewer move of p can avoid it.
-        const std::uint8_t before = aref(cells_[p].state).fetch_sub(1, std::memory_order_relaxed);
-        if ((before & kCounterMask) == 1 && !(before & kDecided)) {
-          __builtin_prefetch(&value_[p], 1);
-          scratch.zeros.push_back(p);
+  void advance(Pits& board, std::uint64_t gap) const {
+    const std::uint64_t* row = rows_.data() + kWindow;
+    const std::size_t width = row_width_;
+    std::uint64_t low = 0;
+    int sum = 0;
+    int m = 0;
+    for (;; ++m, row += width) {
+      sum += board[m];
+      low += row[sum];
+      if (low + gap < row[sum + board[m + 1] + 1])
+        break;
+    }
+    std::uint64_t index = low + gap;
+    int upper = sum + board[m + 1];
+    // The new pits 0..m+1 go into the board as one store: byte stores followed by the wide
+    // loads of the predecessor search stalled store forwarding.
+    __extension__ typedef unsigned __int128 U128;
+    U128 pits = 0;
+    const int top = m + 1;
+    for (;; row -= width) {
+      // The pit above holds upper - s seeds, mostly few: counting the terms above `index` in a
+      // window of kWindow (the padding makes those below 0 count as none) mispredicts only for
+      // a fuller pit, where the search steps on.
+      int s = upper;
+      int above = 0;
+      for (int w = 0; w < kWindow; ++w)
+        above += row[upper - w] > index;
+      s -= above;
+      if (above == kWindow) {
+        while (row[s] > index)
+          --s;
+      }
+      index -= row[s];
+      pits |= static_cast<U128>(upper - s) << (8 * (m + 1));
+      upper = s;
+      if (m-- == 0)
+        break;
+    }
+    pits |= static_cast<U128>(upper);
+    U128 x;
+    std::memcpy(&x, board.data(), sizeof x);
+    const U128 kept = ~((static_cast<U128>(1) << (8 * (top + 1))) - 1);
+    x = (x & kept) | pits;
+    std::memcpy(board.data(), &x, sizeof x);
+  }
+
+  // The frontier positions of the line at `begin` as a bit mask; clears their frontier bits.
+  // Only the expanding thread writes the line's cells meanwhile.
+  std::uint64_t take_frontier(std::uint64_t begin, std::uint8_t bit) {
+    if (begin + kLine > size_) {
+      std::uint64_t mask = 0;
+      for (std::uint64_t i = begin; i < size_; ++i) {
+        if (cells_[i].state & bit) {
+          mask |= std::uint64_t{1} << (i - begin);
+          cells_[i].state = static_cast<std::uint8_t>(cells_[i].state & ~bit);
         }
-      } else if (claim(p)) {
-        decide(p, t, level + 1);
+      }
+      return mask;
+    }
+    typedef std::int16_t I16 __attribute__((vector_size(16)));
+    typedef std::int8_t I8 __attribute__((vector_size(8)));
+    auto* bytes = reinterpret_cast<char*>(&cells_[begin]);
+    const I16 flag = I16{} + bit;  // the state byte is the low byte of each lane
+    std::uint64_t mask = 0;
+    for (int q = 0; q < 8; ++q) {
+      I16 cells;
+      std::memcpy(&cells, bytes + 16 * q, sizeof cells);
+      const I8 hit = __builtin_convertvector((cells & flag) != 0, I8);
+      std::uint64_t x;
+      std::memcpy(&x, &hit, sizeof x);
+      if (x) {
+        // Byte j keeps bit j; the multiplication gathers them in the top byte.
+        mask |= ((x & 0x8040201008040201) * 0x0101010101010101) >> 56 << (8 * q);
+        cells &= ~flag;
+        std::memcpy(bytes + 16 * q, &cells, sizeof cells);
       }
     }
+    return mask;
+  }
+
+  // Updates held back per thread: enough that applying them in index order reuses cache lines
+  // and streams, few enough that the buffers stay a small part of the working memory.
+  static constexpr std::size_t kUpdateBuffer = std::size_t{1} << 16;
+  // At most this many buckets: their counters stay in the L1 cache.
+  static constexpr int kMaxBucketBits = 12;
+  static constexpr int kMinBucketShift = kLineShift;
+
+  // Sorts a thread's buffered updates by bucket of the position they update.
+  void sort_updates(Scratch& scratch) const {
+    const int shift = bucket_shift_ + 1;  // entries carry the won flag in bit 0
+    scratch.counts.assign(buckets_ + 1, 0);
+    for (std::uint64_t entry : scratch.preds)
+      ++scratch.counts[(entry >> shift) + 1];
+    for (std::size_t b = 1; b <= buckets_; ++b)
+      scratch.counts[b] += scratch.counts[b - 1];
+    scratch.sorted.resize(scratch.preds.size());
+    std::uint32_t* at = scratch.counts.data();
+    for (std::uint64_t entry : scratch.preds)
+      scratch.sorted[at[entry >> shift]++] = entry;
+    // The scatter moved each start to its bucket's end: counts[b] now ends bucket b.
     scratch.preds.clear();
-    // Every move of these leads to a child worth >= t to its mover: lost by t if no exit does
-    // better (their value bytes still hold the best exit).
-    for (std::uint64_t p : scratch.zeros) {
-      if (value_[p] <= -t && claim(p))
-        decide(p, -t, level + 1);
+  }
+
+  // Applies every buffered update, bucket by bucket. The order within a level does not matter:
+  // a position with a lost child never has all its moves' children won, so at most one of its
+  // updates decides it. In bucket order the accesses climb through the layer and share lines.
+  void apply(int t, int level) {
+    tbb::parallel_for(scratch_.range(1), [&](const auto& r) {
+      for (Scratch& scratch : r)
+        sort_updates(scratch);
+    });
+    std::vector<Scratch*> all;
+    for (Scratch& scratch : scratch_) {
+      if (!scratch.sorted.empty())
+        all.push_back(&scratch);
     }
+    if (all.empty())
+      return;
+    // A bucket spans whole lines, so that no two tasks write one line flag.
+    static_assert(kLine <= (std::uint64_t{1} << kMinBucketShift));
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, buckets_, 16), [&](const auto& r) {
+      for (const Scratch* scratch : all) {
+        const std::uint64_t* e = scratch->sorted.data();
+        const std::size_t begin = r.begin() == 0 ? 0 : scratch->counts[r.begin() - 1];
+        const std::size_t end = scratch->counts[r.end() - 1];
+        constexpr std::size_t kAhead = 16;
+        for (std::size_t j = begin; j < end; ++j) {
+          if (j + kAhead < end) {
+            const std::uint64_t q = e[j + kAhead] >> 1;
+            __builtin_prefetch(&cells_[q], 1);
+            __builtin_prefetch(&value_[q], 1);
+          }
+          const std::uint64_t p = e[j] >> 1;
+          Cell& c = cells_[p];
+          if (e[j] & 1) {
+            // A child worth >= t to its mover: one fewer move of p can avoid it. When none is
+            // left, p is lost by t if no exit does better (its value byte still holds the best
+            // exit).
+            const std::uint8_t before = c.state;
+            c.state = static_cast<std::uint8_t>(before - 1);
+            if ((before & (kCounterMask | kDecided)) == 1 && value_[p] <= -t) {
+              c.state |= kDecided;
+              decide_owned(p, -t, level + 1);
+            }
+          } else if (!(c.state & kDecided)) {
+            c.state |= kDecided | kWon;
+            decide_owned(p, t, level + 1);
+          }
+        }
+      }
+    });
+    for (Scratch* scratch : all)
+      scratch->sorted.clear();
+  }
+
+  // decide() for a position whose cell no other thread writes meanwhile.
+  void decide_owned(std::uint64_t i, int value, int level) {
+    value_[i] = static_cast<std::int8_t>(value);
+    cells_[i].depth = overflow_.encode(i, level);
+    const int parity = level & 1;
+    cells_[i].state |= kFrontier[parity];
+    line_flags_[parity][i >> kLineShift] = 1;
+    aref(block_flags_[parity][i >> kBlockShift]).store(1, std::memory_order_relaxed);
   }
 
   // Calls f(index) once for each (position, move) pair whose in-layer move leads to `child`.
@@ -480,13 +625,21 @@ class LayerSolver {
   void for_each_predecessor(const Pits& child, F&& f) {
     // The previous mover sat on the other side; an in-layer move passed the turn.
     const Pits b = rules_.rotate(child);
-    typedef std::uint8_t V16 __attribute__((vector_size(16)));
     V16 bv;
     std::memcpy(&bv, b.data(), sizeof bv);
-    for (int origin = 0; origin < p_; ++origin) {
-      // A sowing that skips its origin leaves it empty.
-      if (b[origin] != 0 && rules_.rule_set().skip_origin)
-        continue;
+    // A sowing that skips its origin leaves it empty. The origins come from a bit mask: a test
+    // per origin mispredicted about half the time.
+    std::uint32_t origins = (std::uint32_t{1} << p_) - 1;
+    if (rules_.rule_set().skip_origin) {
+      std::uint64_t low;
+      std::memcpy(&low, b.data(), sizeof low);
+      constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7f;
+      // The top bit of each byte tells a nonempty pit; the multiplication gathers them.
+      const std::uint64_t full = (((low & kLow7) + kLow7) | low) & ~kLow7;
+      origins &= ~static_cast<std::uint32_t>(((full >> 7) * 0x0102040810204080) >> 56);
+    }
+    for (; origins != 0; origins &= origins - 1) {
+      const int origin = __builtin_ctz(origins);
       // The sowing of s seeds added sowing_add(origin, s) to the emptied origin's board; the
       // rows grow with s, so the first s that does not fit ends the search.
       for (int s = 1; s <= stones_; ++s) {
@@ -504,22 +657,30 @@ class LayerSolver {
           break;
         if (add[origin] != b[origin])
           continue;
-        const V16 pre = bv - av;
+        // The origin held s seeds (bv - av is 0 there). Built in a register: a byte store into
+        // the board followed by its 8-byte loads stalled store forwarding.
+        const V16 pre = (bv - av) | (unit_[origin] & static_cast<std::uint8_t>(s));
         Pits cand;
         std::memcpy(cand.data(), &pre, sizeof pre);
-        cand[origin] = static_cast<std::uint8_t>(s);
         // Replaying the forward move makes the predecessor exact by construction.
-        if (rules_.oware_quiet_move_to(cand, origin, child))
+        if (rules_.oware_quiet_move_to_turned(cand, origin, b))
           f(rank_(cand));
       }
     }
   }
+
+  typedef std::uint8_t V16 __attribute__((vector_size(16)));
 
   Rules rules_;
   int stones_;
   int k_;
   int p_;
   Ranker rank_;
+  V16 unit_[kMaxPitsPerSide] = {};  // 0xff at the pit, 0 elsewhere
+  // rows_[j * row_width_ + kWindow + v] = C(v + j, j + 1) for 0 <= v <= stones_ + 1, after
+  // kWindow zeros: unranking terms.
+  std::vector<std::uint64_t> rows_;
+  std::size_t row_width_ = 0;
   std::uint64_t size_ = 0;
   std::uint64_t blocks_ = 0;
   const std::int8_t* smaller_[kMaxIndexedStones + 1] = {};
@@ -529,6 +690,9 @@ class LayerSolver {
   std::unique_ptr<std::uint8_t[]> line_flags_[2];
   std::unique_ptr<std::uint8_t[]> block_flags_[2];
   std::unique_ptr<std::uint8_t[]> settled_;  // 1: every position of the block is decided
+  int bucket_shift_ = 0;                     // positions per update bucket, as a power of 2
+  std::uint64_t buckets_ = 0;
+  tbb::enumerable_thread_specific<Scratch> scratch_;
   DepthOverflow overflow_;
 };
 

@@ -96,6 +96,15 @@ class Rules {
   /// under kNoCapture captures nothing) and leads to `child`. Same answer as play() followed by a
   /// check of Move::gain() == 0 and Move::child == child, without building the Move.
   bool oware_quiet_move_to(const Pits& board, int pit, const Pits& child) const noexcept {
+    return oware_quiet_move_to_turned(board, pit, rotate(child));
+  }
+
+  /// oware_quiet_move_to() for the child given as rotate(child), which a predecessor search
+  /// has at hand for all its candidates: the sown board is compared as it lies, with no
+  /// rotation per candidate.
+  bool oware_quiet_move_to_turned(const Pits& board,
+                                  int pit,
+                                  const Pits& turned_child) const noexcept {
     if (pit < 0 || pit >= p_ || board[pit] == 0)
       return false;
     const SowStep& st = sow_table_[pit * kSowRows + board[pit]];
@@ -106,18 +115,19 @@ class Rules {
     std::memcpy(&x, board.data(), sizeof x);
     std::memcpy(&add, st.add.data(), sizeof add);
     std::memcpy(&keep, keep_origin_[pit].data(), sizeof keep);
-    std::memcpy(&want, child.data(), sizeof want);
+    std::memcpy(&want, turned_child.data(), sizeof want);
     x = (x & keep) + add;
     // A capture empties pits, so a move that captures cannot lead to `child` unsown; check the
     // cheap equality first.
-    if (rotate_bits(x) != want)
+    if (x != want)
       return false;
     const int opp_after = opponent_seeds(board) + st.opp_added;
     if (opp_after == 0)
       return false;  // feeding rule: an empty opponent must be fed
+    // The sown board equals turned_child: its pits are read from there.
     int captured = 0;
     for (int at = st.last; at >= p_; --at) {
-      const int seeds = static_cast<std::uint8_t>(x >> (8 * at));
+      const int seeds = turned_child[at];
       if (seeds != 2 && seeds != 3)
         break;
       captured += seeds;
