@@ -496,7 +496,9 @@ class LayerSolver {
     pits |= static_cast<U128>(upper);
     U128 x;
     std::memcpy(&x, board.data(), sizeof x);
-    const U128 kept = ~((static_cast<U128>(1) << (8 * (top + 1))) - 1);
+    // Pits 0..top are new; with 16 pits (P = 8) that is the whole board, and a shift by 128
+    // would be undefined.
+    const U128 kept = top + 1 >= 16 ? 0 : ~((static_cast<U128>(1) << (8 * (top + 1))) - 1);
     x = (x & kept) | pits;
     std::memcpy(board.data(), &x, sizeof x);
   }

@@ -227,6 +227,11 @@ std::vector<Case> all_cases() {
       cases.push_back(
           {std::string(all[i].name), pits, (repeat ? kMaxStonesRepeat : kMaxStones)[pits]});
     }
+    // Larger boards, small layers: code paths that depend on the pit count (the solvers' vector
+    // and 128-bit board operations) up to the largest board, P = 8 (16 pits).
+    constexpr int kMaxStonesLarge[] = {0, 0, 0, 0, 0, 10, 9, 8, 7};
+    for (int pits = 5; pits <= 8 && !repeat; ++pits)
+      cases.push_back({std::string(all[i].name), pits, kMaxStonesLarge[pits]});
   }
   // Options no preset uses (VARIANTS.md: every such choice is an option a user can switch).
   for (std::string_view variant : {"oware/6x4/skip_origin=off",
