@@ -251,8 +251,7 @@ class LayerSolver {
               ++in_layer;
               continue;
             }
-            const std::int8_t* v = smaller_[stones_ - m.gain()] +
-                                   rank(std::span<const std::uint8_t>(m.child.data(), k_));
+            const std::int8_t* v = smaller_[stones_ - m.gain()] + rank_(m.child);
             __builtin_prefetch(v);
             exits[g][exit_count[g]++] = {v, m.gain(), m.extra_turn};
           }
