@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds sowdb with AddressSanitizer and UndefinedBehaviorSanitizer and runs every test, so that
+# out-of-bounds accesses and undefined behaviour (an over-wide shift, say) fail the run even
+# where the result happens to come out right. The Release build of scripts/test.sh cannot see
+# those. Environment: SOWDB_SANITIZE_BUILD_DIR (default build-sanitize), SOWDB_JOBS.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${SOWDB_SANITIZE_BUILD_DIR:-${root}/build-sanitize}"
+jobs="${SOWDB_JOBS:-$(nproc)}"
+
+"${root}/scripts/setup.sh"
+flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+echo "==> sanitize: configure ${build}"
+cmake -S "${root}" -B "${build}" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_C_FLAGS="${flags}" -DCMAKE_CXX_FLAGS="${flags}" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+  -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
+  -DSOWDB_BUILD_BENCH=OFF >/dev/null
+echo "==> sanitize: build, ${jobs} jobs"
+cmake --build "${build}" --parallel "${jobs}"
+echo "==> sanitize: ctest"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+ctest --test-dir "${build}" --output-on-failure --parallel "${jobs}"
+echo "==> sanitize: passed"
