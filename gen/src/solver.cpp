@@ -66,7 +66,7 @@ class Ranker {
  public:
   // For positions of at most `stones` seeds on `pits` pits.
   Ranker(int pits, int stones)
-      : width_(stones + 1), table_(static_cast<std::size_t>(kMaxPits - 1) * width_) {
+      : width_(stones + 1), table_(static_cast<std::size_t>(kMaxPits) * width_) {
     // Rows of the pits that do not enter (the last pit and pits past the board) stay zero, so
     // that every board takes the same unrolled sum.
     for (int i = 0; i + 1 < pits; ++i) {
@@ -87,6 +87,20 @@ class Ranker {
     for (int i = 0; i < kMaxPits - 1; ++i) {
       const std::uint64_t sums = i < 8 ? low : high;
       r += t[static_cast<std::size_t>(i) * width_ + ((sums >> (8 * (i & 7))) & 0xff)];
+    }
+    return r;
+  }
+
+  // The part of operator() that pits first..first + P - 1 give when they hold `side[0..P)` and
+  // the pits below them hold `before` seeds: a board's rank is the part of its first P pits
+  // plus that of its last P (with `before` the seeds of the first P).
+  std::uint64_t part(const Pits& side, int first, int p, int before) const noexcept {
+    const std::uint64_t* t = table_.data() + static_cast<std::size_t>(first) * width_;
+    std::uint64_t r = 0;
+    int sum = before;
+    for (int i = 0; i < p; ++i, t += width_) {
+      sum += side[i];
+      r += t[sum];
     }
     return r;
   }
@@ -219,10 +233,6 @@ class LayerSolver {
   }
 
  private:
-  void set_depth(std::uint64_t i, int depth) {
-    aref(cells_[i].depth).store(overflow_.encode(i, depth), std::memory_order_relaxed);
-  }
-
   // Worth of the best move that leaves the layer; counts the in-layer moves.
   void init() {
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, size_, 1 << 14), [&](const auto& r) {
@@ -277,19 +287,16 @@ class LayerSolver {
     });
   }
 
-  void mark_frontier(std::uint64_t i, int level) {
-    const int parity = level & 1;
-    aref(cells_[i].state).fetch_or(kFrontier[parity], std::memory_order_relaxed);
-    aref(line_flags_[parity][i >> kLineShift]).store(1, std::memory_order_relaxed);
-    aref(block_flags_[parity][i >> kBlockShift]).store(1, std::memory_order_relaxed);
-  }
-
+  // Decides position i, already marked kDecided, and puts it on the frontier of `level`. Only
+  // the calling thread writes i's cell and line meanwhile: the seed scan owns whole blocks, the
+  // updates whole buckets.
   void decide(std::uint64_t i, int value, int level) {
-    aref(value_[i]).store(static_cast<std::int8_t>(value), std::memory_order_relaxed);
-    if (value > 0)
-      aref(cells_[i].state).fetch_or(kWon, std::memory_order_relaxed);
-    set_depth(i, level);
-    mark_frontier(i, level);
+    value_[i] = static_cast<std::int8_t>(value);
+    cells_[i].depth = overflow_.encode(i, level);
+    const int parity = level & 1;
+    cells_[i].state |= (value > 0 ? kWon : 0) | kFrontier[parity];
+    line_flags_[parity][i >> kLineShift] = 1;
+    aref(block_flags_[parity][i >> kBlockShift]).store(1, std::memory_order_relaxed);
   }
 
   void solve_threshold(int t) {
@@ -598,27 +605,17 @@ class LayerSolver {
             c.state = static_cast<std::uint8_t>(before - 1);
             if ((before & (kCounterMask | kDecided)) == 1 && value_[p] <= -t) {
               c.state |= kDecided;
-              decide_owned(p, -t, level + 1);
+              decide(p, -t, level + 1);
             }
           } else if (!(c.state & kDecided)) {
-            c.state |= kDecided | kWon;
-            decide_owned(p, t, level + 1);
+            c.state |= kDecided;
+            decide(p, t, level + 1);
           }
         }
       }
     });
     for (Scratch* scratch : all)
       scratch->sorted.clear();
-  }
-
-  // decide() for a position whose cell no other thread writes meanwhile.
-  void decide_owned(std::uint64_t i, int value, int level) {
-    value_[i] = static_cast<std::int8_t>(value);
-    cells_[i].depth = overflow_.encode(i, level);
-    const int parity = level & 1;
-    cells_[i].state |= kFrontier[parity];
-    line_flags_[parity][i >> kLineShift] = 1;
-    aref(block_flags_[parity][i >> kBlockShift]).store(1, std::memory_order_relaxed);
   }
 
   // Calls f(index) once for each (position, move) pair whose in-layer move leads to `child`.
@@ -803,19 +800,11 @@ class AcyclicSolver {
     const std::int8_t* child_layer[kMaxPitsPerSide];
   };
 
-  void add_move(Frame& f, const Move& m) {
-    const int j = f.moves++;
-    f.pit[j] = m.pit;
-    f.gain[j] = static_cast<std::uint8_t>(m.gain());
-    f.extra_turn[j] = m.extra_turn;
-    f.child_index[j] = rank_(m.child);
-    f.child_layer[j] = m.gain() == 0 ? value_.data() : smaller_[stones_ - m.gain()];
-    __builtin_prefetch(f.child_layer[j] + f.child_index[j]);
+  void add_move(Frame& f, const Move& m) const {
+    add_move(f, m.pit, m.gain(), m.extra_turn, rank_(m.child));
   }
 
-  // A move whose child index comes from a tile's parts.
-  void add_tile_move(
-      Frame& f, int pit, int gain, bool extra_turn, std::uint64_t child_index) const {
+  void add_move(Frame& f, int pit, int gain, bool extra_turn, std::uint64_t child_index) const {
     const int j = f.moves++;
     f.pit[j] = static_cast<std::uint8_t>(pit);
     f.gain[j] = static_cast<std::uint8_t>(gain);
@@ -865,10 +854,7 @@ class AcyclicSolver {
           moves_(kTile * kMaxPitsPerSide),
           count_(kTile),
           opponent_(kTile * kSlots),
-          captured_(kTile * kMaxPitsPerSide) {
-      for (int i = 0; i < kMaxPits; ++i)
-        rows_[static_cast<std::size_t>(i)] = rank_table_row(i);
-    }
+          captured_(kTile * kMaxPitsPerSide) {}
 
     // The moves of the mover's sides `a[0..count)` (`seeds` seeds each), opposite sides of
     // `opponent_seeds` seeds.
@@ -966,32 +952,17 @@ class AcyclicSolver {
     // The part of the first P pits of a child whose first P pits are `side`.
     std::uint64_t low_part(const Pits& side) const {
       const int p = s_.rules_.pits_per_side();
-      const int k = s_.rules_.pits();
-      std::uint64_t part = 0;
-      int sum = 0;
-      for (int i = 0; i < p && i + 1 < k; ++i) {
-        sum += side[i];
-        part += rows_[i][sum];
-      }
-      return part;
+      return s_.rank_.part(side, 0, p, 0);
     }
 
     // The part of the last P pits of a child whose last P pits are `side`, after `before`
     // seeds in the first P.
     std::uint64_t high_part(const Pits& side, int before) const {
       const int p = s_.rules_.pits_per_side();
-      const int k = s_.rules_.pits();
-      std::uint64_t part = 0;
-      int sum = before;
-      for (int i = p; i + 1 < k; ++i) {
-        sum += side[i - p];
-        part += rows_[i][sum];
-      }
-      return part;
+      return s_.rank_.part(side, p, p, before);
     }
 
     const AcyclicSolver& s_;
-    std::array<const std::uint64_t*, kMaxPits> rows_;  // rank_table_row(i)
     int mover_seeds_ = 0;
     int opponent_seeds_ = 0;
     std::vector<TileMove> moves_;          // [ja * kMaxPitsPerSide + move]
@@ -1006,7 +977,7 @@ class AcyclicSolver {
     std::uint64_t movers;
     const Pits* opponent;
     std::uint64_t opponents;
-    bool fast;                             // quiet moves from `moves`
+    bool fast;                             // moves from the tile's parts (TileMoves)
     std::array<std::uint64_t, kTile> row;  // index of (mover[0], opponent[j])
   };
 
@@ -1129,7 +1100,7 @@ class AcyclicSolver {
           gain = 1 + taken;
         }
       }
-      add_tile_move(f, mv.pit, gain, mv.extra_turn, index);
+      add_move(f, mv.pit, gain, mv.extra_turn, index);
     }
   }
 

@@ -645,6 +645,61 @@ TEST(RulesProperty, RotateTurnsTheBoard) {
   }
 }
 
+// The predecessor search's replay gives play()'s answer: true for the board a sowing leaves
+// exactly when the move is legal and gains nothing (the feeding rule, captures and grand slams
+// decide the rest); any other child is refused.
+TEST(RulesProperty, OwareQuietReplayAgreesWithPlay) {
+  PositionSource source(0x5eed0005);
+  long quiet = 0;
+  long not_quiet = 0;
+  long refused = 0;
+  for (const Config& c : configs_of(Family::kOware)) {
+    for (int p = 1; p <= kMaxPitsPerSide; ++p) {
+      RuleSet r = c.rules;
+      r.pits_per_side = static_cast<std::uint8_t>(p);
+      const Rules rules(r);
+      for (int i = 0; i < 2000; ++i) {
+        const Pits b = source.next(p);
+        for (int pit = 0; pit < p; ++pit) {
+          if (b[pit] == 0)
+            continue;
+          // The board as the sowing leaves it, before any capture: the turned child of a quiet
+          // move.
+          Pits sown = b;
+          sown[pit] = 0;
+          const Pits& add = rules.sowing_add(pit, b[pit]);
+          for (int j = 0; j < 2 * p; ++j)
+            sown[j] = static_cast<std::uint8_t>(sown[j] + add[j]);
+          Move m;
+          const bool expect = rules.play(b, pit, m) && m.gain() == 0;
+          ASSERT_EQ(rules.oware_quiet_move_to_turned(b, pit, sown), expect)
+              << c.name << " P=" << p << " pit " << pit;
+          if (expect) {
+            ASSERT_EQ(rules.rotate(m.child), sown);
+            ++quiet;
+          } else {
+            ++not_quiet;
+          }
+          // One seed moved between two pits: the same total, another board.
+          const int from = (pit + 1) % (2 * p);
+          const int to = (pit + 2) % (2 * p);
+          if (sown[from] > 0 && from != to) {
+            Pits other = sown;
+            --other[from];
+            ++other[to];
+            EXPECT_FALSE(rules.oware_quiet_move_to_turned(b, pit, other))
+                << c.name << " P=" << p << " pit " << pit;
+            ++refused;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(quiet, 10000);
+  EXPECT_GT(not_quiet, 10000);
+  EXPECT_GT(refused, 10000);
+}
+
 // A board the engine's tables cannot hold is refused, not written past.
 TEST(RulesProperty, RefusesBoardsOutsideOneToEightPits) {
   for (int p : {0, kMaxPitsPerSide + 1, 255}) {

@@ -93,15 +93,11 @@ class Rules {
 
   /// Oware family, for predecessor searches: replays the mover's pit `pit` of `board` and tells
   /// whether it is a legal move that leaves every seed on the board (no capture; a grand slam
-  /// under kNoCapture captures nothing) and leads to `child`. Same answer as play() followed by a
-  /// check of Move::gain() == 0 and Move::child == child, without building the Move.
-  bool oware_quiet_move_to(const Pits& board, int pit, const Pits& child) const noexcept {
-    return oware_quiet_move_to_turned(board, pit, rotate(child));
-  }
-
-  /// oware_quiet_move_to() for the child given as rotate(child), which a predecessor search
-  /// has at hand for all its candidates: the sown board is compared as it lies, with no
-  /// rotation per candidate.
+  /// under kNoCapture captures nothing) and leads to the child `rotate(turned_child)`. Same
+  /// answer as play() followed by a check of Move::gain() == 0 and
+  /// Move::child == rotate(turned_child), without building the Move. The child comes turned
+  /// because a predecessor search has it so for all its candidates: the sown board is compared
+  /// as it lies, with no rotation per candidate. Thread safe.
   bool oware_quiet_move_to_turned(const Pits& board,
                                   int pit,
                                   const Pits& turned_child) const noexcept {
