@@ -8,6 +8,9 @@
 //                                                      sowdb gen --no-recompute)
 //   sowdb_format_explore --rewrite SRC_DIR DST_DIR   (rewrite every layer with the default
 //                                                    WriteOptions, e.g. to the newest version)
+//   sowdb_format_explore --context TABLE_DIR LAYER... (the value streams as the generator ships
+//                                                    them, recompute entries included: what
+//                                                    block-local context models could save)
 //
 // Prints one line per (layer, experiment): stream sizes in bytes and bytes/position.
 #include <zdict.h>
@@ -240,6 +243,127 @@ struct Reporter {
   }
 };
 
+// --context: the value stream of a shipped layer (recompute entries as one more symbol) against
+// models a block decoder could run. Symbol k is the k-th most frequent byte, as in the writer's
+// value table. A neighbour of entry i is the entry of the position with one seed moved from pit
+// j to pit j + 1: its index is i - C(S_j + j - 1, j) (S_j the seeds of pits 0..j), so it was
+// decoded before i when it lies in the same 4096-entry block; "none" otherwise.
+int context_report(const std::filesystem::path& dir, const std::vector<int>& layers) {
+  constexpr std::size_t kBlock = 4096;
+  for (const int n : layers) {
+    const auto r = LayerReader::open(layer_path(dir, n));
+    const std::size_t size = r->info().entries;
+    const int pits = r->info().rules.pits();
+    std::vector<std::int8_t> values(size);
+    r->read_all(values, {});
+    std::array<std::uint64_t, 256> freq{};
+    for (const std::int8_t v : values)
+      ++freq[static_cast<std::uint8_t>(v)];
+    std::array<int, 256> order{};
+    for (int b = 0; b < 256; ++b)
+      order[static_cast<std::size_t>(b)] = b;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return freq[static_cast<std::size_t>(a)] > freq[static_cast<std::size_t>(b)];
+    });
+    std::array<std::uint8_t, 256> symbol_of{};
+    for (int k = 0; k < 256; ++k)
+      symbol_of[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] =
+          static_cast<std::uint8_t>(k);
+    std::vector<std::uint8_t> sym(size);
+    for (std::size_t i = 0; i < size; ++i)
+      sym[i] = symbol_of[static_cast<std::uint8_t>(values[i])];
+    constexpr int kNeighbours = 4;
+    constexpr std::uint8_t kNone = 255;
+    std::vector<std::array<std::uint8_t, kNeighbours>> near(size);
+    std::vector<std::uint8_t> board(static_cast<std::size_t>(pits));
+    sowdb::unrank(0, n, board);
+    for (std::size_t i = 0; i < size; ++i) {
+      int seeds = 0;
+      for (int j = 0; j < kNeighbours; ++j) {
+        const auto pj = static_cast<std::size_t>(j);
+        seeds += j < pits ? board[pj] : 0;
+        std::uint8_t s = kNone;
+        if (j + 1 < pits && board[pj] > 0) {
+          const std::uint64_t delta = sowdb::binomial(seeds + j - 1, j);
+          if (delta <= i && (i - delta) / kBlock == i / kBlock)
+            s = sym[i - delta];
+        }
+        near[i][pj] = s;
+      }
+      sowdb::next_position(board);
+    }
+    // A context: neighbours 0..used-1, each symbol clipped to `classes` - 1 (or none).
+    const auto context = [&](std::size_t i, int used, int classes) {
+      std::uint32_t c = 0;
+      for (int j = 0; j < used; ++j) {
+        const std::uint8_t s = near[i][static_cast<std::size_t>(j)];
+        c = c * static_cast<std::uint32_t>(classes + 1) +
+            (s == kNone ? static_cast<std::uint32_t>(classes)
+                        : std::min<std::uint32_t>(s, static_cast<std::uint32_t>(classes - 1)));
+      }
+      return c;
+    };
+    // zstd per 4096-entry block at the writer's default settings.
+    const auto zstd_size = [&](const std::vector<std::uint8_t>& stream) {
+      Blocks blocks;
+      for (std::size_t b = 0; b < size; b += kBlock)
+        blocks.emplace_back(stream.begin() + static_cast<std::ptrdiff_t>(b),
+                            stream.begin() + static_cast<std::ptrdiff_t>(std::min(size, b + kBlock)));
+      return compress_with(blocks, 13, 5, nullptr, false).bytes;
+    };
+    const double per = 1.0 / static_cast<double>(size);
+    std::printf("# layer %d (%zu positions): zstd of the symbols %.4f B/position\n",
+                n, size, static_cast<double>(zstd_size(sym)) * per);
+    for (const auto& [used, classes] : {std::pair{2, 32}, std::pair{3, 32}, std::pair{4, 8},
+                                       std::pair{4, 16}}) {
+      std::map<std::uint32_t, std::array<std::uint64_t, 256>> counts;
+      for (std::size_t i = 0; i < size; ++i)
+        ++counts[context(i, used, classes)][sym[i]];
+      // Static model: the conditional entropy, plus 12 bits per (context, symbol) that occurs
+      // for a table of its frequencies in the file.
+      double bits = 0;
+      std::size_t cells = 0;
+      // Rank transform: each symbol replaced by its rank among its context's symbols by
+      // frequency (a table the reader keeps per context), then zstd as the writer does.
+      std::map<std::uint32_t, std::array<std::uint8_t, 256>> rank_of;
+      for (const auto& [c, f] : counts) {
+        std::uint64_t total = 0;
+        for (const std::uint64_t x : f)
+          total += x;
+        std::array<int, 256> by{};
+        for (int k = 0; k < 256; ++k) {
+          by[static_cast<std::size_t>(k)] = k;
+          const std::uint64_t x = f[static_cast<std::size_t>(k)];
+          if (x == 0)
+            continue;
+          ++cells;
+          bits -= static_cast<double>(x) *
+                  std::log2(static_cast<double>(x) / static_cast<double>(total));
+        }
+        std::stable_sort(by.begin(), by.end(), [&](int a, int b) {
+          return f[static_cast<std::size_t>(a)] > f[static_cast<std::size_t>(b)];
+        });
+        auto& ranks = rank_of[c];
+        for (int k = 0; k < 256; ++k)
+          ranks[static_cast<std::size_t>(by[static_cast<std::size_t>(k)])] =
+              static_cast<std::uint8_t>(k);
+      }
+      std::vector<std::uint8_t> ranked(size);
+      for (std::size_t i = 0; i < size; ++i)
+        ranked[i] = rank_of[context(i, used, classes)][sym[i]];
+      const double model = static_cast<double>(cells) * 12 / 8;
+      std::printf("# layer %d, neighbours of pits 0..%d (symbols clipped at %d): static model "
+                  "%.4f + table %.4f = %.4f B/position; ranked by context, then zstd %.4f + "
+                  "table %.4f\n",
+                  n, used - 1, classes - 1, bits / 8 * per, model * per,
+                  (bits / 8 + model) * per, static_cast<double>(zstd_size(ranked)) * per,
+                  static_cast<double>(cells) * per);
+    }
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -256,6 +380,12 @@ int main(int argc, char** argv) {
                   static_cast<unsigned long long>(std::filesystem::file_size(layer_path(dst, n))));
     }
     return 0;
+  }
+  if (argc >= 4 && std::strcmp(argv[1], "--context") == 0) {
+    std::vector<int> layers;
+    for (int i = 3; i < argc; ++i)
+      layers.push_back(std::atoi(argv[i]));
+    return context_report(argv[2], layers);
   }
   if (argc < 3) {
     std::fprintf(stderr, "usage: %s TABLE_DIR LAYER... [--quick]\n", argv[0]);

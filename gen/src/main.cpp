@@ -1,5 +1,7 @@
 // sowdb: the command-line front end. Only this program talks to the user.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 
@@ -26,7 +28,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return run ? run() : 2;
+    const int rc = run ? run() : 2;
+    // Output that did not reach its destination (disk full, closed pipe) is a failure, not a
+    // silent exit 0 with a truncated result.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::fprintf(stderr, "sowdb: error: writing standard output: %s\n", std::strerror(errno));
+      return 1;
+    }
+    return rc;
   } catch (const sowdb::cli::UsageError& e) {
     std::fprintf(stderr, "sowdb: error: %s\n", e.what());
     return 2;

@@ -119,6 +119,15 @@ Variant guess_variant(const RuleSet& rules) {
   return Variant{std::string(family_match ? family_match->name : "oware"), rules, 4};
 }
 
+// The layer whose failure ended the last failed probe of this thread (-1: none), so that
+// explain() names that layer's file rather than the highest damaged layer below the position.
+thread_local int tl_failed_layer = -1;
+
+ProbeStatus failed_at(int n, ProbeStatus s) noexcept {
+  tl_failed_layer = n;
+  return s;
+}
+
 }  // namespace
 
 // One layer file, opened on first use. `state` goes 0 (not tried) -> 1 (open) or 2 (failed,
@@ -152,7 +161,7 @@ struct TableSet::Impl {
       return ProbeStatus::kOk;
     }
     if (state == 2)
-      return slot.failure;
+      return failed_at(n, slot.failure);
     try {
       std::lock_guard lock(slot.mutex);
       state = slot.state.load(std::memory_order_relaxed);
@@ -179,13 +188,14 @@ struct TableSet::Impl {
         out = slot.reader.get();
         return ProbeStatus::kOk;
       }
-      return slot.failure;
+      return failed_at(n, slot.failure);
     } catch (...) {  // a failed lock or allocation: report, never abort
-      return ProbeStatus::kCorruptTable;
+      return failed_at(n, ProbeStatus::kCorruptTable);
     }
   }
 
   void note_read_error(int n, std::uint64_t index, const char* what) const noexcept {
+    tl_failed_layer = n;
     try {
       LayerSlot& slot = *slots[n];
       std::lock_guard lock(slot.mutex);
@@ -196,6 +206,7 @@ struct TableSet::Impl {
   }
 
   void note_unresolved(int n, std::uint64_t index) const noexcept {
+    tl_failed_layer = n;
     try {
       LayerSlot& slot = *slots[n];
       std::lock_guard lock(slot.mutex);
@@ -209,6 +220,7 @@ struct TableSet::Impl {
                     std::uint64_t index,
                     int child_layer,
                     std::uint64_t child) const noexcept {
+    tl_failed_layer = n;
     try {
       LayerSlot& slot = *slots[n];
       std::lock_guard lock(slot.mutex);
@@ -650,6 +662,11 @@ std::string TableSet::explain(ProbeStatus status, const Pits& position) const {
              " hold up to " + std::to_string(impl_->max_stones);
     case ProbeStatus::kMissingTable:
     case ProbeStatus::kCorruptTable:
+      if (tl_failed_layer >= 0 && tl_failed_layer <= std::min(n, impl_->max_stones)) {
+        std::string e = layer_error(tl_failed_layer);
+        if (!e.empty())
+          return e;
+      }
       for (int m = std::min(n, impl_->max_stones); m >= 0; --m) {
         std::string e = layer_error(m);
         if (!e.empty())

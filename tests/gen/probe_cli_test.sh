@@ -132,6 +132,23 @@ done
 bad probe --tables "$OW" 99999999999999999999 0 0 0 0 0 0 0 0 0 0 0
 grep -q 'out of range' "$TMP/err" || fail "a huge pit count: unclear message: $(cat "$TMP/err")"
 bad probe --tables "" 1 1 1 1 1 1 1 1 1 1 1 1
+# Output that cannot be written (a full disk: /dev/full) is an error, not a silent exit 0.
+if [[ -w /dev/full ]]; then
+  for mode in text json; do
+    CHECKS=$((CHECKS + 1))
+    args=(probe --tables "$OW")
+    [[ $mode == json ]] && args+=(--json)
+    "$SOWDB" "${args[@]}" 1 1 1 1 1 1 1 1 1 1 0 0 >/dev/full 2>"$TMP/err"
+    rc=$?
+    [[ $rc -eq 1 ]] || fail "$mode output to a full disk: exit code $rc, want 1"
+    grep -q '^sowdb: error: writing standard output' "$TMP/err" ||
+      fail "$mode output to a full disk: unclear message: $(cat "$TMP/err")"
+  done
+  CHECKS=$((CHECKS + 1))
+  printf '1 1 1 1 1 1 1 1 1 1 0 0\n' | "$SOWDB" probe --tables "$OW" --json - >/dev/full 2>"$TMP/err"
+  rc=$?
+  [[ $rc -eq 1 ]] || fail "bulk output to a full disk: exit code $rc, want 1"
+fi
 bad probe --tables "$OW" 1 1 1 1 1 1 1 1 1 1 0 0 -
 bad probe --tables "$TMP/no-such-dir" 1 1 1 1 1 1 1 1 1 1 1 1
 mkdir -p "$TMP/empty"

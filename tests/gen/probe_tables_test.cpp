@@ -571,6 +571,43 @@ TEST(ProbeErrors, CorruptAndTruncatedLayerFiles) {
   EXPECT_NE(set3->layer_error(3).find("holds 4 seeds"), std::string::npos) << set3->layer_error(3);
 }
 
+// With two damaged layers, the explanation names the one that failed the probe, not the
+// largest damaged layer below the position (an Oware move gains 2 seeds or more, so a
+// 12-seed position with a capture of 2 reads layer 10 and never layer 11).
+TEST(ProbeErrors, ExplainNamesTheLayerThatFailed) {
+  const Generated& g = tables("oware/6x4", 12);
+  const fs::path dir = copy_tables(g, "explain");
+  for (const char* name : {"layer-010.sdb", "layer-011.sdb"})
+    fs::resize_file(dir / name, fs::file_size(dir / name) / 2);
+  auto set = TableSet::open(dir);
+  ASSERT_EQ(set->max_stones(), 12);
+  ASSERT_FALSE(set->layer_error(11).empty());  // found at open: the footer is gone
+  const Rules& rules = set->engine();
+  Pits p{};
+  const std::span<std::uint8_t> pits(p.data(), 12);
+  unrank(0, 12, pits);
+  bool found = false;
+  do {
+    MoveList moves;
+    rules.legal_moves(p, moves);
+    for (const Move& m : moves)
+      found |= m.gain() == 2;
+  } while (!found && next_position(pits));
+  ASSERT_TRUE(found);
+  MoveWorths worths;
+  ASSERT_EQ(set->moves(p, worths), ProbeStatus::kCorruptTable);
+  const std::string why = set->explain(ProbeStatus::kCorruptTable, p);
+  EXPECT_NE(why.find("layer-010.sdb"), std::string::npos) << why;
+  // The C ABI explains through the same path.
+  sowdb_tables* h = nullptr;
+  ASSERT_EQ(sowdb_open(dir.c_str(), &h), SOWDB_OK);
+  sowdb_move_worth best{};
+  EXPECT_EQ(sowdb_best_move(h, p.data(), 12, &best), SOWDB_ERR_CORRUPT_TABLE);
+  EXPECT_NE(std::string(sowdb_last_error()).find("layer-010.sdb"), std::string::npos)
+      << sowdb_last_error();
+  sowdb_close(h);
+}
+
 TEST(ProbeErrors, DirectoriesThatAreRefused) {
   EXPECT_THROW(TableSet::open(temp_root().path() / "no-such-dir"), std::runtime_error);
   const fs::path empty = temp_root().path() / "empty";

@@ -186,7 +186,10 @@ class TableSet {
   std::string layer_error(int stones) const;
 
   /// A one-line explanation of a failed probe of `position` that returned `status`, e.g.
-  /// "position has 20 seeds; tables in DIR hold up to 16". Thread safe.
+  /// "position has 20 seeds; tables in DIR hold up to 16". For kMissingTable and
+  /// kCorruptTable it names the layer file that made this thread's last failed probe fail
+  /// (called on another thread, the largest damaged layer the position could reach). Thread
+  /// safe.
   std::string explain(ProbeStatus status, const Pits& position) const;
 
   struct Impl;
