@@ -11,12 +11,14 @@
 namespace {
 
 void exercise(const std::uint8_t* data, std::size_t size, bool verify) {
+  // The block cache's paths: none, a single frame, a few, and sharded (32 frames and more).
+  static constexpr std::size_t kCacheBlocks[] = {0, 1, 2, 64};
   std::vector<std::byte> bytes(size);
   for (std::size_t i = 0; i < size; ++i)
     bytes[i] = static_cast<std::byte>(data[i]);
   sowdb::OpenOptions options;
   options.verify_checksums = verify;
-  options.cache_blocks = 2;
+  options.cache_blocks = kCacheBlocks[size % 4];
   std::unique_ptr<sowdb::LayerReader> reader;
   try {
     reader = sowdb::LayerReader::open_memory(std::move(bytes), options);

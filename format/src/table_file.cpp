@@ -121,7 +121,9 @@ class FileSource final : public Source {
  public:
   explicit FileSource(const std::filesystem::path& path) {
     name_ = path.string();
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer (check 1 rejects it below); it
+    // has no effect on reads of a regular file.
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd_ < 0)
       fail_check(Code::kIo, name_, 1, "cannot open: " + errno_text(errno));
     struct stat st {};
@@ -686,7 +688,10 @@ struct LayerReader::Impl {
       fail_check(Code::kChecksum, where, 17, "frame checksum mismatch");
     }
     // Check 18: exactly one zstd frame that declares the expected content size.
-    if (ZSTD_findFrameCompressedSize(frame.data(), frame.size()) != frame.size()) {
+    // A skippable frame (or a legacy one) is no Zstandard frame and declares no content size,
+    // though ZSTD_getFrameContentSize reports 0 for a skippable one.
+    if (frame.size() < 4 || get_le(frame.data(), 4) != ZSTD_MAGICNUMBER ||
+        ZSTD_findFrameCompressedSize(frame.data(), frame.size()) != frame.size()) {
       fail_check(Code::kCorrupt, where, 18, "not exactly one zstd frame");
     }
     if (ZSTD_getFrameContentSize(frame.data(), frame.size()) != content) {

@@ -2,6 +2,7 @@
 // truncation and the temporary-then-rename write.
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -838,6 +839,18 @@ TEST(TableReader, MissingFile) {
   EXPECT_EQ(error_of([&] { LayerReader::open(dir.path()); }), Code::kIo);  // a directory
 }
 
+// Check 1 on a FIFO: opening one must not wait for a writer (a blocking open hung every probe
+// of the directory); the reader refuses it as not a regular file.
+TEST(TableReader, FifoIsNotARegularFile) {
+  TempDir dir;
+  const std::filesystem::path fifo = dir / "layer-003.sdb";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string msg;
+  EXPECT_EQ(error_of([&] { LayerReader::open(fifo); }, &msg), Code::kIo);
+  EXPECT_NE(msg.find("not a regular file"), std::string::npos) << msg;
+  EXPECT_EQ(error_of([&] { read_info(fifo); }), Code::kIo);
+}
+
 TEST(TableReader, NotATable) {
   TempDir dir;
   const std::string text = "this is a text file, not a table\n";
@@ -1191,6 +1204,31 @@ TEST_F(TamperV3, Check21StoredRecomputeDepth) {
   frame.resize(ZSTD_compress(frame.data(), frame.size(), planes.data(), planes.size(), 3));
   const auto ok = LayerReader::open_memory(with_depth_frame(good_, 7, 0, frame));
   EXPECT_EQ(ok->depth(first_stored), 0xFEFF);
+}
+
+// Check 18: a depth frame that stores nothing (every value of the block 0) must still be one
+// Zstandard frame. A skippable frame declares no content size, though zstd reports 0 for it.
+TEST(TableReader, SkippableFrameIsNoDepthFrame) {
+  TempDir dir;
+  const RuleSet rules{Family::kOware, 2, true, GrandSlam::kForbidden};
+  Layer zero = make_layer(rules, 4, 1);
+  std::fill(zero.values.begin(), zero.values.end(), std::int8_t{0});
+  std::fill(zero.depths.begin(), zero.depths.end(), std::uint16_t{0});
+  write_layer(dir / "zero.sdb", rules, 4, zero.source(), test::write_options(4096, 3));
+  const auto good = read_bytes(dir / "zero.sdb");
+  ASSERT_EQ(LayerReader::open_memory(good)->depth(0), std::optional<std::uint16_t>(0));
+  // Skippable frame magic 0x184D2A50, 1 byte of user data.
+  const std::vector<std::byte> skippable = {std::byte{0x50}, std::byte{0x2A}, std::byte{0x4D},
+                                            std::byte{0x18}, std::byte{0x01}, std::byte{0x00},
+                                            std::byte{0x00}, std::byte{0x00}, std::byte{0x41}};
+  const auto bad = with_depth_frame(good, 1, 0, skippable);
+  const auto r = LayerReader::open_memory(bad);
+  EXPECT_EQ(r->value(0), std::optional<std::int8_t>(0));  // the value frame is fine
+  EXPECT_EQ(r->depth(0), std::nullopt);
+  std::vector<std::uint16_t> d(zero.values.size());
+  std::string msg;
+  EXPECT_EQ(error_of([&] { r->read_all({}, d); }, &msg), Code::kCorrupt);
+  EXPECT_NE(msg.find("check 18"), std::string::npos) << msg;
 }
 
 // Without checksums the reader stays in bounds and gives values in [-n, n] or kRecomputeValue.

@@ -12,7 +12,9 @@ namespace sowdb {
 inline constexpr int kMaxIndexedStones = 127;
 
 /// Binomial coefficient C(n, k) for 0 <= k <= kMaxPits, 0 <= n <= kMaxIndexedStones + kMaxPits;
-/// 0 when k > n. Every value used fits in 64 bits. Thread safe (constant table).
+/// 0 when k > n. Values past 2^64 wrap. Layer sizes and ranks meet such values only on 16-pit
+/// boards with 116 seeds or more, whose layers no table can hold (FORMAT.md, "Limits"; the
+/// reader rejects such headers). Thread safe (constant table).
 std::uint64_t binomial(int n, int k) noexcept;
 
 /// Number of positions with `stones` seeds on `pits` pits: C(stones + pits - 1, pits - 1).
