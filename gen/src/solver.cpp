@@ -253,14 +253,10 @@ class LayerSolver {
         const int group = static_cast<int>(std::min<std::uint64_t>(kGroup, r.end() - first));
         for (int g = 0; g < group; ++g) {
           const std::uint64_t i = first + g;
-          const int count = rules_.legal_moves(board, moves);
-          exit_count[g] = 0;
           int in_layer = 0;
+          const int count = rules_.oware_exits(board, moves, in_layer);
+          exit_count[g] = 0;
           for (const Move& m : moves) {
-            if (m.gain() == 0) {
-              ++in_layer;
-              continue;
-            }
             const std::int8_t* v = smaller_[stones_ - m.gain()] + rank_(m.child);
             __builtin_prefetch(v);
             exits[g][exit_count[g]++] = {v, m.gain(), m.extra_turn};

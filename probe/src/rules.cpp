@@ -106,6 +106,52 @@ int Rules::legal_moves(const Pits& board, MoveList& out) const noexcept {
   return n;
 }
 
+int Rules::oware_exits(const Pits& board, MoveList& exits, int& quiet) const noexcept {
+  // The moves legal_moves keeps, told apart without sowing the quiet ones: a sowing captures
+  // only when its last seed lands on the opponent's side, in a pit it brings to 2 or 3 seeds.
+  const int opponent = opponent_seeds(board);
+  int legal = 0;
+  int grand_slams = 0;
+  int gaining = 0;
+  quiet = 0;
+  for (int i = 0; i < p_; ++i) {
+    const int seeds = board[i];
+    if (seeds == 0)
+      continue;
+    const SowStep& st = sow_table_[i * kSowRows + seeds];
+    if (opponent + st.opp_added == 0)
+      continue;  // feeding rule
+    ++legal;
+    const int last = st.last;
+    const int at_last = last >= p_ ? board[last] + st.add[last] : 0;
+    if (at_last != 2 && at_last != 3) {
+      ++quiet;
+      continue;
+    }
+    Move& m = exits.moves[gaining];
+    oware_move(board, i, opponent, m);
+    grand_slams += m.grand_slam;
+    if (m.gain() == 0) {
+      ++quiet;  // a grand slam that captures nothing (kNoCapture)
+      continue;
+    }
+    ++gaining;
+  }
+  if (rules_.grand_slam == GrandSlam::kForbidden && grand_slams > 0 && grand_slams < legal) {
+    // As legal_moves: the grand slams go when another move is legal. Under kForbidden every
+    // grand slam captures, so each is one of the exits.
+    int kept = 0;
+    for (int j = 0; j < gaining; ++j) {
+      if (!exits.moves[j].grand_slam)
+        exits.moves[kept++] = exits.moves[j];
+    }
+    legal -= gaining - kept;
+    gaining = kept;
+  }
+  exits.size = gaining;
+  return legal;
+}
+
 bool Rules::play(const Pits& board, int pit, Move& out) const noexcept {
   if (pit < 0 || pit >= p_ || board[pit] == 0)
     return false;

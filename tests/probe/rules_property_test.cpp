@@ -700,6 +700,56 @@ TEST(RulesProperty, OwareQuietReplayAgreesWithPlay) {
   EXPECT_GT(refused, 10000);
 }
 
+// The solver's first pass splits the moves with oware_exits: the same legal moves as
+// legal_moves, the ones that gain seeds built exactly alike, the others only counted.
+TEST(RulesProperty, OwareExitsAgreeWithLegalMoves) {
+  PositionSource source(0x5eed0006);
+  long exits = 0;
+  long quiet = 0;
+  long over = 0;
+  for (const Config& c : configs_of(Family::kOware)) {
+    for (int p = 1; p <= kMaxPitsPerSide; ++p) {
+      RuleSet r = c.rules;
+      r.pits_per_side = static_cast<std::uint8_t>(p);
+      const Rules rules(r);
+      for (int i = 0; i < 3000; ++i) {
+        const Pits b = source.next(p);
+        MoveList all;
+        const int legal = rules.legal_moves(b, all);
+        MoveList gaining;
+        int in_layer = -1;
+        ASSERT_EQ(rules.oware_exits(b, gaining, in_layer), legal) << c.name << " P=" << p;
+        std::vector<const Move*> expect;
+        int expect_quiet = 0;
+        for (const Move& m : all) {
+          if (m.gain() == 0)
+            ++expect_quiet;
+          else
+            expect.push_back(&m);
+        }
+        ASSERT_EQ(in_layer, expect_quiet) << c.name << " P=" << p;
+        ASSERT_EQ(gaining.size, static_cast<int>(expect.size())) << c.name << " P=" << p;
+        for (int j = 0; j < gaining.size; ++j) {
+          const Move& got = gaining.moves[j];
+          const Move& want = *expect[static_cast<std::size_t>(j)];
+          ASSERT_EQ(got.pit, want.pit);
+          ASSERT_EQ(got.captured, want.captured);
+          ASSERT_EQ(got.stored, want.stored);
+          ASSERT_EQ(got.grand_slam, want.grand_slam);
+          ASSERT_EQ(got.extra_turn, want.extra_turn);
+          ASSERT_EQ(got.child, want.child);
+        }
+        exits += gaining.size;
+        quiet += in_layer;
+        over += legal == 0;
+      }
+    }
+  }
+  EXPECT_GT(exits, 10000);
+  EXPECT_GT(quiet, 10000);
+  EXPECT_GT(over, 1000);
+}
+
 // A board the engine's tables cannot hold is refused, not written past.
 TEST(RulesProperty, RefusesBoardsOutsideOneToEightPits) {
   for (int p : {0, kMaxPitsPerSide + 1, 255}) {

@@ -91,6 +91,14 @@ class Rules {
     return out;
   }
 
+  /// Oware family, for a solver's first pass over a layer: the legal moves of `board` split
+  /// into those that keep every seed on the board and those that gain seeds. Writes the moves
+  /// that gain seeds into `exits` (in pit order, as legal_moves would build them) and returns
+  /// the number of legal moves that gain nothing in `quiet`. Returns the number of legal moves,
+  /// as legal_moves; 0 means the game is over. Same moves as legal_moves, without building
+  /// the moves that gain nothing (most of them). Thread safe.
+  int oware_exits(const Pits& board, MoveList& exits, int& quiet) const noexcept;
+
   /// Oware family, for predecessor searches: replays the mover's pit `pit` of `board` and tells
   /// whether it is a legal move that leaves every seed on the board (no capture; a grand slam
   /// under kNoCapture captures nothing) and leads to the child `rotate(turned_child)`. Same
