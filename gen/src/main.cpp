@@ -23,6 +23,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // A mistyped command ('sowdb prob') is not "a subcommand is required".
+    if (app.get_subcommands().empty() && !app.remaining().empty()) {
+      std::fprintf(stderr,
+                   "sowdb: error: unknown command '%s' (commands: variants, show, gen, probe, "
+                   "verify, stats; see sowdb --help)\n",
+                   app.remaining().front().c_str());
+      return 2;
+    }
     // One clear line, not CLI11's two-line banner.
     std::fprintf(stderr, "sowdb: error: %s (see sowdb --help)\n", e.what());
     return 2;

@@ -42,6 +42,11 @@ json_check() {
 
 TWELVE=(1 1 1 1 1 1 1 1 1 1 1 1)
 
+# --- a mistyped command names itself and the commands there are --------------------------
+bad prob --tables x 1 1
+grep -q "unknown command 'prob' (commands: variants, show, gen, probe" "$TMP/err" ||
+  fail "mistyped command: unclear message: $(cat "$TMP/err")"
+
 # --- bad input to `sowdb show` -------------------------------------------------------------
 bad show --variant oware 1 1 1                      # too few pits
 bad show --variant oware "${TWELVE[@]}" 1           # too many pits
