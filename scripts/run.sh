@@ -44,8 +44,6 @@ if [[ ! -x "$sowdb" ]]; then
   exit 1
 fi
 
-# CLI11 prints the top-level help for `sowdb gen --help` even when there is no such subcommand,
-# so look for the subcommand's own usage line.
 out="tables/oware-6"
 step "generate: oware, every layer up to $stones seeds, into $out (layers already there are reused)"
 run "$sowdb" gen --variant oware --max-stones "$stones" --out "$out"

@@ -58,7 +58,8 @@ void add_gen(CLI::App& app, Runner& run) {
   cmd->add_flag("--quiet", args->quiet, "No progress or summary lines");
   cmd->add_flag("--json", args->json, "One JSON line per layer on stdout");
   cmd->add_option("--block-entries", args->block_entries, "Entries per compressed block")
-      ->check(CLI::Range(1u, kMaxBlockEntries));
+      ->check(CLI::Range(1u, kMaxBlockEntries))
+      ->capture_default_str();
   cmd->add_flag("--no-recompute",
                 args->no_recompute,
                 "Store every value (format version 2) instead of recompute entries that the "

@@ -165,9 +165,11 @@ void add_show(CLI::App& app, Runner& run) {
           what += ", " + std::to_string(m.sowings) + " sowings";
         if (m.extra_turn)
           what += ", extra turn";
-        std::printf("  pit %d (%d seeds): %-32s -> %s\n",
+        // "(1 seed): " keeps the columns of "(2 seeds): ".
+        std::printf("  pit %d (%d %s %-32s -> %s\n",
                     m.pit,
                     board[m.pit],
+                    board[m.pit] == 1 ? "seed): " : "seeds):",
                     what.c_str(),
                     pits_text(rules, m.child).c_str());
       }
