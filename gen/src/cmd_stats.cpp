@@ -114,6 +114,13 @@ void add_stats(CLI::App& app, Runner& run) {
               a.merge(b);
               return a;
             });
+        // A damaged layer gets no line: a consumer reading line by line would take one for
+        // statistics.
+        if (stats.unreadable) {
+          throw std::runtime_error("layer " + std::to_string(n) + ": " +
+                                   std::to_string(stats.unreadable) +
+                                   " positions could not be read: " + tables->layer_error(n));
+        }
         std::uint64_t wins = 0, draws = 0, losses = 0;
         double value_sum = 0;
         for (int v = -n; v <= n; ++v) {
@@ -159,11 +166,6 @@ void add_stats(CLI::App& app, Runner& run) {
               pits_text(rules, deep).c_str());
         }
         std::fflush(stdout);
-        if (stats.unreadable) {
-          throw std::runtime_error("layer " + std::to_string(n) + ": " +
-                                   std::to_string(stats.unreadable) +
-                                   " positions could not be read: " + tables->layer_error(n));
-        }
       }
       return 0;
     };

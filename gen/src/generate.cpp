@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -97,21 +100,59 @@ void check_memory(const RuleSet& rules, int max_stones) {
 void write_manifest(const fs::path& dir, const Variant& v) {
   // The manifest only names the variant for display; the rules that count are in each table.
   const fs::path path = dir / kManifestName;
+  const std::string text = "{\"variant\": \"" + v.to_string() + "\"}\n";
+  {
+    // Already right (a rerun over a complete directory): write nothing, so that a read-only
+    // or full file system does not fail a run that has nothing to write.
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream have;
+    have << in.rdbuf();
+    if (in && have.str() == text)
+      return;
+  }
   const fs::path tmp = dir / (std::string(kManifestName) + ".tmp." + std::to_string(getpid()));
   {
+    errno = 0;
     std::ofstream out(tmp, std::ios::trunc);
-    out << "{\"variant\": \"" << v.to_string() << "\"}\n";
+    out << text;
     out.flush();
     if (!out) {
+      const std::string why = errno ? std::strerror(errno) : "write failed";
       std::error_code ec;
       fs::remove(tmp, ec);
-      throw std::runtime_error("cannot write " + path.string() + " (disk full?)");
+      throw std::runtime_error("cannot write " + path.string() + ": " + why);
     }
   }
   std::error_code ec;
   fs::rename(tmp, path, ec);
   if (ec)
     throw std::runtime_error("cannot rename " + tmp.string() + ": " + ec.message());
+}
+
+// Removes what a killed run left behind: "<name>.tmp.<pid>" of a process that no longer exists
+// (TempFile and write_manifest), and "layer-NNN.sdb.plain" (the Kalah second write, between its
+// write and its rename). A temporary of a live process (a concurrent run) is left alone.
+void remove_stale_temporaries(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("layer-", 0) != 0 && name.rfind(kManifestName, 0) != 0)
+      continue;
+    bool stale = false;
+    const auto tmp = name.rfind(".tmp.");
+    if (tmp != std::string::npos) {
+      const std::string digits = name.substr(tmp + 5);
+      if (!digits.empty() && digits.size() < 10 &&
+          digits.find_first_not_of("0123456789") == std::string::npos) {
+        const auto pid = static_cast<pid_t>(std::stol(digits));
+        stale = pid != getpid() && ::kill(pid, 0) != 0 && errno == ESRCH;
+      }
+    } else if (name.size() > 6 && name.compare(name.size() - 6, 6, ".plain") == 0) {
+      stale = true;
+    }
+    if (stale)
+      fs::remove(entry.path(), ec);
+  }
 }
 
 // The value of layers 0..n-1, in memory.
@@ -271,6 +312,7 @@ void generate(const GenerateOptions& options) {
     }
   }
 
+  remove_stale_temporaries(options.out);
   write_manifest(options.out, options.variant);
   const Rules engine(rules);
   Values values(options.max_stones + 1);

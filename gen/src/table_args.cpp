@@ -1,4 +1,9 @@
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+
 #include "commands.h"
+#include "sowdb/format/index.h"
 
 namespace sowdb::cli {
 
@@ -12,8 +17,21 @@ std::unique_ptr<TableSet> open_tables(const std::string& dir, const TableSetOpti
 
 int last_layer(const TableSet& tables, int max_stones, const std::string& dir) {
   const int held = tables.max_stones();
-  if (max_stones < 0)
+  if (max_stones < 0) {
+    // The tables end at the first missing layer. Checking only the layers below a gap and
+    // reporting success would pass a directory whose upper layers no probe can read.
+    for (int n = held + 2; n <= kMaxIndexedStones; ++n) {
+      std::error_code ec;
+      if (std::filesystem::exists(std::filesystem::path(dir) / layer_file_name(n), ec)) {
+        throw std::runtime_error(dir + ": " + layer_file_name(held + 1) + " is missing, so " +
+                                 layer_file_name(n) +
+                                 " and the layers above the gap cannot be read (use "
+                                 "--max-stones " +
+                                 std::to_string(held) + " for the layers below it)");
+      }
+    }
     return held;
+  }
   if (max_stones > held) {
     throw UsageError("--max-stones " + std::to_string(max_stones) + ": " + dir +
                      " holds layers up to " + std::to_string(held));

@@ -86,6 +86,46 @@ for cmd in verify stats; do
   [[ "$(wc -l <"${dir}/err")" == 1 ]] || fail "${cmd} on a damaged layer: $(cat "${dir}/err")"
   grep -q 'layer-005.sdb' "${dir}/err" || fail "${cmd}: the error does not name the file: $(cat "${dir}/err")"
 done
+# stats on a damaged layer prints no line for it: a consumer reading line by line would take one
+# for statistics.
+set +e
+"${sowdb}" stats --tables "${dir}/damaged" --json >"${dir}/out" 2>/dev/null
+set -e
+[[ "$(wc -l <"${dir}/out")" == 5 ]] || fail "stats printed a line for the damaged layer: $(tail -1 "${dir}/out")"
+
+# A missing middle layer hides the layers above it from every probe: verify and stats fail
+# (exit 1, one line naming the gap) instead of checking the layers below it and passing;
+# --max-stones below the gap checks those.
+cp -r "${dir}/t" "${dir}/gap"
+rm "${dir}/gap/layer-005.sdb"
+for cmd in verify stats; do
+  set +e
+  "${sowdb}" ${cmd} --tables "${dir}/gap" >/dev/null 2>"${dir}/err"
+  rc=$?
+  set -e
+  [[ ${rc} -eq 1 ]] || fail "${cmd} with a missing layer exited ${rc}"
+  [[ "$(wc -l <"${dir}/err")" == 1 ]] || fail "${cmd} with a missing layer: $(cat "${dir}/err")"
+  grep -q 'layer-005.sdb is missing' "${dir}/err" || fail "${cmd}: the gap is not named: $(cat "${dir}/err")"
+  "${sowdb}" ${cmd} --tables "${dir}/gap" --max-stones 4 >/dev/null ||
+    fail "${cmd} --max-stones 4 below the gap"
+done
+
+# A rerun over complete tables writes nothing, not even the manifest (so that it passes on a
+# read-only or full file system); what a killed run left behind goes (temporaries of processes
+# that no longer exist, the second write of a Kalah-family layer), a live process's stays.
+before="$(stat -c %i "${dir}/t/sowdb.json")"
+dead=4194304
+while kill -0 "${dead}" 2>/dev/null; do dead=$((dead - 1)); done
+touch "${dir}/t/layer-011.sdb.tmp.${dead}" "${dir}/t/sowdb.json.tmp.${dead}" \
+  "${dir}/t/layer-003.sdb.plain" "${dir}/t/layer-011.sdb.tmp.$$"
+"${sowdb}" gen --variant abapa/3x4 --max-stones 10 --out "${dir}/t" --quiet
+[[ "$(stat -c %i "${dir}/t/sowdb.json")" == "${before}" ]] || fail "a rerun rewrote the manifest"
+for f in "layer-011.sdb.tmp.${dead}" "sowdb.json.tmp.${dead}" layer-003.sdb.plain; do
+  [[ ! -e "${dir}/t/${f}" ]] || fail "a rerun left ${f} behind"
+done
+[[ -e "${dir}/t/layer-011.sdb.tmp.$$" ]] || fail "a rerun removed a live process's temporary"
+rm "${dir}/t/layer-011.sdb.tmp.$$"
+
 # A run that cannot fit in memory is refused before any work, and creates nothing.
 if "${sowdb}" gen --variant oware/8x4 --max-stones 40 --out "${dir}/huge" 2>"${dir}/err"; then
   fail "a run needing terabytes was accepted"
