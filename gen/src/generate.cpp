@@ -177,26 +177,75 @@ struct Exits {
   bool all_stored = true;
 };
 
-Exits exits(
-    const Rules& rules, const Pits& board, int n, const Values& values, const Marks& marks) {
-  Exits e;
+// The moves of a position that gain seeds, with their children's layers and indices: what
+// exits() reads, gathered first so that callers can prefetch the entries before reading them.
+struct ExitMoves {
+  struct Exit {
+    int layer;
+    std::uint64_t child;
+    int gain;
+    bool extra_turn;
+  };
+  int legal = 0;        // legal moves; 0: a finished game
+  int final_value = 0;  // its final split, when legal == 0
+  int count = 0;
+  std::array<Exit, kMaxPitsPerSide> exit;
+};
+
+ExitMoves gather_exits(const Rules& rules, const Pits& board, int n) {
+  ExitMoves x;
   MoveList moves;
-  if (rules.legal_moves(board, moves) == 0) {
-    e.value = rules.final_value(board);
-    return e;
+  // Only the moves that gain seeds count here: in the Oware family, oware_exits builds just
+  // those (the others are most of the moves).
+  int quiet = 0;
+  x.legal = rules.rule_set().family == Family::kOware ? rules.oware_exits(board, moves, quiet)
+                                                      : rules.legal_moves(board, moves);
+  if (x.legal == 0) {
+    x.final_value = rules.final_value(board);
+    return x;
   }
   const auto pits = static_cast<std::size_t>(rules.pits());
   for (const Move& m : moves) {
     if (m.gain() == 0)
       continue;
-    const int layer = n - m.gain();
-    const std::uint64_t child = rank(std::span<const std::uint8_t>(m.child.data(), pits));
-    const int worth = Rules::worth(m, values[layer][child]);
+    x.exit[static_cast<std::size_t>(x.count++)] = {
+        n - m.gain(),
+        rank(std::span<const std::uint8_t>(m.child.data(), pits)),
+        m.gain(),
+        m.extra_turn};
+  }
+  return x;
+}
+
+void prefetch_exits(const ExitMoves& x, const Values& values, const Marks& marks) {
+  for (int j = 0; j < x.count; ++j) {
+    const ExitMoves::Exit& e = x.exit[static_cast<std::size_t>(j)];
+    __builtin_prefetch(&values[e.layer][e.child]);
+    if (!marks[e.layer].empty())
+      __builtin_prefetch(&marks[e.layer][e.child / 64]);
+  }
+}
+
+Exits read_exits(const ExitMoves& x, const Values& values, const Marks& marks) {
+  Exits e;
+  if (x.legal == 0) {
+    e.value = x.final_value;
+    return e;
+  }
+  for (int j = 0; j < x.count; ++j) {
+    const ExitMoves::Exit& m = x.exit[static_cast<std::size_t>(j)];
+    const int child = values[m.layer][m.child];
+    const int worth = m.gain + (m.extra_turn ? child : -child);
     e.value = e.value ? std::max(*e.value, worth) : worth;
-    if (marked(marks[layer], child))
+    if (marked(marks[m.layer], m.child))
       e.all_stored = false;
   }
   return e;
+}
+
+Exits exits(
+    const Rules& rules, const Pits& board, int n, const Values& values, const Marks& marks) {
+  return read_exits(gather_exits(rules, board, n), values, marks);
 }
 
 // Calls visit(index, board) for every position of layer n, in parallel over ranges of 64-entry
@@ -234,11 +283,35 @@ std::vector<std::uint64_t> recompute_mask(const Rules& rules,
                                           const Values& smaller,
                                           const Marks& marks) {
   std::vector<std::uint64_t> mask((value.size() + 63) / 64, 0);
-  for_each_position(rules, n, [&](std::uint64_t i, const Pits& board) {
-    const Exits e = exits(rules, board, n, smaller, marks);
-    if (value[i] >= 0 && e.all_stored && e.value && *e.value == value[i])
-      mask[i / 64] |= std::uint64_t{1} << (i % 64);
-  });
+  // Positions go in groups: first their exits, prefetching the smaller layers' entries they
+  // read, then the reads, so that those cache misses overlap. Ranges of whole 64-entry words,
+  // so that each task owns the mask words it writes.
+  const std::uint64_t size = value.size();
+  const auto pits = static_cast<std::size_t>(rules.pits());
+  tbb::parallel_for(
+      tbb::blocked_range<std::uint64_t>(0, mask.size(), 256),
+      [&](const tbb::blocked_range<std::uint64_t>& r) {
+        const std::uint64_t first = r.begin() * 64;
+        const std::uint64_t last = std::min(size, r.end() * 64);
+        Pits board{};
+        unrank(first, n, std::span<std::uint8_t>(board.data(), pits));
+        constexpr std::uint64_t kGroup = 16;
+        std::array<ExitMoves, kGroup> group;
+        for (std::uint64_t start = first; start < last; start += kGroup) {
+          const std::uint64_t count = std::min(kGroup, last - start);
+          for (std::uint64_t g = 0; g < count; ++g) {
+            group[g] = gather_exits(rules, board, n);
+            prefetch_exits(group[g], smaller, marks);
+            next_position(std::span<std::uint8_t>(board.data(), pits));
+          }
+          for (std::uint64_t g = 0; g < count; ++g) {
+            const std::uint64_t i = start + g;
+            const Exits e = read_exits(group[g], smaller, marks);
+            if (value[i] >= 0 && e.all_stored && e.value && *e.value == value[i])
+              mask[i / 64] |= std::uint64_t{1} << (i % 64);
+          }
+        }
+      });
   return mask;
 }
 
