@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds sowdb with AddressSanitizer and UndefinedBehaviorSanitizer and runs every test, so that
-# out-of-bounds accesses and undefined behaviour (an over-wide shift, say) fail the run even
-# where the result happens to come out right. The Release build of scripts/test.sh cannot see
+# Builds sowdb with AddressSanitizer, UndefinedBehaviorSanitizer and libstdc++'s precondition
+# checks (_GLIBCXX_ASSERTIONS: span, vector and array indices) and runs every test, so that
+# out-of-bounds accesses and undefined behaviour (an over-wide shift, an index past a span) fail
+# the run even where the result happens to come out right. The Release build of scripts/test.sh cannot see
 # those. Environment: SOWDB_SANITIZE_BUILD_DIR (default build-sanitize), SOWDB_JOBS.
 set -euo pipefail
 
@@ -11,6 +12,7 @@ jobs="${SOWDB_JOBS:-$(nproc)}"
 
 "${root}/scripts/setup.sh"
 flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+flags+=" -D_GLIBCXX_ASSERTIONS"
 echo "==> sanitize: configure ${build}"
 cmake -S "${root}" -B "${build}" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_C_FLAGS="${flags}" -DCMAKE_CXX_FLAGS="${flags}" \

@@ -871,7 +871,10 @@ class AcyclicSolver {
           mv.land = kNoCapture;
           const Pits& add = rules.sowing_add(x, sown);
           const int stored = rules.sowing_stored(x, sown);
-          const std::uint8_t last = rules.sowing_path(x)[static_cast<std::size_t>(sown - 1)];
+          // The path is one lap: a sowing of more seeds than a lap holds ends where its last
+          // lap does (only the three kinds below read `last`, and none of them laps).
+          const std::span<const std::uint8_t> path = rules.sowing_path(x);
+          const std::uint8_t last = path[static_cast<std::size_t>(sown - 1) % path.size()];
           // Seeds reaching the opponent's side: one in each of its first r pits, or none.
           int r = 0;
           while (r < p && add[p + r] == 1)
