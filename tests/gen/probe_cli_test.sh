@@ -86,6 +86,22 @@ good probe --tables "$KA" --json 0 0 0 0 1 2 0 0 && json_check '
   j["moves"] == [] and j["best"] is None and j["game_over"] and j["value"] == -3'
 good probe --tables "$OW" --json --stores 3,1 1 1 1 1 1 1 1 1 1 1 0 0 &&
   json_check 'j["stores"] == [3, 1] and j["final"][0] + j["final"][1] == 14'
+# The final score follows from the value (README: the mover ends with stores[0] + (n + v) / 2),
+# and the result from the score; checked on positions of value > 0, < 0 and 0.
+for pos in "1 1 1 1 1 1 1 1 1 1 0 0" "0 0 0 0 1 2 2 1 0 2 1 0" "0 0 0 0 0 1 1 1 1 1 1 1" \
+           "0 0 0 0 1 2 2 0 0 3 2 0"; do
+  good probe --tables "$OW" --json --stores 2,1 $pos && json_check '
+    j["final"] == [2 + (j["stones"] + j["value"]) / 2, 1 + (j["stones"] - j["value"]) / 2]
+    and j["result"] == ("win" if j["value"] > -1 else "loss" if j["value"] < -1 else "draw")
+    and not j["decided"]'
+done
+# VARIANTS.md item 6: a store with more than half of all seeds decides the game, either side's.
+good probe --tables "$OW" --json --stores 20,3 0 0 0 0 1 2 2 0 0 3 2 0 &&
+  json_check 'j["decided"] and j["result"] == "win"'
+good probe --tables "$OW" --json --stores 3,20 0 0 0 0 1 2 2 0 0 3 2 0 &&
+  json_check 'j["decided"] and j["result"] == "loss"'
+good probe --tables "$OW" --json --stores 10,13 0 0 0 0 1 2 2 0 0 3 2 0 &&
+  json_check 'not j["decided"]'
 
 # --- stdin bulk mode
 CHECKS=$((CHECKS + 1))

@@ -212,6 +212,56 @@ TEST_P(ProbeTables, MoveWorthsAreConsistentWithValueAndDepth) {
   }
 }
 
+// TableSet::best_move's documented tie-breaks (tables.h), checked move by move on real tables:
+// among the moves worth v, v > 0 the smallest depth, v < 0 the largest, v = 0 a move that gains
+// seeds before any that does not, then the smallest depth; remaining ties to the lowest pit.
+TEST_P(ProbeTables, BestMoveFollowsTheDocumentedTieBreaks) {
+  const Generated& g = tables(GetParam().variant, GetParam().max_stones);
+  auto set = TableSet::open(g.dir);
+  const int k = set->rules().pits();
+  long zero_with_gaining_tie = 0;
+  for (int n = 0; n <= g.max_stones; ++n) {
+    for (const Pits& p : sample(k, n, 1500)) {
+      MoveWorths moves;
+      ASSERT_EQ(set->moves(p, moves), ProbeStatus::kOk);
+      if (moves.size == 0)
+        continue;
+      int v = -1000;
+      for (const MoveWorth& m : moves)
+        v = std::max(v, m.worth);
+      const MoveWorth* want = nullptr;
+      bool gaining = false, quiet = false;
+      for (const MoveWorth& m : moves) {
+        if (m.worth != v)
+          continue;
+        (m.move.gain() > 0 ? gaining : quiet) = true;
+        if (!want) {
+          want = &m;
+          continue;
+        }
+        bool better = false;
+        if (v > 0)
+          better = m.depth < want->depth;
+        else if (v < 0)
+          better = m.depth > want->depth;
+        else if ((m.move.gain() > 0) != (want->move.gain() > 0))
+          better = m.move.gain() > 0;
+        else
+          better = m.depth < want->depth;
+        if (better)
+          want = &m;
+      }
+      zero_with_gaining_tie += v == 0 && gaining && quiet;
+      MoveWorth best;
+      ASSERT_EQ(set->best_move(p, best), ProbeStatus::kOk);
+      ASSERT_EQ(best.move.pit, want->move.pit) << "n=" << n << " value " << v;
+    }
+  }
+  RecordProperty("zero_with_gaining_tie", std::to_string(zero_with_gaining_tie));
+  if (std::string(GetParam().variant) == "oware/6x4")
+    EXPECT_GT(zero_with_gaining_tie, 0) << "the v = 0 gaining-move rule was never decided";
+}
+
 // Following best moves from a won (or lost) position, the depth falls by one each ply until
 // seeds are gained: the value is realised, play never stalls.
 TEST_P(ProbeTables, BestMovesRealiseTheValue) {
@@ -360,14 +410,25 @@ TEST_P(ProbeTables, CApiAgreesWithCpp) {
       }
     }
   }
-  // A too small buffer says how many moves there are.
+  // A too small buffer says how many moves there are; a buffer of exactly that size is enough.
   Pits start{};
   for (int i = 0; i < k; ++i)
     start[i] = 1;
+  MoveWorths start_moves;
+  ASSERT_EQ(set->moves(start, start_moves), ProbeStatus::kOk);
+  ASSERT_GT(start_moves.size, 0);
   std::int32_t count = -1;
   sowdb_move_worth one;
   EXPECT_EQ(sowdb_probe_moves(h, start.data(), k, &one, 0, &count), SOWDB_ERR_ARGUMENT);
-  EXPECT_GT(count, 0);
+  EXPECT_EQ(count, start_moves.size);
+  sowdb_move_worth exact[8];
+  count = -1;
+  EXPECT_EQ(sowdb_probe_moves(h, start.data(), k, exact, start_moves.size - 1, &count),
+            SOWDB_ERR_ARGUMENT);
+  EXPECT_EQ(count, start_moves.size);
+  count = -1;
+  EXPECT_EQ(sowdb_probe_moves(h, start.data(), k, exact, start_moves.size, &count), SOWDB_OK);
+  EXPECT_EQ(count, start_moves.size);
   sowdb_close(h);
 }
 
@@ -487,7 +548,17 @@ TEST(ProbeErrors, MissingLayerFile) {
   const fs::path dir = copy_tables(g, "missing");
   auto set = TableSet::open(dir);
   ASSERT_EQ(set->max_stones(), 12);
+  sowdb_tables* before = nullptr;
+  ASSERT_EQ(sowdb_open(dir.c_str(), &before), SOWDB_OK);
   fs::remove(dir / "layer-005.sdb");
+  {
+    // The C ABI names the status: a missing file, not a corrupt one.
+    const Pits q = some_position(5, 12);
+    std::int32_t cv = 0;
+    EXPECT_EQ(sowdb_probe_value(before, q.data(), 12, &cv, nullptr), SOWDB_ERR_MISSING_TABLE);
+    EXPECT_NE(std::string(sowdb_last_error()).find("layer-005.sdb"), std::string::npos);
+    sowdb_close(before);
+  }
   const Pits p5 = some_position(5, 12);
   int v = 0;
   int d = 0;
