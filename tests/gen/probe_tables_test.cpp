@@ -258,8 +258,9 @@ TEST_P(ProbeTables, BestMoveFollowsTheDocumentedTieBreaks) {
     }
   }
   RecordProperty("zero_with_gaining_tie", std::to_string(zero_with_gaining_tie));
-  if (std::string(GetParam().variant) == "oware/6x4")
+  if (std::string(GetParam().variant) == "oware/6x4") {
     EXPECT_GT(zero_with_gaining_tie, 0) << "the v = 0 gaining-move rule was never decided";
+  }
 }
 
 // Following best moves from a won (or lost) position, the depth falls by one each ply until

@@ -19,8 +19,14 @@ namespace sowdb::gen {
 /// Depths of a layer in one byte per position; the rare depths of 255 or more are kept aside.
 class DepthTable {
  public:
-  /// The low byte of an entry whose depth is in the overflow list.
+  /// The low byte of an entry whose depth is in the overflow list. The tests build the
+  /// generator a second time with a small SOWDB_TEST_DEPTH_OVERFLOW, so that the overflow path
+  /// runs on boards they can check (real boards reach 255 only far beyond those).
+#ifdef SOWDB_TEST_DEPTH_OVERFLOW
+  static constexpr std::uint8_t kOverflow = SOWDB_TEST_DEPTH_OVERFLOW;
+#else
   static constexpr std::uint8_t kOverflow = 255;
+#endif
 
   /// Memory from std::malloc, released with std::free.
   struct Free {
