@@ -68,6 +68,38 @@ Loaded load(const std::filesystem::path& dir, int n, bool depths) {
 // A stream cut into blocks: the raw bytes of each block.
 using Blocks = std::vector<std::vector<std::uint8_t>>;
 
+// For every entry i of `stream` (a layer of n seeds on `pits` pits), the byte of its
+// neighbours j = 0..3: the entry of the position with one seed moved from pit j to pit j + 1,
+// whose index is i - C(S_j + j - 1, j) (S_j the seeds of pits 0..j), so a block decoder has it
+// before i when it lies in the same block of `block` entries; kNoNeighbour otherwise.
+constexpr int kNeighbours = 4;
+constexpr std::uint8_t kNoNeighbour = 255;
+template <typename T>
+std::vector<std::array<std::uint8_t, kNeighbours>> neighbours(const std::vector<T>& stream,
+                                                              int n,
+                                                              int pits,
+                                                              std::size_t block) {
+  std::vector<std::array<std::uint8_t, kNeighbours>> near(stream.size());
+  std::vector<std::uint8_t> board(static_cast<std::size_t>(pits));
+  sowdb::unrank(0, n, board);
+  for (std::size_t i = 0; i < stream.size(); ++i) {
+    int seeds = 0;
+    for (int j = 0; j < kNeighbours; ++j) {
+      const auto pj = static_cast<std::size_t>(j);
+      seeds += j < pits ? board[pj] : 0;
+      std::uint8_t s = kNoNeighbour;
+      if (j + 1 < pits && board[pj] > 0) {
+        const std::uint64_t delta = sowdb::binomial(seeds + j - 1, j);
+        if (delta <= i && (i - delta) / block == i / block)
+          s = static_cast<std::uint8_t>(stream[i - delta]);
+      }
+      near[i][pj] = s;
+    }
+    sowdb::next_position(board);
+  }
+  return near;
+}
+
 struct Dict {
   std::unique_ptr<ZSTD_CDict, decltype(&ZSTD_freeCDict)> cdict{nullptr, ZSTD_freeCDict};
   std::size_t size = 0;
@@ -272,34 +304,16 @@ int context_report(const std::filesystem::path& dir, const std::vector<int>& lay
     std::vector<std::uint8_t> sym(size);
     for (std::size_t i = 0; i < size; ++i)
       sym[i] = symbol_of[static_cast<std::uint8_t>(values[i])];
-    constexpr int kNeighbours = 4;
-    constexpr std::uint8_t kNone = 255;
-    std::vector<std::array<std::uint8_t, kNeighbours>> near(size);
-    std::vector<std::uint8_t> board(static_cast<std::size_t>(pits));
-    sowdb::unrank(0, n, board);
-    for (std::size_t i = 0; i < size; ++i) {
-      int seeds = 0;
-      for (int j = 0; j < kNeighbours; ++j) {
-        const auto pj = static_cast<std::size_t>(j);
-        seeds += j < pits ? board[pj] : 0;
-        std::uint8_t s = kNone;
-        if (j + 1 < pits && board[pj] > 0) {
-          const std::uint64_t delta = sowdb::binomial(seeds + j - 1, j);
-          if (delta <= i && (i - delta) / kBlock == i / kBlock)
-            s = sym[i - delta];
-        }
-        near[i][pj] = s;
-      }
-      sowdb::next_position(board);
-    }
+    const auto near = neighbours(sym, n, pits, kBlock);
     // A context: neighbours 0..used-1, each symbol clipped to `classes` - 1 (or none).
     const auto context = [&](std::size_t i, int used, int classes) {
       std::uint32_t c = 0;
       for (int j = 0; j < used; ++j) {
         const std::uint8_t s = near[i][static_cast<std::size_t>(j)];
         c = c * static_cast<std::uint32_t>(classes + 1) +
-            (s == kNone ? static_cast<std::uint32_t>(classes)
-                        : std::min<std::uint32_t>(s, static_cast<std::uint32_t>(classes - 1)));
+            (s == kNoNeighbour
+                 ? static_cast<std::uint32_t>(classes)
+                 : std::min<std::uint32_t>(s, static_cast<std::uint32_t>(classes - 1)));
       }
       return c;
     };
@@ -307,15 +321,18 @@ int context_report(const std::filesystem::path& dir, const std::vector<int>& lay
     const auto zstd_size = [&](const std::vector<std::uint8_t>& stream) {
       Blocks blocks;
       for (std::size_t b = 0; b < size; b += kBlock)
-        blocks.emplace_back(stream.begin() + static_cast<std::ptrdiff_t>(b),
-                            stream.begin() + static_cast<std::ptrdiff_t>(std::min(size, b + kBlock)));
+        blocks.emplace_back(
+            stream.begin() + static_cast<std::ptrdiff_t>(b),
+            stream.begin() + static_cast<std::ptrdiff_t>(std::min(size, b + kBlock)));
       return compress_with(blocks, 13, 5, nullptr, false).bytes;
     };
     const double per = 1.0 / static_cast<double>(size);
     std::printf("# layer %d (%zu positions): zstd of the symbols %.4f B/position\n",
-                n, size, static_cast<double>(zstd_size(sym)) * per);
-    for (const auto& [used, classes] : {std::pair{2, 32}, std::pair{3, 32}, std::pair{4, 8},
-                                       std::pair{4, 16}}) {
+                n,
+                size,
+                static_cast<double>(zstd_size(sym)) * per);
+    for (const auto& [used, classes] :
+         {std::pair{2, 32}, std::pair{3, 32}, std::pair{4, 8}, std::pair{4, 16}}) {
       std::map<std::uint32_t, std::array<std::uint64_t, 256>> counts;
       for (std::size_t i = 0; i < size; ++i)
         ++counts[context(i, used, classes)][sym[i]];
@@ -352,12 +369,18 @@ int context_report(const std::filesystem::path& dir, const std::vector<int>& lay
       for (std::size_t i = 0; i < size; ++i)
         ranked[i] = rank_of[context(i, used, classes)][sym[i]];
       const double model = static_cast<double>(cells) * 12 / 8;
-      std::printf("# layer %d, neighbours of pits 0..%d (symbols clipped at %d): static model "
-                  "%.4f + table %.4f = %.4f B/position; ranked by context, then zstd %.4f + "
-                  "table %.4f\n",
-                  n, used - 1, classes - 1, bits / 8 * per, model * per,
-                  (bits / 8 + model) * per, static_cast<double>(zstd_size(ranked)) * per,
-                  static_cast<double>(cells) * per);
+      std::printf(
+          "# layer %d, neighbours of pits 0..%d (symbols clipped at %d): static model "
+          "%.4f + table %.4f = %.4f B/position; ranked by context, then zstd %.4f + "
+          "table %.4f\n",
+          n,
+          used - 1,
+          classes - 1,
+          bits / 8 * per,
+          model * per,
+          (bits / 8 + model) * per,
+          static_cast<double>(zstd_size(ranked)) * per,
+          static_cast<double>(cells) * per);
     }
     std::fflush(stdout);
   }
@@ -619,28 +642,7 @@ int main(int argc, char** argv) {
       // 4096-entry block; "none" otherwise). The cost is that of an adaptive model over the
       // whole layer (counts + 1/2), so it includes the price of learning the model.
       {
-        constexpr std::size_t kNeighbourBlock = 4096;
-        constexpr int kNeighbours = 4;
-        std::vector<std::array<std::uint8_t, kNeighbours>> near(size);
-        std::vector<std::uint8_t> nb(static_cast<std::size_t>(pits));
-        sowdb::unrank(0, n, nb);
-        for (std::size_t i = 0; i < size; ++i) {
-          for (int j = 0; j < kNeighbours && j + 1 < pits; ++j) {
-            std::uint8_t sym = 255;  // none
-            const auto pj = static_cast<std::size_t>(j);
-            if (nb[pj] > 0) {
-              --nb[pj];
-              ++nb[pj + 1];
-              const std::uint64_t q = sowdb::rank(nb);
-              ++nb[pj];
-              --nb[pj + 1];
-              if (q / kNeighbourBlock == i / kNeighbourBlock)
-                sym = static_cast<std::uint8_t>(marked[q]);
-            }
-            near[i][pj] = sym;
-          }
-          sowdb::next_position(nb);
-        }
+        const auto near = neighbours(marked, n, pits, 4096);
         const auto adaptive = [&](int used) {
           std::map<std::uint32_t, std::map<int, std::uint32_t>> counts;
           const double alphabet = 2.0 * n + 2;  // values -n..n and the mark

@@ -2,8 +2,8 @@
 # Builds sowdb with AddressSanitizer, UndefinedBehaviorSanitizer and libstdc++'s precondition
 # checks (_GLIBCXX_ASSERTIONS: span, vector and array indices) and runs every test, so that
 # out-of-bounds accesses and undefined behaviour (an over-wide shift, an index past a span) fail
-# the run even where the result happens to come out right. The Release build of scripts/test.sh cannot see
-# those. Environment: SOWDB_SANITIZE_BUILD_DIR (default build-sanitize), SOWDB_JOBS.
+# the run even where the result happens to come out right. The Release build of scripts/test.sh
+# cannot see those. Environment: SOWDB_SANITIZE_BUILD_DIR (default build-sanitize), SOWDB_JOBS.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -157,7 +157,8 @@ void add_gen(CLI::App& app, Runner& run) {
       gen::generate(options);
       if (!args->quiet && !args->json) {
         std::printf(
-            "done: %s, layers 0..%d, %llu positions, %.2f s solving and writing, %s on disk, %d threads\n",
+            "done: %s, layers 0..%d, %llu positions, %.2f s solving and writing, %s on disk, %d "
+            "threads\n",
             v.to_string().c_str(),
             args->max_stones,
             static_cast<unsigned long long>(total_positions),

@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <csignal>
-#include <cstring>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -248,25 +248,39 @@ Exits exits(
   return read_exits(gather_exits(rules, board, n), values, marks);
 }
 
-// Calls visit(index, board) for every position of layer n, in parallel over ranges of 64-entry
-// words (so a visitor may update one bit word per 64 entries without sharing it).
+// Calls visit(first, last, board, pits) in parallel over the ranges [first, last) of layer n
+// that hold whole 64-entry words (so a visitor may update the bit words of its range without
+// sharing them); `board` holds the position of index `first`, `pits` is its span over the
+// board's pits, and the visitor steps it on.
 template <typename Visit>
-void for_each_position(const Rules& rules, int n, Visit&& visit) {
+void for_each_range(const Rules& rules, int n, Visit&& visit) {
   const std::uint64_t size = layer_size(rules.pits(), n);
   const std::uint64_t words = (size + 63) / 64;
   tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, words, 256),
                     [&](const tbb::blocked_range<std::uint64_t>& r) {
                       const std::uint64_t first = r.begin() * 64;
-                      const std::uint64_t last = std::min(size, r.end() * 64);
                       Pits board{};
                       const std::span<std::uint8_t> pits(board.data(),
                                                          static_cast<std::size_t>(rules.pits()));
                       unrank(first, n, pits);
-                      for (std::uint64_t i = first; i < last; ++i) {
-                        visit(i, board);
-                        next_position(pits);
-                      }
+                      visit(first, std::min(size, r.end() * 64), board, pits);
                     });
+}
+
+// Calls visit(index, board) for every position of layer n, as for_each_range.
+template <typename Visit>
+void for_each_position(const Rules& rules, int n, Visit&& visit) {
+  for_each_range(rules,
+                 n,
+                 [&](std::uint64_t first,
+                     std::uint64_t last,
+                     const Pits& board,
+                     std::span<std::uint8_t> pits) {
+                   for (std::uint64_t i = first; i < last; ++i) {
+                     visit(i, board);
+                     next_position(pits);
+                   }
+                 });
 }
 
 // The recompute mask of solved layer n (LayerSource::recompute) under the one-ply rule
@@ -284,34 +298,30 @@ std::vector<std::uint64_t> recompute_mask(const Rules& rules,
                                           const Marks& marks) {
   std::vector<std::uint64_t> mask((value.size() + 63) / 64, 0);
   // Positions go in groups: first their exits, prefetching the smaller layers' entries they
-  // read, then the reads, so that those cache misses overlap. Ranges of whole 64-entry words,
-  // so that each task owns the mask words it writes.
-  const std::uint64_t size = value.size();
-  const auto pits = static_cast<std::size_t>(rules.pits());
-  tbb::parallel_for(
-      tbb::blocked_range<std::uint64_t>(0, mask.size(), 256),
-      [&](const tbb::blocked_range<std::uint64_t>& r) {
-        const std::uint64_t first = r.begin() * 64;
-        const std::uint64_t last = std::min(size, r.end() * 64);
-        Pits board{};
-        unrank(first, n, std::span<std::uint8_t>(board.data(), pits));
-        constexpr std::uint64_t kGroup = 16;
-        std::array<ExitMoves, kGroup> group;
-        for (std::uint64_t start = first; start < last; start += kGroup) {
-          const std::uint64_t count = std::min(kGroup, last - start);
-          for (std::uint64_t g = 0; g < count; ++g) {
-            group[g] = gather_exits(rules, board, n);
-            prefetch_exits(group[g], smaller, marks);
-            next_position(std::span<std::uint8_t>(board.data(), pits));
-          }
-          for (std::uint64_t g = 0; g < count; ++g) {
-            const std::uint64_t i = start + g;
-            const Exits e = read_exits(group[g], smaller, marks);
-            if (value[i] >= 0 && e.all_stored && e.value && *e.value == value[i])
-              mask[i / 64] |= std::uint64_t{1} << (i % 64);
-          }
-        }
-      });
+  // read, then the reads, so that those cache misses overlap.
+  for_each_range(rules,
+                 n,
+                 [&](std::uint64_t first,
+                     std::uint64_t last,
+                     const Pits& board,
+                     std::span<std::uint8_t> pits) {
+                   constexpr std::uint64_t kGroup = 16;
+                   std::array<ExitMoves, kGroup> group;
+                   for (std::uint64_t start = first; start < last; start += kGroup) {
+                     const std::uint64_t count = std::min(kGroup, last - start);
+                     for (std::uint64_t g = 0; g < count; ++g) {
+                       group[g] = gather_exits(rules, board, n);
+                       prefetch_exits(group[g], smaller, marks);
+                       next_position(pits);
+                     }
+                     for (std::uint64_t g = 0; g < count; ++g) {
+                       const std::uint64_t i = start + g;
+                       const Exits e = read_exits(group[g], smaller, marks);
+                       if (value[i] >= 0 && e.all_stored && e.value && *e.value == value[i])
+                         mask[i / 64] |= std::uint64_t{1} << (i % 64);
+                     }
+                   }
+                 });
   return mask;
 }
 

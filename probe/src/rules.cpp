@@ -63,6 +63,20 @@ int Rules::final_value(const Pits& board) const noexcept {
   return own_seeds(board) - opponent_seeds(board);
 }
 
+int Rules::drop_forbidden_grand_slams(MoveList& moves,
+                                      int count,
+                                      int grand_slams,
+                                      int legal) const noexcept {
+  if (rules_.grand_slam != GrandSlam::kForbidden || grand_slams == 0 || grand_slams == legal)
+    return count;
+  int kept = 0;
+  for (int j = 0; j < count; ++j) {
+    if (!moves.moves[j].grand_slam)
+      moves.moves[kept++] = moves.moves[j];
+  }
+  return kept;
+}
+
 int Rules::legal_moves(const Pits& board, MoveList& out) const noexcept {
   int n = 0;
   switch (rules_.family) {
@@ -77,14 +91,7 @@ int Rules::legal_moves(const Pits& board, MoveList& out) const noexcept {
           ++n;
         }
       }
-      if (rules_.grand_slam == GrandSlam::kForbidden && grand_slams > 0 && grand_slams < n) {
-        int kept = 0;
-        for (int j = 0; j < n; ++j) {
-          if (!out.moves[j].grand_slam)
-            out.moves[kept++] = out.moves[j];
-        }
-        n = kept;
-      }
+      n = drop_forbidden_grand_slams(out, n, grand_slams, n);
       break;
     }
     case Family::kKalah:
@@ -137,18 +144,10 @@ int Rules::oware_exits(const Pits& board, MoveList& exits, int& quiet) const noe
     }
     ++gaining;
   }
-  if (rules_.grand_slam == GrandSlam::kForbidden && grand_slams > 0 && grand_slams < legal) {
-    // As legal_moves: the grand slams go when another move is legal. Under kForbidden every
-    // grand slam captures, so each is one of the exits.
-    int kept = 0;
-    for (int j = 0; j < gaining; ++j) {
-      if (!exits.moves[j].grand_slam)
-        exits.moves[kept++] = exits.moves[j];
-    }
-    legal -= gaining - kept;
-    gaining = kept;
-  }
-  exits.size = gaining;
+  // Under kForbidden every grand slam captures, so each is one of the exits.
+  const int kept = drop_forbidden_grand_slams(exits, gaining, grand_slams, legal);
+  legal -= gaining - kept;
+  exits.size = kept;
   return legal;
 }
 

@@ -1218,9 +1218,15 @@ TEST(TableReader, SkippableFrameIsNoDepthFrame) {
   const auto good = read_bytes(dir / "zero.sdb");
   ASSERT_EQ(LayerReader::open_memory(good)->depth(0), std::optional<std::uint16_t>(0));
   // Skippable frame magic 0x184D2A50, 1 byte of user data.
-  const std::vector<std::byte> skippable = {std::byte{0x50}, std::byte{0x2A}, std::byte{0x4D},
-                                            std::byte{0x18}, std::byte{0x01}, std::byte{0x00},
-                                            std::byte{0x00}, std::byte{0x00}, std::byte{0x41}};
+  const std::vector<std::byte> skippable = {std::byte{0x50},
+                                            std::byte{0x2A},
+                                            std::byte{0x4D},
+                                            std::byte{0x18},
+                                            std::byte{0x01},
+                                            std::byte{0x00},
+                                            std::byte{0x00},
+                                            std::byte{0x00},
+                                            std::byte{0x41}};
   const auto bad = with_depth_frame(good, 1, 0, skippable);
   const auto r = LayerReader::open_memory(bad);
   EXPECT_EQ(r->value(0), std::optional<std::int8_t>(0));  // the value frame is fine

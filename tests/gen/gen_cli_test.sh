@@ -7,6 +7,20 @@ sowdb="$1"
 dir="$(mktemp -d)"
 trap 'rm -rf "${dir}"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# fails_with RC PATTERN ARGS...: sowdb ARGS exits with RC and prints one line on stderr that
+# matches PATTERN (any line when PATTERN is empty).
+fails_with() {
+  local want=$1 pattern=$2 rc
+  shift 2
+  set +e
+  "${sowdb}" "$@" >/dev/null 2>"${dir}/err"
+  rc=$?
+  set -e
+  [[ ${rc} -eq ${want} ]] || fail "'$*' exited ${rc}, want ${want}: $(cat "${dir}/err")"
+  [[ "$(wc -l <"${dir}/err")" == 1 ]] || fail "'$*': not one line: $(cat "${dir}/err")"
+  grep -q -- "${pattern}" "${dir}/err" ||
+    fail "'$*': the error lacks '${pattern}': $(cat "${dir}/err")"
+}
 
 # gen --json: one object per layer with the contract fields.
 "${sowdb}" gen --variant abapa/3x4 --max-stones 9 --out "${dir}/t" --json >"${dir}/gen.json"
@@ -61,37 +75,24 @@ PY
 for args in "gen --variant nope --max-stones 3 --out ${dir}/x" "verify --tables ${dir}/none" \
             "stats --tables ${dir}/none" "gen --variant oware --max-stones 999 --out ${dir}/x" \
             "verify --tables ${dir}/t --max-stones 100" "stats --tables ${dir}/t --max-stones 100"; do
-  set +e
-  ${sowdb} ${args} >/dev/null 2>"${dir}/err"
-  rc=$?
-  set -e
-  [[ ${rc} -eq 2 ]] || fail "'${args}' exited ${rc}, want 2"
-  [[ "$(wc -l <"${dir}/err")" == 1 ]] || fail "'${args}': not one line: $(cat "${dir}/err")"
+  # shellcheck disable=SC2086  # the arguments are split on purpose
+  fails_with 2 "" ${args}
 done
-set +e
-"${sowdb}" gen --variant oware/3x4 --max-stones 3 --out "" >/dev/null 2>"${dir}/err"
-rc=$?
-set -e
-[[ ${rc} -eq 2 && "$(wc -l <"${dir}/err")" == 1 ]] || fail "gen --out '': exit ${rc}: $(cat "${dir}/err")"
+fails_with 2 "" gen --variant oware/3x4 --max-stones 3 --out ""
 
 # verify and stats on a damaged layer: exit 1 and one line on stderr naming the file.
 cp -r "${dir}/t" "${dir}/damaged"
 truncate -s 50 "${dir}/damaged/layer-005.sdb"
 for cmd in verify stats; do
-  set +e
-  "${sowdb}" ${cmd} --tables "${dir}/damaged" >/dev/null 2>"${dir}/err"
-  rc=$?
-  set -e
-  [[ ${rc} -eq 1 ]] || fail "${cmd} on a damaged layer exited ${rc}"
-  [[ "$(wc -l <"${dir}/err")" == 1 ]] || fail "${cmd} on a damaged layer: $(cat "${dir}/err")"
-  grep -q 'layer-005.sdb' "${dir}/err" || fail "${cmd}: the error does not name the file: $(cat "${dir}/err")"
+  fails_with 1 'layer-005.sdb' ${cmd} --tables "${dir}/damaged"
 done
 # stats on a damaged layer prints no line for it: a consumer reading line by line would take one
 # for statistics.
 set +e
 "${sowdb}" stats --tables "${dir}/damaged" --json >"${dir}/out" 2>/dev/null
 set -e
-[[ "$(wc -l <"${dir}/out")" == 5 ]] || fail "stats printed a line for the damaged layer: $(tail -1 "${dir}/out")"
+[[ "$(wc -l <"${dir}/out")" == 5 ]] ||
+  fail "stats printed a line for the damaged layer: $(tail -1 "${dir}/out")"
 
 # A missing middle layer hides the layers above it from every probe: verify and stats fail
 # (exit 1, one line naming the gap) instead of checking the layers below it and passing;
@@ -99,13 +100,7 @@ set -e
 cp -r "${dir}/t" "${dir}/gap"
 rm "${dir}/gap/layer-005.sdb"
 for cmd in verify stats; do
-  set +e
-  "${sowdb}" ${cmd} --tables "${dir}/gap" >/dev/null 2>"${dir}/err"
-  rc=$?
-  set -e
-  [[ ${rc} -eq 1 ]] || fail "${cmd} with a missing layer exited ${rc}"
-  [[ "$(wc -l <"${dir}/err")" == 1 ]] || fail "${cmd} with a missing layer: $(cat "${dir}/err")"
-  grep -q 'layer-005.sdb is missing' "${dir}/err" || fail "${cmd}: the gap is not named: $(cat "${dir}/err")"
+  fails_with 1 'layer-005.sdb is missing' ${cmd} --tables "${dir}/gap"
   "${sowdb}" ${cmd} --tables "${dir}/gap" --max-stones 4 >/dev/null ||
     fail "${cmd} --max-stones 4 below the gap"
 done

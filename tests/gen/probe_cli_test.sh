@@ -161,7 +161,8 @@ if [[ -w /dev/full ]]; then
       fail "$mode output to a full disk: unclear message: $(cat "$TMP/err")"
   done
   CHECKS=$((CHECKS + 1))
-  printf '1 1 1 1 1 1 1 1 1 1 0 0\n' | "$SOWDB" probe --tables "$OW" --json - >/dev/full 2>"$TMP/err"
+  printf '1 1 1 1 1 1 1 1 1 1 0 0\n' |
+    "$SOWDB" probe --tables "$OW" --json - >/dev/full 2>"$TMP/err"
   rc=$?
   [[ $rc -eq 1 ]] || fail "bulk output to a full disk: exit code $rc, want 1"
 fi

@@ -645,6 +645,25 @@ TEST(RulesProperty, RotateTurnsTheBoard) {
   }
 }
 
+// Calls f(name, P, rules, board) for `boards` boards of `source` on every Oware-family
+// configuration and board size P = 1..8; stops at the first fatal failure (an ASSERT in f
+// returns from f only).
+template <typename F>
+void for_each_oware_board(PositionSource& source, int boards, F&& f) {
+  for (const Config& c : configs_of(Family::kOware)) {
+    for (int p = 1; p <= kMaxPitsPerSide; ++p) {
+      RuleSet r = c.rules;
+      r.pits_per_side = static_cast<std::uint8_t>(p);
+      const Rules rules(r);
+      for (int i = 0; i < boards; ++i) {
+        f(c.name, p, rules, source.next(p));
+        if (::testing::Test::HasFatalFailure())
+          return;
+      }
+    }
+  }
+}
+
 // The predecessor search's replay gives play()'s answer: true for the board a sowing leaves
 // exactly when the move is legal and gains nothing (the feeding rule, captures and grand slams
 // decide the rest); any other child is refused.
@@ -653,13 +672,8 @@ TEST(RulesProperty, OwareQuietReplayAgreesWithPlay) {
   long quiet = 0;
   long not_quiet = 0;
   long refused = 0;
-  for (const Config& c : configs_of(Family::kOware)) {
-    for (int p = 1; p <= kMaxPitsPerSide; ++p) {
-      RuleSet r = c.rules;
-      r.pits_per_side = static_cast<std::uint8_t>(p);
-      const Rules rules(r);
-      for (int i = 0; i < 2000; ++i) {
-        const Pits b = source.next(p);
+  for_each_oware_board(
+      source, 2000, [&](const std::string& name, int p, const Rules& rules, const Pits& b) {
         for (int pit = 0; pit < p; ++pit) {
           if (b[pit] == 0)
             continue;
@@ -673,7 +687,7 @@ TEST(RulesProperty, OwareQuietReplayAgreesWithPlay) {
           Move m;
           const bool expect = rules.play(b, pit, m) && m.gain() == 0;
           ASSERT_EQ(rules.oware_quiet_move_to_turned(b, pit, sown), expect)
-              << c.name << " P=" << p << " pit " << pit;
+              << name << " P=" << p << " pit " << pit;
           if (expect) {
             ASSERT_EQ(rules.rotate(m.child), sown);
             ++quiet;
@@ -688,13 +702,11 @@ TEST(RulesProperty, OwareQuietReplayAgreesWithPlay) {
             --other[from];
             ++other[to];
             EXPECT_FALSE(rules.oware_quiet_move_to_turned(b, pit, other))
-                << c.name << " P=" << p << " pit " << pit;
+                << name << " P=" << p << " pit " << pit;
             ++refused;
           }
         }
-      }
-    }
-  }
+      });
   EXPECT_GT(quiet, 10000);
   EXPECT_GT(not_quiet, 10000);
   EXPECT_GT(refused, 10000);
@@ -707,18 +719,13 @@ TEST(RulesProperty, OwareExitsAgreeWithLegalMoves) {
   long exits = 0;
   long quiet = 0;
   long over = 0;
-  for (const Config& c : configs_of(Family::kOware)) {
-    for (int p = 1; p <= kMaxPitsPerSide; ++p) {
-      RuleSet r = c.rules;
-      r.pits_per_side = static_cast<std::uint8_t>(p);
-      const Rules rules(r);
-      for (int i = 0; i < 3000; ++i) {
-        const Pits b = source.next(p);
+  for_each_oware_board(
+      source, 3000, [&](const std::string& name, int p, const Rules& rules, const Pits& b) {
         MoveList all;
         const int legal = rules.legal_moves(b, all);
         MoveList gaining;
         int in_layer = -1;
-        ASSERT_EQ(rules.oware_exits(b, gaining, in_layer), legal) << c.name << " P=" << p;
+        ASSERT_EQ(rules.oware_exits(b, gaining, in_layer), legal) << name << " P=" << p;
         std::vector<const Move*> expect;
         int expect_quiet = 0;
         for (const Move& m : all) {
@@ -727,8 +734,8 @@ TEST(RulesProperty, OwareExitsAgreeWithLegalMoves) {
           else
             expect.push_back(&m);
         }
-        ASSERT_EQ(in_layer, expect_quiet) << c.name << " P=" << p;
-        ASSERT_EQ(gaining.size, static_cast<int>(expect.size())) << c.name << " P=" << p;
+        ASSERT_EQ(in_layer, expect_quiet) << name << " P=" << p;
+        ASSERT_EQ(gaining.size, static_cast<int>(expect.size())) << name << " P=" << p;
         for (int j = 0; j < gaining.size; ++j) {
           const Move& got = gaining.moves[j];
           const Move& want = *expect[static_cast<std::size_t>(j)];
@@ -742,9 +749,7 @@ TEST(RulesProperty, OwareExitsAgreeWithLegalMoves) {
         exits += gaining.size;
         quiet += in_layer;
         over += legal == 0;
-      }
-    }
-  }
+      });
   EXPECT_GT(exits, 10000);
   EXPECT_GT(quiet, 10000);
   EXPECT_GT(over, 1000);
