@@ -10,7 +10,9 @@
 //                                                    WriteOptions, e.g. to the newest version)
 //   sowdb_format_explore --context TABLE_DIR LAYER... (the value streams as the generator ships
 //                                                    them, recompute entries included: what
-//                                                    block-local context models could save)
+//                                                    block-local context models could save,
+//                                                    with contexts of neighbouring entries and
+//                                                    of the captures at hand)
 //
 // Prints one line per (layer, experiment): stream sizes in bytes and bytes/position.
 #include <zdict.h>
@@ -26,6 +28,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -275,6 +278,31 @@ struct Reporter {
   }
 };
 
+// For every position of layer n (`size` entries) of `rules`, a class a decoder can compute
+// from the position alone: the largest capture the mover can make now and the largest the
+// opponent could make were it to move, each clipped to 0..6, as 7 * mover + opponent.
+std::vector<std::uint8_t> capture_classes(const sowdb::RuleSet& rules, int n, std::size_t size) {
+  const sowdb::Rules engine(rules);
+  const int pits = rules.pits();
+  std::vector<std::uint8_t> out(size);
+  sowdb::Pits board{};
+  const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(pits));
+  sowdb::unrank(0, n, span);
+  sowdb::MoveList moves;
+  const auto largest = [&](const sowdb::Pits& b) {
+    engine.legal_moves(b, moves);
+    int g = 0;
+    for (const sowdb::Move& m : moves)
+      g = std::max(g, static_cast<int>(m.captured));
+    return std::min(g, 6);
+  };
+  for (std::size_t i = 0; i < size; ++i) {
+    out[i] = static_cast<std::uint8_t>(7 * largest(board) + largest(engine.rotate(board)));
+    sowdb::next_position(span);
+  }
+  return out;
+}
+
 // --context: the value stream of a shipped layer (recompute entries as one more symbol) against
 // models a block decoder could run. Symbol k is the k-th most frequent byte, as in the writer's
 // value table. A neighbour of entry i is the entry of the position with one seed moved from pit
@@ -305,9 +333,11 @@ int context_report(const std::filesystem::path& dir, const std::vector<int>& lay
     for (std::size_t i = 0; i < size; ++i)
       sym[i] = symbol_of[static_cast<std::uint8_t>(values[i])];
     const auto near = neighbours(sym, n, pits, kBlock);
+    const auto gains = capture_classes(r->info().rules, n, size);
     // A context: neighbours 0..used-1, each symbol clipped to `classes` - 1 (or none).
-    const auto context = [&](std::size_t i, int used, int classes) {
-      std::uint32_t c = 0;
+    // With `with_gains`, the class of capture_classes() as well.
+    const auto context = [&](std::size_t i, int used, int classes, bool with_gains) {
+      std::uint32_t c = with_gains ? gains[i] : 0;
       for (int j = 0; j < used; ++j) {
         const std::uint8_t s = near[i][static_cast<std::size_t>(j)];
         c = c * static_cast<std::uint32_t>(classes + 1) +
@@ -331,11 +361,19 @@ int context_report(const std::filesystem::path& dir, const std::vector<int>& lay
                 n,
                 size,
                 static_cast<double>(zstd_size(sym)) * per);
-    for (const auto& [used, classes] :
-         {std::pair{2, 32}, std::pair{3, 32}, std::pair{4, 8}, std::pair{4, 16}}) {
+    struct Model {
+      int used;
+      int classes;
+      bool with_gains;
+    };
+    for (const auto& [used, classes, with_gains] : {Model{2, 32, false},
+                                                    Model{3, 32, false},
+                                                    Model{4, 8, false},
+                                                    Model{4, 16, false},
+                                                    Model{3, 32, true}}) {
       std::map<std::uint32_t, std::array<std::uint64_t, 256>> counts;
       for (std::size_t i = 0; i < size; ++i)
-        ++counts[context(i, used, classes)][sym[i]];
+        ++counts[context(i, used, classes, with_gains)][sym[i]];
       // Static model: the conditional entropy, plus 12 bits per (context, symbol) that occurs
       // for a table of its frequencies in the file.
       double bits = 0;
@@ -367,15 +405,16 @@ int context_report(const std::filesystem::path& dir, const std::vector<int>& lay
       }
       std::vector<std::uint8_t> ranked(size);
       for (std::size_t i = 0; i < size; ++i)
-        ranked[i] = rank_of[context(i, used, classes)][sym[i]];
+        ranked[i] = rank_of[context(i, used, classes, with_gains)][sym[i]];
       const double model = static_cast<double>(cells) * 12 / 8;
       std::printf(
-          "# layer %d, neighbours of pits 0..%d (symbols clipped at %d): static model "
+          "# layer %d, neighbours of pits 0..%d (symbols clipped at %d)%s: static model "
           "%.4f + table %.4f = %.4f B/position; ranked by context, then zstd %.4f + "
           "table %.4f\n",
           n,
           used - 1,
           classes - 1,
+          with_gains ? " and the capture classes" : "",
           bits / 8 * per,
           model * per,
           (bits / 8 + model) * per,
