@@ -1,11 +1,20 @@
 // `sowdb probe`: look positions up in a table directory.
+#include <poll.h>
+#include <tbb/info.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
-#include <iostream>
+#include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,6 +30,7 @@ struct Args {
   std::string stores = "0,0";
   bool json = false;
   int max_plies = 1000;
+  int threads = 0;  // bulk mode; 0: all cores
   std::vector<std::string> board;
 };
 
@@ -286,32 +296,137 @@ bool read_position(const TableSet& set,
   return true;
 }
 
-int run_stdin(const TableSet& set, const Args& args, int store_a, int store_b) {
-  std::string text;
-  int line_number = 0;
-  bool failed = false;
-  while (std::getline(std::cin, text)) {
-    ++line_number;
-    std::istringstream in(text);
-    std::vector<std::string> words;
-    for (std::string w; in >> w;)
-      words.push_back(w);
-    if (words.empty())
-      continue;
-    nlohmann::json j;
-    std::string error;
-    Pits board{};
-    try {
-      if (!read_position(set, words, board, error))
-        throw std::runtime_error(error);
-      j = report_json(set, probe_position(set, board, args.max_plies), store_a, store_b);
-    } catch (const std::exception& e) {
-      failed = true;
-      j = nlohmann::json{{"error", e.what()}, {"line", line_number}, {"input", text}};
+// Reads standard input line by line with read(2), so that it can tell whether a whole line is
+// already there without waiting for one: bulk mode answers every line that has arrived before
+// it blocks for more, so a program that writes one line and waits for the answer (an engine
+// using `sowdb probe` as a co-process) gets it at once, while a file or a full pipe is looked up
+// in large batches spread over the threads.
+class StdinLines {
+ public:
+  // The next line, without its '\n', into `line`; false at the end of the input. With `wait`
+  // false it returns only a line that is there without blocking (false otherwise). Throws
+  // std::runtime_error when standard input cannot be read.
+  bool next(std::string& line, bool wait) {
+    for (;;) {
+      const std::size_t newline = buffer_.find('\n', at_);
+      if (newline != std::string::npos) {
+        line.assign(buffer_, at_, newline - at_);
+        at_ = newline + 1;
+        return true;
+      }
+      if (eof_) {
+        if (at_ == buffer_.size())
+          return false;
+        line.assign(buffer_, at_, std::string::npos);  // a last line without '\n'
+        at_ = buffer_.size();
+        return true;
+      }
+      if (!wait && !readable_now())
+        return false;
+      fill();
+      if (!wait && buffer_.find('\n', at_) == std::string::npos && !eof_)
+        return false;  // half a line so far: the rest comes with the next waiting call
     }
-    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   }
-  std::fflush(stdout);
+
+ private:
+  static bool readable_now() {
+    pollfd p{STDIN_FILENO, POLLIN, 0};
+    int r;
+    do {
+      r = ::poll(&p, 1, 0);
+    } while (r < 0 && errno == EINTR);
+    return r > 0;
+  }
+
+  void fill() {
+    buffer_.erase(0, at_);
+    at_ = 0;
+    char chunk[1 << 16];
+    ssize_t got;
+    do {
+      got = ::read(STDIN_FILENO, chunk, sizeof chunk);
+    } while (got < 0 && errno == EINTR);
+    if (got < 0)
+      throw std::runtime_error(std::string("reading standard input: ") + std::strerror(errno));
+    if (got == 0)
+      eof_ = true;
+    buffer_.append(chunk, static_cast<std::size_t>(got));
+  }
+
+  std::string buffer_;
+  std::size_t at_ = 0;
+  bool eof_ = false;
+};
+
+// One line of bulk mode as its JSON text; empty for a blank line. Sets `failed` for a line that
+// cannot be looked up.
+std::string bulk_answer(const TableSet& set,
+                        const Args& args,
+                        int store_a,
+                        int store_b,
+                        const std::string& text,
+                        std::uint64_t line_number,
+                        bool& failed) {
+  std::istringstream in(text);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;)
+    words.push_back(w);
+  if (words.empty())
+    return {};
+  nlohmann::json j;
+  std::string error;
+  Pits board{};
+  try {
+    if (!read_position(set, words, board, error))
+      throw std::runtime_error(error);
+    j = report_json(set, probe_position(set, board, args.max_plies), store_a, store_b);
+  } catch (const std::exception& e) {
+    failed = true;
+    j = nlohmann::json{{"error", e.what()}, {"line", line_number}, {"input", text}};
+  }
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+int run_stdin(const TableSet& set, const Args& args, int store_a, int store_b) {
+  // Lines looked up together at most: enough to keep every thread busy, few enough that the
+  // answers (up to about 10 KB each with a principal line) stay a small amount of memory.
+  constexpr std::size_t kBatch = 4096;
+  const int threads = args.threads > 0 ? args.threads : tbb::info::default_concurrency();
+  tbb::task_arena arena(threads);
+  StdinLines input;
+  std::vector<std::string> lines;
+  std::vector<std::string> answers;
+  std::uint64_t line_number = 0;  // of the last line read, blank lines included
+  bool failed = false;
+  std::string line;
+  while (input.next(line, true)) {
+    lines.assign(1, line);
+    while (lines.size() < kBatch && input.next(line, false))
+      lines.push_back(line);
+    answers.assign(lines.size(), std::string());
+    std::vector<char> line_failed(lines.size(), 0);
+    const std::uint64_t first = line_number + 1;
+    arena.execute([&] {
+      tbb::parallel_for(std::size_t{0}, lines.size(), [&](std::size_t i) {
+        bool bad = false;
+        answers[i] = bulk_answer(set, args, store_a, store_b, lines[i], first + i, bad);
+        line_failed[i] = bad ? 1 : 0;
+      });
+    });
+    line_number += lines.size();
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      failed |= line_failed[i] != 0;
+      if (!answers[i].empty()) {
+        std::fwrite(answers[i].data(), 1, answers[i].size(), stdout);
+        std::fputc('\n', stdout);
+      }
+    }
+    // Before waiting for more input: a co-process reads this batch's answers now. A failed
+    // write (a full disk, a closed pipe) ends the run; main() reports it.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+      return 1;
+  }
   return failed ? 1 : 0;
 }
 
@@ -328,6 +443,8 @@ void add_probe(CLI::App& app, Runner& run) {
       "--json", args->json, "Print one JSON object; with PITS '-', one object per stdin line");
   cmd->add_option("--max-plies", args->max_plies, "Longest principal line (default 1000)")
       ->check(CLI::Range(0, 100000));
+  cmd->add_option("--threads", args->threads, "Bulk mode: worker threads (default: all cores)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("PITS",
                   args->board,
                   "Seeds per pit, mover first, counter-clockwise; '-' reads one position per "
@@ -338,7 +455,9 @@ void add_probe(CLI::App& app, Runner& run) {
       "Bulk mode: `sowdb probe --tables DIR --json -` reads positions from stdin, one per line "
       "(pit counts separated by spaces; blank lines skipped), and prints one JSON object per "
       "line. A line that cannot be looked up gives {\"error\": ..., \"line\": N, \"input\": ...} "
-      "and the command goes on, then exits 1.");
+      "and the command goes on, then exits 1. The lines that have arrived are looked up "
+      "together over --threads threads and answered, in order, before more input is awaited, "
+      "so a program can also write one line and wait for its answer.");
   cmd->callback([&run, args] {
     run = [args] {
       int store_a = 0;

@@ -4,7 +4,8 @@
 #
 # Builds small tables with `sowdb gen`, then checks: the text report; the --json contract
 # (variant, stones, value, depth, result, moves [{pit, worth}], best, line); the stdin bulk mode
-# (one object per line, an "error" object for a bad line, exit 1 at the end); and that bad input
+# (one object per line, an "error" object for a bad line, exit 1 at the end; the same answers on
+# 1, 2 and 3 threads; each answer at once to a co-process that waits for it); and that bad input
 # (too many seeds, another board, missing or damaged tables) gives one line on stderr, a non-zero
 # exit code below 128, and nothing on stdout.
 set -u
@@ -132,6 +133,60 @@ rc=$?
 [[ ! -s "$TMP/err" ]] || fail "bulk mode with garbage lines: wrote to stderr: $(cat "$TMP/err")"
 [[ $(wc -l <"$TMP/out") -eq 4 ]] || fail "bulk mode with garbage: want 4 lines, got $(wc -l <"$TMP/out")"
 json_check '("error" in j) == (j.get("line") in (4, 5, 6))'
+
+# Bulk mode looks the lines that have arrived up in batches spread over the threads: the
+# answers are the same, in the same order, for every thread count (blank lines, bad lines and
+# a last line without a line end included).
+CHECKS=$((CHECKS + 1))
+python3 - "$TMP/many" <<'PY'
+import random, sys
+random.seed(7)
+lines = []
+for i in range(700):
+    if i % 97 == 5:
+        lines.append("")
+    elif i % 89 == 7:
+        lines.append("1 2 3")
+    elif i % 83 == 11:
+        lines.append("9 9 9 9 9 9 0 0 0 0 0 0")
+    else:
+        n = random.randint(0, 10)
+        pits = [0] * 12
+        for _ in range(n):
+            pits[random.randrange(12)] += 1
+        lines.append(" ".join(map(str, pits)))
+open(sys.argv[1], "w").write("\n".join(lines))
+PY
+for t in 1 2 3; do
+  "$SOWDB" probe --tables "$OW" --json --max-plies 20 --threads "$t" - <"$TMP/many" \
+    >"$TMP/many.$t" 2>"$TMP/err"
+  rc=$?
+  [[ $rc -eq 1 ]] || fail "bulk mode on $t threads: exit code $rc, want 1 (bad lines)"
+done
+[[ $(wc -l <"$TMP/many.1") -eq 692 ]] ||
+  fail "bulk mode: want 692 answers (700 lines, 8 blank), got $(wc -l <"$TMP/many.1")"
+cmp -s "$TMP/many.1" "$TMP/many.2" && cmp -s "$TMP/many.1" "$TMP/many.3" ||
+  fail "bulk mode: the answers differ between 1, 2 and 3 threads"
+cp "$TMP/many.1" "$TMP/out"
+json_check '("error" in j) == (j.get("input") in ("1 2 3", "9 9 9 9 9 9 0 0 0 0 0 0"))'
+bad probe --tables "$OW" --json --threads 0 -
+
+# A program that writes one line and waits for its answer (an engine using sowdb probe as a
+# co-process) gets each answer before it writes the next line or closes the input.
+CHECKS=$((CHECKS + 1))
+coproc PROBE { "$SOWDB" probe --tables "$OW" --json --threads 2 - 2>/dev/null; }
+answers=0
+for q in "0 0 0 0 1 2 2 0 0 3 2 0" "1 1 1 1 1 1 1 1 1 1 0 0" "1 2 3"; do
+  echo "$q" >&"${PROBE[1]}"
+  if read -t 30 -r reply <&"${PROBE[0]}" &&
+    [[ $reply == *'"input":"1 2 3"'* || $reply == *'"value"'* ]]; then
+    answers=$((answers + 1))
+  fi
+done
+exec {PROBE[1]}>&-
+wait "$PROBE_PID"
+[[ $answers -eq 3 ]] ||
+  fail "bulk mode as a co-process: $answers of 3 answers came while the input stayed open"
 
 # --- errors
 bad probe --tables "$OW" 9 9 9 9 9 9 0 0 0 0 0 0
