@@ -154,7 +154,11 @@ void add_gen(CLI::App& app, Runner& run) {
         }
       };
       *layer_start = std::chrono::steady_clock::now();
-      gen::generate(options);
+      try {
+        gen::generate(options);
+      } catch (const gen::InvalidRequest& e) {
+        throw UsageError(e.what());
+      }
       if (!args->quiet && !args->json) {
         std::printf(
             "done: %s, layers 0..%d, %llu positions, %.2f s solving and writing, %s on disk, %d "

@@ -79,7 +79,7 @@ void check_memory(const RuleSet& rules, int max_stones) {
                   max_stones,
                   rules.pits_per_side,
                   static_cast<double>(largest));
-    throw std::runtime_error(buf);
+    throw InvalidRequest(buf);
   }
   const long double physical = static_cast<long double>(sysconf(_SC_PHYS_PAGES)) *
                                static_cast<long double>(sysconf(_SC_PAGE_SIZE));
@@ -93,7 +93,7 @@ void check_memory(const RuleSet& rules, int max_stones) {
                   rules.pits_per_side,
                   static_cast<double>(need / gib),
                   static_cast<double>(physical / gib));
-    throw std::runtime_error(buf);
+    throw InvalidRequest(buf);
   }
 }
 
@@ -369,10 +369,12 @@ std::vector<std::uint64_t> resolve_recompute(const Rules& rules,
 void generate(const GenerateOptions& options) {
   const RuleSet rules = options.variant.rules.normalised();
   if (options.max_stones < 0 || options.max_stones > kMaxIndexedStones) {
-    throw std::runtime_error("--max-stones must be 0.." + std::to_string(kMaxIndexedStones));
+    throw InvalidRequest("--max-stones must be 0.." + std::to_string(kMaxIndexedStones));
   }
   check_memory(rules, options.max_stones);
   std::error_code ec;
+  if (fs::exists(options.out, ec) && !fs::is_directory(options.out, ec))
+    throw InvalidRequest(options.out.string() + " exists and is not a directory");
   fs::create_directories(options.out, ec);
   if (ec) {
     throw std::runtime_error("cannot create " + options.out.string() + ": " + ec.message());
@@ -389,9 +391,9 @@ void generate(const GenerateOptions& options) {
       continue;  // unreadable: it will be rebuilt if its layer is needed
     }
     if (!(info.rules == rules)) {
-      throw std::runtime_error(options.out.string() + " holds tables of another rule set (" +
-                               describe(info.rules) + "); asked for " + describe(rules) +
-                               ". Use another --out directory.");
+      throw InvalidRequest(options.out.string() + " holds tables of another rule set (" +
+                           describe(info.rules) + "); asked for " + describe(rules) +
+                           ". Use another --out directory.");
     }
   }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `sowdb gen`, `sowdb verify` and `sowdb stats` from the command line: JSON contracts, resume,
-# refusal of a directory of another rule set, and counts that add up.
+# refusal (exit 2) of a directory of another rule set, of an --out that is a file and of a run
+# too large for the machine, and counts that add up.
 # Usage: gen_cli_test.sh SOWDB
 set -euo pipefail
 sowdb="$1"
@@ -47,12 +48,13 @@ printf 'garbage' >"${dir}/t/layer-010.sdb"
 "${sowdb}" gen --variant abapa/3x4 --max-stones 10 --out "${dir}/t" --quiet
 "${sowdb}" verify --tables "${dir}/t" --quiet >/dev/null || fail "verify after rebuilding a damaged layer"
 
-# Another rule set into the same directory: refused with one line, exit non-zero.
-if "${sowdb}" gen --variant ayo/3x4 --max-stones 4 --out "${dir}/t" 2>"${dir}/err"; then
-  fail "a directory of another rule set was accepted"
-fi
-[[ "$(wc -l <"${dir}/err")" == 1 ]] || fail "refusal is not one line: $(cat "${dir}/err")"
-grep -q "another rule set" "${dir}/err" || fail "refusal does not say why"
+# Another rule set into the same directory: refused as bad input (exit 2) with one line.
+fails_with 2 "another rule set" gen --variant ayo/3x4 --max-stones 4 --out "${dir}/t"
+
+# An --out that is a file: bad input (exit 2), and the file is left alone.
+printf 'keep' >"${dir}/a-file"
+fails_with 2 "is not a directory" gen --variant abapa/3x4 --max-stones 3 --out "${dir}/a-file"
+[[ "$(cat "${dir}/a-file")" == keep ]] || fail "an --out that is a file was changed"
 
 # verify --json: every layer agrees.
 "${sowdb}" verify --tables "${dir}/t" --json >"${dir}/verify.json" || fail "verify"
@@ -121,10 +123,9 @@ done
 [[ -e "${dir}/t/layer-011.sdb.tmp.$$" ]] || fail "a rerun removed a live process's temporary"
 rm "${dir}/t/layer-011.sdb.tmp.$$"
 
-# A run that cannot fit in memory is refused before any work, and creates nothing.
-if "${sowdb}" gen --variant oware/8x4 --max-stones 40 --out "${dir}/huge" 2>"${dir}/err"; then
-  fail "a run needing terabytes was accepted"
-fi
-grep -q "memory\|too many" "${dir}/err" || fail "no reason given: $(cat "${dir}/err")"
+# A run that cannot fit in memory is refused before any work (bad input: exit 2), and creates
+# nothing.
+fails_with 2 "too many to solve" gen --variant oware/8x4 --max-stones 40 --out "${dir}/huge"
+fails_with 2 "GiB of memory" gen --variant oware --max-stones 44 --out "${dir}/huge"
 [[ ! -e "${dir}/huge" ]] || fail "a refused run created its directory"
 echo "gen_cli_test: all checks passed"

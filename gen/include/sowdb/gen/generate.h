@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <stdexcept>
 #include <string>
 
 #include "sowdb/format/table_file.h"
@@ -48,17 +49,24 @@ struct GenerateOptions {
 using sowdb::kManifestName;
 using sowdb::layer_file_name;
 
+/// What generate() throws for a request it refuses before any work, because of what was asked
+/// rather than of a failure on the way: `max_stones` out of range, a run too large for this
+/// machine's memory, an `out` that exists and is not a directory, or an `out` that holds tables
+/// of another rule set or board. A command line reports it as bad input.
+struct InvalidRequest : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 /// Builds layers 0..max_stones into `out` (created if missing). Layers already present and
 /// valid are reused (whether or not they hold recompute entries: their recompute entries are
 /// resolved from the smaller layers, and a file whose recompute entries do not resolve, or
 /// break the one-ply rule against the smaller layers' files, is solved again); others are solved
 /// with the calling thread's oneTBB arena and written to a temporary file that is renamed into
-/// place when complete. Throws std::runtime_error with a clear message when `out` holds tables of
-/// another rule set or board, on an I/O failure (full disk included), or when max_stones is out of
-/// range (0..kMaxIndexedStones). Which entries of a new layer are recompute entries depends on
-/// which entries of the smaller layers' files are: resuming over version 2 files gives different
-/// (still valid) bytes above them than a run from scratch; over files of this generator, the same
-/// bytes.
+/// place when complete. Throws InvalidRequest (a std::runtime_error) for a request it refuses
+/// (above), and std::runtime_error with a clear message on an I/O failure (full disk included).
+/// Which entries of a new layer are recompute entries depends on which entries of the smaller
+/// layers' files are: resuming over version 2 files gives different (still valid) bytes above them
+/// than a run from scratch; over files of this generator, the same bytes.
 void generate(const GenerateOptions& options);
 
 /// Peak resident set size of this process in bytes (0 if unknown: read from /proc). Thread
