@@ -1,6 +1,8 @@
 // The C interface (sowdb.h) over TableSet. Every entry point catches every exception.
+#include <algorithm>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <new>
 #include <string>
@@ -105,6 +107,10 @@ sowdb_status internal(const char* what) noexcept {
 extern "C" {
 
 sowdb_status sowdb_open(const char* dir, sowdb_tables** out) {
+  return sowdb_open_with_cache(dir, sowdb::TableSetOptions{}.cache_blocks, out);
+}
+
+sowdb_status sowdb_open_with_cache(const char* dir, uint64_t cache_blocks, sowdb_tables** out) {
   if (out)
     *out = nullptr;
   if (!dir || !out) {
@@ -113,7 +119,10 @@ sowdb_status sowdb_open(const char* dir, sowdb_tables** out) {
   }
   try {
     auto t = std::make_unique<sowdb_tables>();
-    t->set = sowdb::TableSet::open(dir);
+    sowdb::TableSetOptions options;
+    options.cache_blocks = static_cast<std::size_t>(
+        std::min<uint64_t>(cache_blocks, std::numeric_limits<std::size_t>::max()));
+    t->set = sowdb::TableSet::open(dir, options);
     t->name = t->set->variant().to_string();
     *out = t.release();
     return SOWDB_OK;

@@ -8,7 +8,8 @@
 int sowdb_c_header_check(const char* dir, int32_t* value_out);
 
 /* Opens `dir`, probes the all-zero position and the start position of one seed per pit (if the
- * tables hold it), plays its first legal move. Returns 0 on success, else the failing step. */
+ * tables hold it), plays its first legal move; opens it again without a block cache and probes
+ * the all-zero position. Returns 0 on success, else the failing step. */
 int sowdb_c_header_check(const char* dir, int32_t* value_out) {
   sowdb_tables* tables = NULL;
   sowdb_status status = sowdb_open(dir, &tables);
@@ -49,6 +50,17 @@ int sowdb_c_header_check(const char* dir, int32_t* value_out) {
   if (strlen(sowdb_variant_name(tables)) == 0) return 10;
   if (strcmp(sowdb_status_name(SOWDB_ERR_CORRUPT_TABLE), "SOWDB_ERR_CORRUPT_TABLE") != 0) {
     return 11;
+  }
+  sowdb_close(tables);
+  /* The same directory with no block cache gives the same value. */
+  tables = NULL;
+  if (sowdb_open_with_cache(dir, 0, &tables) != SOWDB_OK || tables == NULL)
+    return 14;
+  {
+    int32_t again = -1000;
+    memset(pits, 0, sizeof pits);
+    if (sowdb_probe_value_only(tables, pits, npits, &again) != SOWDB_OK || again != 0)
+      return 15;
   }
   sowdb_close(tables);
   return 0;

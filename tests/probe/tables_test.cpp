@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <span>
 #include <string>
 #include <thread>
@@ -326,6 +327,35 @@ TEST(CApi, ValueOnly) {
   EXPECT_EQ(sowdb_probe_value_only(h, pits, 4, nullptr), SOWDB_ERR_ARGUMENT);
   EXPECT_EQ(sowdb_probe_value_only(h, nullptr, 4, &v), SOWDB_ERR_ARGUMENT);
   sowdb_close(h);
+}
+
+// sowdb_open_with_cache: any cache size, none included, gives the values of sowdb_open.
+TEST(CApi, OpenWithCacheOfAnySize) {
+  TempDir tmp;
+  write_fake_tables(tmp.path(), small_rules(), 5);
+  for (const std::uint64_t blocks : {std::uint64_t{0},
+                                     std::uint64_t{1},
+                                     std::uint64_t{3},
+                                     std::uint64_t{1} << 20,
+                                     std::numeric_limits<std::uint64_t>::max()}) {
+    sowdb_tables* h = nullptr;
+    ASSERT_EQ(sowdb_open_with_cache(tmp.path().c_str(), blocks, &h), SOWDB_OK)
+        << blocks << ": " << sowdb_last_error();
+    for (int n = 0; n <= 5; ++n) {
+      for (const Pits& p : layer(4, n)) {
+        std::int32_t v = -100;
+        std::int32_t d = -1;
+        ASSERT_EQ(sowdb_probe_value(h, p.data(), 4, &v, &d), SOWDB_OK) << blocks;
+        EXPECT_EQ(v, fake_value(n, index_of(p, 4))) << blocks;
+      }
+    }
+    sowdb_close(h);
+  }
+  sowdb_tables* h = reinterpret_cast<sowdb_tables*>(1);
+  EXPECT_EQ(sowdb_open_with_cache(nullptr, 8, &h), SOWDB_ERR_ARGUMENT);
+  EXPECT_EQ(h, nullptr);
+  EXPECT_EQ(sowdb_open_with_cache("/nonexistent/sowdb", 8, &h), SOWDB_ERR_OPEN);
+  EXPECT_EQ(h, nullptr);
 }
 
 TEST(CApi, NullAndBadArguments) {

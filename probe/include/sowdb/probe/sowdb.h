@@ -61,6 +61,15 @@ typedef struct sowdb_move_worth {
  *  NOTES thread safe. */
 sowdb_status sowdb_open(const char* dir, sowdb_tables** out);
 
+/** sowdb_open with a block cache of `cache_blocks` decoded blocks per layer instead of the
+ *  default 8 (value and depth blocks counted separately; 0 keeps none, so every probe decodes;
+ *  a layer whose blocks all fit, 2 per 4096 entries with the generator's defaults, is read
+ *  without a lock). A search that probes the same regions again and again wants a larger cache,
+ *  at up to 12 KiB per block.
+ *  PARAMETERS, RETURN as sowdb_open.
+ *  NOTES thread safe. */
+sowdb_status sowdb_open_with_cache(const char* dir, uint64_t cache_blocks, sowdb_tables** out);
+
 /** Frees a handle from sowdb_open. NULL is ignored. NOTES not while other threads use it. */
 void sowdb_close(sowdb_tables* tables);
 
