@@ -344,9 +344,18 @@ class StdinLines {
     at_ = 0;
     char chunk[1 << 16];
     ssize_t got;
-    do {
+    for (;;) {
       got = ::read(STDIN_FILENO, chunk, sizeof chunk);
-    } while (got < 0 && errno == EINTR);
+      if (got >= 0)
+        break;
+      if (errno == EINTR)
+        continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK)
+        break;
+      // Standard input left non-blocking by whoever started us: wait until it is readable.
+      pollfd p{STDIN_FILENO, POLLIN, 0};
+      ::poll(&p, 1, -1);
+    }
     if (got < 0)
       throw std::runtime_error(std::string("reading standard input: ") + std::strerror(errno));
     if (got == 0)

@@ -188,6 +188,28 @@ wait "$PROBE_PID"
 [[ $answers -eq 3 ]] ||
   fail "bulk mode as a co-process: $answers of 3 answers came while the input stayed open"
 
+# A caller may hand over a non-blocking pipe: the command waits for input (it used to take the
+# first "no data yet" for the end of the input and stop without a word).
+CHECKS=$((CHECKS + 1))
+if ! python3 - "$SOWDB" "$OW" <<'PY' 2>"$TMP/pyerr"; then
+import fcntl, os, subprocess, sys
+r, w = os.pipe()
+fcntl.fcntl(r, fcntl.F_SETFL, fcntl.fcntl(r, fcntl.F_GETFL) | os.O_NONBLOCK)
+p = subprocess.Popen([sys.argv[1], "probe", "--tables", sys.argv[2], "--json", "-"], stdin=r,
+                     stdout=subprocess.PIPE)
+os.close(r)
+answers = []
+for line in (b"0 0 0 0 1 2 2 0 0 3 2 0\n", b"1 1 1 1 1 1 1 1 1 1 0 0\n"):
+    os.write(w, line)
+    answers.append(p.stdout.readline())
+os.close(w)
+p.wait(timeout=60)
+assert all(b'"value"' in a for a in answers), answers
+assert p.returncode == 0, p.returncode
+PY
+  fail "bulk mode on a non-blocking pipe: $(tail -1 "$TMP/pyerr")"
+fi
+
 # --- errors
 bad probe --tables "$OW" 9 9 9 9 9 9 0 0 0 0 0 0
 grep -q 'position has 54 seeds; tables in .* hold up to 10' "$TMP/err" ||
