@@ -43,6 +43,7 @@ void add_gen(CLI::App& app, Runner& run) {
     unsigned block_entries = kDefaultBlockEntries;
     int level = WriteOptions{}.zstd_level;
     bool no_recompute = false;
+    double memory_limit_gib = 0;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("gen", "Solve every layer up to N seeds and write the tables");
@@ -67,6 +68,11 @@ void add_gen(CLI::App& app, Runner& run) {
   cmd->add_option("--zstd-level", args->level, "zstd compression level")
       ->check(CLI::Range(1, 22))
       ->capture_default_str();
+  cmd->add_option("--memory-limit",
+                  args->memory_limit_gib,
+                  "GiB the run may plan for; a larger run is refused before any work (default: "
+                  "90% of this machine's memory)")
+      ->check(CLI::Range(0.001, 1e9));
   cmd->callback([&run, args] {
     run = [args] {
       Variant v;
@@ -86,6 +92,8 @@ void add_gen(CLI::App& app, Runner& run) {
       options.write.block_entries = args->block_entries;
       options.write.zstd_level = args->level;
       options.recompute = !args->no_recompute;
+      options.memory_limit_bytes =
+          static_cast<std::uint64_t>(args->memory_limit_gib * 1024.0 * 1024.0 * 1024.0);
       auto layer_start = std::make_shared<std::chrono::steady_clock::time_point>();
       auto last_draw = std::make_shared<std::chrono::steady_clock::time_point>();
       if (tty) {

@@ -1,8 +1,8 @@
 // `sowdb probe`: look positions up in a table directory.
 #include <poll.h>
+#include <tbb/global_control.h>
 #include <tbb/info.h>
 #include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -303,33 +304,47 @@ bool read_position(const TableSet& set,
 // in large batches spread over the threads.
 class StdinLines {
  public:
-  // The next line, without its '\n', into `line`; false at the end of the input. With `wait`
-  // false it returns only a line that is there without blocking (false otherwise). Throws
-  // std::runtime_error when standard input cannot be read.
+  // The next line, without its line end ('\n' or "\r\n"), into `line`; false at the end of the
+  // input. With `wait` false it returns only a line that is there without blocking (false
+  // otherwise). Throws std::runtime_error when standard input cannot be read.
   bool next(std::string& line, bool wait) {
     for (;;) {
-      const std::size_t newline = buffer_.find('\n', at_);
-      if (newline != std::string::npos) {
-        line.assign(buffer_, at_, newline - at_);
-        at_ = newline + 1;
+      if (take_line(line))
         return true;
-      }
       if (eof_) {
         if (at_ == buffer_.size())
           return false;
         line.assign(buffer_, at_, std::string::npos);  // a last line without '\n'
-        at_ = buffer_.size();
+        at_ = scanned_ = buffer_.size();
+        drop_cr(line);
         return true;
       }
+      // A regular file is always readable, so this never waits there.
       if (!wait && !readable_now())
         return false;
       fill();
-      if (!wait && buffer_.find('\n', at_) == std::string::npos && !eof_)
-        return false;  // half a line so far: the rest comes with the next waiting call
     }
   }
 
  private:
+  bool take_line(std::string& line) {
+    // Bytes before scanned_ hold no '\n': a long line is searched once, not once per read.
+    const std::size_t newline = buffer_.find('\n', scanned_);
+    if (newline == std::string::npos) {
+      scanned_ = buffer_.size();
+      return false;
+    }
+    line.assign(buffer_, at_, newline - at_);
+    at_ = scanned_ = newline + 1;
+    drop_cr(line);
+    return true;
+  }
+
+  static void drop_cr(std::string& line) {
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+  }
+
   static bool readable_now() {
     pollfd p{STDIN_FILENO, POLLIN, 0};
     int r;
@@ -341,6 +356,7 @@ class StdinLines {
 
   void fill() {
     buffer_.erase(0, at_);
+    scanned_ -= at_;
     at_ = 0;
     char chunk[1 << 16];
     ssize_t got;
@@ -364,9 +380,30 @@ class StdinLines {
   }
 
   std::string buffer_;
-  std::size_t at_ = 0;
+  std::size_t at_ = 0;       // start of the first line not yet returned
+  std::size_t scanned_ = 0;  // buffer_[at_, scanned_) holds no '\n'
   bool eof_ = false;
 };
+
+// Writes all of `text` to standard output, waiting when it is non-blocking (a socket or a
+// terminal shared with a non-blocking standard input). Throws std::runtime_error when it
+// cannot be written.
+void write_stdout(const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t put = ::write(STDOUT_FILENO, text.data() + done, text.size() - done);
+    if (put >= 0) {
+      done += static_cast<std::size_t>(put);
+      continue;
+    }
+    if (errno == EINTR)
+      continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK)
+      throw std::runtime_error(std::string("writing standard output: ") + std::strerror(errno));
+    pollfd p{STDOUT_FILENO, POLLOUT, 0};
+    ::poll(&p, 1, -1);
+  }
+}
 
 // One line of bulk mode as its JSON text; empty for a blank line. Sets `failed` for a line that
 // cannot be looked up.
@@ -402,39 +439,48 @@ int run_stdin(const TableSet& set, const Args& args, int store_a, int store_b) {
   // answers (up to about 10 KB each with a principal line) stay a small amount of memory.
   constexpr std::size_t kBatch = 4096;
   const int threads = args.threads > 0 ? args.threads : tbb::info::default_concurrency();
-  tbb::task_arena arena(threads);
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                            static_cast<std::size_t>(threads));
   StdinLines input;
   std::vector<std::string> lines;
   std::vector<std::string> answers;
   std::uint64_t line_number = 0;  // of the last line read, blank lines included
   bool failed = false;
   std::string line;
+  // Whatever stdio holds goes first: the answers below bypass it.
+  std::fflush(stdout);
   while (input.next(line, true)) {
     lines.assign(1, line);
-    while (lines.size() < kBatch && input.next(line, false))
-      lines.push_back(line);
+    // A read error after some lines: answer those first, then report it.
+    std::exception_ptr read_error;
+    try {
+      while (lines.size() < kBatch && input.next(line, false))
+        lines.push_back(line);
+    } catch (const std::exception&) {
+      read_error = std::current_exception();
+    }
     answers.assign(lines.size(), std::string());
     std::vector<char> line_failed(lines.size(), 0);
     const std::uint64_t first = line_number + 1;
-    arena.execute([&] {
-      tbb::parallel_for(std::size_t{0}, lines.size(), [&](std::size_t i) {
-        bool bad = false;
-        answers[i] = bulk_answer(set, args, store_a, store_b, lines[i], first + i, bad);
-        line_failed[i] = bad ? 1 : 0;
-      });
+    tbb::parallel_for(std::size_t{0}, lines.size(), [&](std::size_t i) {
+      bool bad = false;
+      answers[i] = bulk_answer(set, args, store_a, store_b, lines[i], first + i, bad);
+      line_failed[i] = bad ? 1 : 0;
     });
     line_number += lines.size();
+    // One write per batch, before waiting for more input: a co-process reads these answers
+    // now.
+    std::string out;
     for (std::size_t i = 0; i < lines.size(); ++i) {
       failed |= line_failed[i] != 0;
       if (!answers[i].empty()) {
-        std::fwrite(answers[i].data(), 1, answers[i].size(), stdout);
-        std::fputc('\n', stdout);
+        out += answers[i];
+        out += '\n';
       }
     }
-    // Before waiting for more input: a co-process reads this batch's answers now. A failed
-    // write (a full disk, a closed pipe) ends the run; main() reports it.
-    if (std::fflush(stdout) != 0 || std::ferror(stdout))
-      return 1;
+    write_stdout(out);
+    if (read_error)
+      std::rethrow_exception(read_error);
   }
   return failed ? 1 : 0;
 }

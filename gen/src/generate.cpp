@@ -57,7 +57,7 @@ std::string describe(const RuleSet& r) {
 // (1 byte per position) and marks (1 bit) stay in memory while the largest layer is solved in
 // 3 bytes per position plus flags. Counts are estimated in floating point: for the largest
 // boards C(n + 2P - 1, 2P - 1) does not even fit in 64 bits.
-void check_memory(const RuleSet& rules, int max_stones) {
+void check_memory(const RuleSet& rules, int max_stones, std::uint64_t limit_bytes) {
   const int k = rules.pits();
   auto positions = [k](int n) {
     long double c = 1;
@@ -83,16 +83,19 @@ void check_memory(const RuleSet& rules, int max_stones) {
   }
   const long double physical = static_cast<long double>(sysconf(_SC_PHYS_PAGES)) *
                                static_cast<long double>(sysconf(_SC_PAGE_SIZE));
-  if (physical > 0 && need > physical * 0.9L) {
+  const long double limit =
+      limit_bytes > 0 ? static_cast<long double>(limit_bytes) : physical * 0.9L;
+  if (limit > 0 && need > limit) {
     char buf[256];
     std::snprintf(buf,
                   sizeof buf,
-                  "solving layers 0..%d of a %d-pit board needs about %.1f GiB of memory; this "
-                  "machine has %.1f GiB",
+                  "solving layers 0..%d of a %d-pit board needs about %.3g GiB of memory; %s is "
+                  "%.3g GiB",
                   max_stones,
                   rules.pits_per_side,
                   static_cast<double>(need / gib),
-                  static_cast<double>(physical / gib));
+                  limit_bytes > 0 ? "the memory limit" : "90% of this machine's memory",
+                  static_cast<double>(limit / gib));
     throw InvalidRequest(buf);
   }
 }
@@ -371,13 +374,17 @@ void generate(const GenerateOptions& options) {
   if (options.max_stones < 0 || options.max_stones > kMaxIndexedStones) {
     throw InvalidRequest("--max-stones must be 0.." + std::to_string(kMaxIndexedStones));
   }
-  check_memory(rules, options.max_stones);
+  check_memory(rules, options.max_stones, options.memory_limit_bytes);
   std::error_code ec;
   if (fs::exists(options.out, ec) && !fs::is_directory(options.out, ec))
     throw InvalidRequest(options.out.string() + " exists and is not a directory");
   fs::create_directories(options.out, ec);
   if (ec) {
-    throw std::runtime_error("cannot create " + options.out.string() + ": " + ec.message());
+    const std::string why = "cannot create " + options.out.string() + ": " + ec.message();
+    // A path through a file, or a link to nowhere: what was asked can never be a directory.
+    if (ec == std::errc::not_a_directory || ec == std::errc::file_exists)
+      throw InvalidRequest(why);
+    throw std::runtime_error(why);
   }
   // Refuse a directory that holds tables of another rule set or board before touching anything.
   for (const auto& entry : fs::directory_iterator(options.out)) {

@@ -102,19 +102,15 @@ sowdb_status internal(const char* what) noexcept {
   return SOWDB_ERR_INTERNAL;
 }
 
-}  // namespace
-
-extern "C" {
-
-sowdb_status sowdb_open(const char* dir, sowdb_tables** out) {
-  return sowdb_open_with_cache(dir, sowdb::TableSetOptions{}.cache_blocks, out);
-}
-
-sowdb_status sowdb_open_with_cache(const char* dir, uint64_t cache_blocks, sowdb_tables** out) {
+// sowdb_open and sowdb_open_with_cache; `name` is the caller's, for the error text.
+sowdb_status open_tables(const char* name,
+                         const char* dir,
+                         uint64_t cache_blocks,
+                         sowdb_tables** out) {
   if (out)
     *out = nullptr;
   if (!dir || !out) {
-    set_error("sowdb_open: null argument");
+    set_error(std::string(name) + ": null argument");
     return SOWDB_ERR_ARGUMENT;
   }
   try {
@@ -134,6 +130,18 @@ sowdb_status sowdb_open_with_cache(const char* dir, uint64_t cache_blocks, sowdb
   } catch (...) {
     return internal("sowdb_open: unknown error");
   }
+}
+
+}  // namespace
+
+extern "C" {
+
+sowdb_status sowdb_open(const char* dir, sowdb_tables** out) {
+  return open_tables("sowdb_open", dir, sowdb::TableSetOptions{}.cache_blocks, out);
+}
+
+sowdb_status sowdb_open_with_cache(const char* dir, uint64_t cache_blocks, sowdb_tables** out) {
+  return open_tables("sowdb_open_with_cache", dir, cache_blocks, out);
 }
 
 void sowdb_close(sowdb_tables* tables) {

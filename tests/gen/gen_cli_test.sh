@@ -126,6 +126,9 @@ rm "${dir}/t/layer-011.sdb.tmp.$$"
 # A run that cannot fit in memory is refused before any work (bad input: exit 2), and creates
 # nothing.
 fails_with 2 "too many to solve" gen --variant oware/8x4 --max-stones 40 --out "${dir}/huge"
-fails_with 2 "GiB of memory" gen --variant oware --max-stones 44 --out "${dir}/huge"
+fails_with 2 "GiB of memory; the memory limit is" gen --variant oware --max-stones 12 \
+  --memory-limit 0.001 --out "${dir}/huge"
+fails_with 2 "cannot create .*: Not a directory" gen --variant abapa/3x4 --max-stones 3 \
+  --out "${dir}/a-file/sub"
 [[ ! -e "${dir}/huge" ]] || fail "a refused run created its directory"
 echo "gen_cli_test: all checks passed"

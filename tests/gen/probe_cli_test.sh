@@ -134,15 +134,15 @@ rc=$?
 [[ $(wc -l <"$TMP/out") -eq 4 ]] || fail "bulk mode with garbage: want 4 lines, got $(wc -l <"$TMP/out")"
 json_check '("error" in j) == (j.get("line") in (4, 5, 6))'
 
-# Bulk mode looks the lines that have arrived up in batches spread over the threads: the
-# answers are the same, in the same order, for every thread count (blank lines, bad lines and
-# a last line without a line end included).
+# Bulk mode looks the lines that have arrived up in batches (of up to 4096 lines) spread over
+# the threads: the answers are the same, in the same order, for every thread count, across
+# batches (blank lines, bad lines and a last line without a line end included).
 CHECKS=$((CHECKS + 1))
 python3 - "$TMP/many" <<'PY'
 import random, sys
 random.seed(7)
 lines = []
-for i in range(700):
+for i in range(5000):
     if i % 97 == 5:
         lines.append("")
     elif i % 89 == 7:
@@ -162,9 +162,19 @@ for t in 1 2 3; do
     >"$TMP/many.$t" 2>"$TMP/err"
   rc=$?
   [[ $rc -eq 1 ]] || fail "bulk mode on $t threads: exit code $rc, want 1 (bad lines)"
+  [[ ! -s "$TMP/err" ]] || fail "bulk mode on $t threads wrote to stderr: $(head -3 "$TMP/err")"
 done
-[[ $(wc -l <"$TMP/many.1") -eq 692 ]] ||
-  fail "bulk mode: want 692 answers (700 lines, 8 blank), got $(wc -l <"$TMP/many.1")"
+# The answer of line k names line k: numbering goes on across batches.
+python3 - "$TMP/many" "$TMP/many.1" <<'PY' || fail "bulk mode: error objects name the wrong line"
+import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+for a in map(json.loads, open(sys.argv[2])):
+    if "error" in a:
+        assert lines[a["line"] - 1] == a["input"], a
+PY
+blank=$(python3 -c 'print(sum(1 for i in range(5000) if i % 97 == 5))')
+[[ $(wc -l <"$TMP/many.1") -eq $((5000 - blank)) ]] ||
+  fail "bulk mode: want $((5000 - blank)) answers ($blank of 5000 lines blank): $(wc -l <"$TMP/many.1")"
 cmp -s "$TMP/many.1" "$TMP/many.2" && cmp -s "$TMP/many.1" "$TMP/many.3" ||
   fail "bulk mode: the answers differ between 1, 2 and 3 threads"
 cp "$TMP/many.1" "$TMP/out"
@@ -174,7 +184,7 @@ bad probe --tables "$OW" --json --threads 0 -
 # A program that writes one line and waits for its answer (an engine using sowdb probe as a
 # co-process) gets each answer before it writes the next line or closes the input.
 CHECKS=$((CHECKS + 1))
-coproc PROBE { "$SOWDB" probe --tables "$OW" --json --threads 2 - 2>/dev/null; }
+coproc PROBE { timeout 120 "$SOWDB" probe --tables "$OW" --json --threads 2 - 2>/dev/null; }
 answers=0
 for q in "0 0 0 0 1 2 2 0 0 3 2 0" "1 1 1 1 1 1 1 1 1 1 0 0" "1 2 3"; do
   echo "$q" >&"${PROBE[1]}"
@@ -185,14 +195,16 @@ for q in "0 0 0 0 1 2 2 0 0 3 2 0" "1 1 1 1 1 1 1 1 1 1 0 0" "1 2 3"; do
 done
 exec {PROBE[1]}>&-
 wait "$PROBE_PID"
+rc=$?
 [[ $answers -eq 3 ]] ||
   fail "bulk mode as a co-process: $answers of 3 answers came while the input stayed open"
+[[ $rc -eq 1 ]] || fail "bulk mode as a co-process: exit code $rc, want 1 (a bad line)"
 
 # A caller may hand over a non-blocking pipe: the command waits for input (it used to take the
 # first "no data yet" for the end of the input and stop without a word).
 CHECKS=$((CHECKS + 1))
 if ! python3 - "$SOWDB" "$OW" <<'PY' 2>"$TMP/pyerr"; then
-import fcntl, os, subprocess, sys
+import fcntl, os, select, subprocess, sys
 r, w = os.pipe()
 fcntl.fcntl(r, fcntl.F_SETFL, fcntl.fcntl(r, fcntl.F_GETFL) | os.O_NONBLOCK)
 p = subprocess.Popen([sys.argv[1], "probe", "--tables", sys.argv[2], "--json", "-"], stdin=r,
@@ -201,6 +213,8 @@ os.close(r)
 answers = []
 for line in (b"0 0 0 0 1 2 2 0 0 3 2 0\n", b"1 1 1 1 1 1 1 1 1 1 0 0\n"):
     os.write(w, line)
+    # A bounded wait: a program that never answers fails the check instead of hanging it.
+    assert select.select([p.stdout], [], [], 60)[0], "no answer within 60 s"
     answers.append(p.stdout.readline())
 os.close(w)
 p.wait(timeout=60)

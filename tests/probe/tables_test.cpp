@@ -354,6 +354,7 @@ TEST(CApi, OpenWithCacheOfAnySize) {
   sowdb_tables* h = reinterpret_cast<sowdb_tables*>(1);
   EXPECT_EQ(sowdb_open_with_cache(nullptr, 8, &h), SOWDB_ERR_ARGUMENT);
   EXPECT_EQ(h, nullptr);
+  EXPECT_STREQ(sowdb_last_error(), "sowdb_open_with_cache: null argument");
   EXPECT_EQ(sowdb_open_with_cache("/nonexistent/sowdb", 8, &h), SOWDB_ERR_OPEN);
   EXPECT_EQ(h, nullptr);
 }

@@ -39,6 +39,10 @@ struct GenerateOptions {
   /// recurses; the generator keeps one bit per position of every layer in memory for it. Off:
   /// version 2 files, as before.
   bool recompute = true;
+  /// Memory the run may plan for, in bytes: a run whose estimate (the smaller layers' values
+  /// and marks, the largest layer's 3 bytes per position) exceeds it is refused before any work.
+  /// 0: 90% of the machine's physical memory.
+  std::uint64_t memory_limit_bytes = 0;
   /// Called after each layer (from the calling thread).
   std::function<void(const LayerReport&)> on_layer;
   /// Called while a layer is solved: stones, fraction done in [0, 1] (from the calling thread).
@@ -50,9 +54,10 @@ using sowdb::kManifestName;
 using sowdb::layer_file_name;
 
 /// What generate() throws for a request it refuses before any work, because of what was asked
-/// rather than of a failure on the way: `max_stones` out of range, a run too large for this
-/// machine's memory, an `out` that exists and is not a directory, or an `out` that holds tables
-/// of another rule set or board. A command line reports it as bad input.
+/// rather than of a failure on the way: `max_stones` out of range, a run too large for the
+/// memory limit, an `out` that is not and cannot become a directory (a file, a path through a
+/// file), or an `out` that holds tables of another rule set or board. A command line reports it as
+/// bad input.
 struct InvalidRequest : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
