@@ -297,6 +297,17 @@ bool read_position(const TableSet& set,
   return true;
 }
 
+// Whether `fd` is ready for `events` (POLLIN, POLLOUT) within `timeout_ms` (-1: wait until it
+// is). Both ends of bulk mode may be non-blocking descriptors handed over by the caller.
+bool ready(int fd, short events, int timeout_ms) {
+  pollfd p{fd, events, 0};
+  int r;
+  do {
+    r = ::poll(&p, 1, timeout_ms);
+  } while (r < 0 && errno == EINTR);
+  return r > 0;
+}
+
 // Reads standard input line by line with read(2), so that it can tell whether a whole line is
 // already there without waiting for one: bulk mode answers every line that has arrived before
 // it blocks for more, so a program that writes one line and waits for the answer (an engine
@@ -320,7 +331,7 @@ class StdinLines {
         return true;
       }
       // A regular file is always readable, so this never waits there.
-      if (!wait && !readable_now())
+      if (!wait && !ready(STDIN_FILENO, POLLIN, 0))
         return false;
       fill();
     }
@@ -345,15 +356,6 @@ class StdinLines {
       line.pop_back();
   }
 
-  static bool readable_now() {
-    pollfd p{STDIN_FILENO, POLLIN, 0};
-    int r;
-    do {
-      r = ::poll(&p, 1, 0);
-    } while (r < 0 && errno == EINTR);
-    return r > 0;
-  }
-
   void fill() {
     buffer_.erase(0, at_);
     scanned_ -= at_;
@@ -368,9 +370,7 @@ class StdinLines {
         continue;
       if (errno != EAGAIN && errno != EWOULDBLOCK)
         break;
-      // Standard input left non-blocking by whoever started us: wait until it is readable.
-      pollfd p{STDIN_FILENO, POLLIN, 0};
-      ::poll(&p, 1, -1);
+      ready(STDIN_FILENO, POLLIN, -1);  // left non-blocking by whoever started us
     }
     if (got < 0)
       throw std::runtime_error(std::string("reading standard input: ") + std::strerror(errno));
@@ -400,8 +400,7 @@ void write_stdout(const std::string& text) {
       continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK)
       throw std::runtime_error(std::string("writing standard output: ") + std::strerror(errno));
-    pollfd p{STDOUT_FILENO, POLLOUT, 0};
-    ::poll(&p, 1, -1);
+    ready(STDOUT_FILENO, POLLOUT, -1);
   }
 }
 

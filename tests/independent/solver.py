@@ -95,6 +95,22 @@ def ring(P):
     return list(range(P)) + ['S'] + list(range(P, 2 * P))
 
 
+def sow_ring(a, start, R):
+    """Sows every seed of pit `start` of board list `a` (in place) around ring R, the store
+    included; returns (the last place sown, seeds sown into the store)."""
+    k = a[start]
+    a[start] = 0
+    idx = start  # ring index of pit i == i for the mover's pits
+    stored = 0
+    for _ in range(k):
+        idx = (idx + 1) % len(R)
+        if R[idx] == 'S':
+            stored += 1
+        else:
+            a[R[idx]] += 1
+    return R[idx], stored
+
+
 def kalah_moves(b, P, opt):
     own, opp = sum(b[:P]), sum(b[P:])
     if opt['end'] == 'no_move':
@@ -104,24 +120,12 @@ def kalah_moves(b, P, opt):
         if own == 0 or opp == 0:
             return ('end', own - opp)
     R = ring(P)
-    L = len(R)
     res = []
     for i in range(P):
-        k = b[i]
-        if k == 0:
+        if b[i] == 0:
             continue
         a = list(b)
-        a[i] = 0
-        gain = 0
-        idx = i  # ring index of pit i == i
-        for _ in range(k):
-            idx = (idx + 1) % L
-            s = R[idx]
-            if s == 'S':
-                gain += 1
-            else:
-                a[s] += 1
-        last = R[idx]
+        last, gain = sow_ring(a, i, R)
         if last == 'S':
             res.append((i, gain, tuple(a), True))
             continue
@@ -141,7 +145,6 @@ def wari_us_moves(b, P, opt):
     if own == 0:
         return ('end', -opp)
     R = ring(P)
-    L = len(R)
     res = []
     for i in range(P):
         if b[i] == 0:
@@ -150,17 +153,8 @@ def wari_us_moves(b, P, opt):
         gain = 0
         start = i
         while True:
-            k = a[start]
-            a[start] = 0
-            idx = start
-            for _ in range(k):
-                idx = (idx + 1) % L
-                s = R[idx]
-                if s == 'S':
-                    gain += 1
-                else:
-                    a[s] += 1
-            last = R[idx]
+            last, stored = sow_ring(a, start, R)
+            gain += stored
             if last == 'S' or last >= P:
                 break
             o = 2 * P - 1 - last
