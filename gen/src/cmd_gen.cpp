@@ -118,8 +118,10 @@ void add_gen(CLI::App& app, Runner& run) {
       double total_seconds = 0;
       std::uint64_t total_positions = 0;
       std::uint64_t total_bytes = 0;
+      int top = -1;  // above --max-stones when layers there had to be checked again
       options.on_layer = [&, layer_start](const gen::LayerReport& r) {
         *layer_start = std::chrono::steady_clock::now();
+        top = r.stones;
         total_seconds += r.seconds;
         total_positions += r.positions;
         total_bytes += r.bytes_on_disk;
@@ -172,7 +174,7 @@ void add_gen(CLI::App& app, Runner& run) {
             "done: %s, layers 0..%d, %llu positions, %.2f s solving and writing, %s on disk, %d "
             "threads\n",
             v.to_string().c_str(),
-            args->max_stones,
+            top,
             static_cast<unsigned long long>(total_positions),
             total_seconds,
             human_bytes(static_cast<double>(total_bytes)).c_str(),

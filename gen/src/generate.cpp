@@ -407,13 +407,36 @@ void generate(const GenerateOptions& options) {
   remove_stale_temporaries(options.out);
   write_manifest(options.out, options.variant);
   const Rules engine(rules);
-  Values values(options.max_stones + 1);
+  Values values;
   // Which entries of each layer's file are recompute entries: about 1/8 byte per position, so
   // each new layer can mark only entries whose exits lead to stored entries (one-ply rule).
-  Marks marks(options.max_stones + 1);
-  for (int n = 0; n <= options.max_stones; ++n) {
-    const auto start = std::chrono::steady_clock::now();
+  Marks marks;
+  // The first layer this run wrote with recompute entries, if any. The recompute entries of the
+  // layers above --max-stones that the directory already holds were marked against the earlier
+  // file of that layer, and may now lead to its new recompute entries (a directory where
+  // --no-recompute runs and default runs mixed): the run then goes on through those layers,
+  // reusing the ones that still keep the one-ply rule and solving the others again, so that it
+  // never leaves a table set that probes refuse.
+  std::optional<int> rewrote_marked;
+  for (int n = 0;; ++n) {
     const fs::path path = options.out / layer_file_name(n);
+    if (n > options.max_stones) {
+      if (!rewrote_marked || n > kMaxIndexedStones || !fs::exists(path))
+        break;
+      try {
+        check_memory(rules, n, options.memory_limit_bytes);
+      } catch (const InvalidRequest& e) {
+        throw InvalidRequest(
+            std::string(e.what()) + ". " + options.out.string() + " holds layer " +
+            std::to_string(n) + ", above --max-stones, whose " +
+            "recompute entries may rely on layer " + std::to_string(*rewrote_marked) +
+            ", which this run wrote again; rerun with --max-stones " + std::to_string(n) +
+            " or more, or remove the layers above " + std::to_string(options.max_stones));
+      }
+    }
+    values.emplace_back();
+    marks.emplace_back();
+    const auto start = std::chrono::steady_clock::now();
     const std::uint64_t size = layer_size(rules.pits(), n);
     LayerReport report;
     report.stones = n;
@@ -482,6 +505,8 @@ void generate(const GenerateOptions& options) {
       report.write_seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - solved).count();
       values[n] = std::move(layer.value);
+      if (!mask.empty() && !rewrote_marked)
+        rewrote_marked = n;
       // The writer stores every marked entry as a recompute entry, except (layer 127, the
       // largest there is) some it cannot: no layer above reads those marks.
       marks[n] = std::move(mask);

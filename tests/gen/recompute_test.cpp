@@ -119,8 +119,8 @@ std::uint64_t expect_one_ply(const fs::path& dir, int max_stones) {
             rank(std::span<const std::uint8_t>(m.child.data(), static_cast<std::size_t>(pits)));
         ++checked_exits;
         EXPECT_NE(raw[n - m.gain()][child], kRecomputeValue)
-            << "layer " << n << " index " << i << ": pit " << m.pit << " leads to recompute entry "
-            << child << " of layer " << n - m.gain();
+            << "layer " << n << " index " << i << ": pit " << int{m.pit}
+            << " leads to recompute entry " << child << " of layer " << n - m.gain();
       }
     }
   }
@@ -344,6 +344,63 @@ TEST(RecomputeResume, UnresolvableLayerIsRebuilt) {
   const auto reports = generate("oware/3x4", 6, dir.path(), true);
   EXPECT_FALSE(reports.back().reused);
   EXPECT_EQ(bytes_of(path), good);
+}
+
+// Every position of layers 0..max_stones has an answer (no layer breaks the one-ply rule).
+std::uint64_t corrupt_entries(const fs::path& dir, int max_stones) {
+  const auto tables = TableSet::open(dir);
+  const int pits = tables->rules().pits();
+  std::uint64_t corrupt = 0;
+  for (int n = 0; n <= max_stones; ++n) {
+    Pits board{};
+    const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(pits));
+    unrank(0, n, span);
+    for (std::uint64_t i = 0; i < layer_size(pits, n); ++i, next_position(span)) {
+      int v = 0;
+      corrupt += tables->value(board, v) != ProbeStatus::kOk;
+    }
+  }
+  return corrupt;
+}
+
+// Layers 8..10 are marked against version 2 files of layers 0..7. When a default run below them
+// writes layers 6 and 7 again, now with recompute entries, some of those marks lead to recompute
+// entries: the run goes on through 8..10, solves the layers that break the one-ply rule again,
+// and leaves a directory whose every entry answers. A run that writes nothing stops at its
+// --max-stones; one whose memory limit cannot take the layers above refuses with a clear message.
+TEST(RecomputeResume, RewrittenLayerChecksTheLayersAbove) {
+  TempDir dir("dir");
+  TempDir fresh("fresh");
+  generate("oware/3x4", 10, fresh.path(), true);
+  generate("oware/3x4", 7, dir.path(), false);
+  generate("oware/3x4", 10, dir.path(), true);
+  for (const int n : {6, 7})
+    fs::remove(dir.path() / gen::layer_file_name(n));
+  const auto reports = generate("oware/3x4", 7, dir.path(), true);
+  EXPECT_EQ(corrupt_entries(dir.path(), 10), 0u);
+  expect_one_ply(dir.path(), 10);
+  ASSERT_EQ(reports.size(), 11u);
+  int solved_above = 0;
+  for (int n = 8; n <= 10; ++n)
+    solved_above += !reports[static_cast<std::size_t>(n)].reused;
+  EXPECT_GT(solved_above, 0);
+  expect_same_answers(*TableSet::open(fresh.path()), *TableSet::open(dir.path()), 10);
+  EXPECT_EQ(generate("oware/3x4", 7, dir.path(), true).size(), 8u);
+
+  // Layers 0..7 of a 6-pit board fit in 4500 bytes of the memory estimate, layer 8 does not.
+  fs::remove(dir.path() / gen::layer_file_name(7));
+  gen::GenerateOptions options;
+  options.variant = *parse_variant("oware/3x4");
+  options.max_stones = 7;
+  options.out = dir.path();
+  options.memory_limit_bytes = 4500;
+  try {
+    gen::generate(options);
+    ADD_FAILURE() << "no refusal";
+  } catch (const gen::InvalidRequest& e) {
+    EXPECT_NE(std::string(e.what()).find("holds layer 8, above --max-stones"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

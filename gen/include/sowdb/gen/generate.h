@@ -71,7 +71,11 @@ struct InvalidRequest : std::runtime_error {
 /// (above), and std::runtime_error with a clear message on an I/O failure (full disk included).
 /// Which entries of a new layer are recompute entries depends on which entries of the smaller
 /// layers' files are: resuming over version 2 files gives different (still valid) bytes above them
-/// than a run from scratch; over files of this generator, the same bytes.
+/// than a run from scratch; over files of this generator, the same bytes. When the run writes a
+/// layer with recompute entries, it goes on past max_stones through the layers `out` already
+/// holds above it (up to the first missing one), reusing or solving each again as above, so that
+/// none is left with recompute entries that lead to recompute entries; if the memory limit
+/// cannot take the next of those layers it throws InvalidRequest, naming them.
 void generate(const GenerateOptions& options);
 
 /// Peak resident set size of this process in bytes (0 if unknown: read from /proc). Thread
