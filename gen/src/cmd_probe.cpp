@@ -520,6 +520,8 @@ void add_probe(CLI::App& app, Runner& run) {
       const bool bulk = args->board.size() == 1 && args->board[0] == "-";
       if (bulk && !args->json)
         throw UsageError("reading positions from stdin ('-') needs --json");
+      if (!bulk && args->threads > 0)
+        throw UsageError("--threads applies to reading positions from stdin ('-') only");
       // A missing, empty or inconsistent directory is bad input, as in verify and stats.
       const std::unique_ptr<TableSet> set = open_tables(args->tables);
       if (bulk)

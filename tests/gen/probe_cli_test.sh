@@ -180,6 +180,8 @@ cmp -s "$TMP/many.1" "$TMP/many.2" && cmp -s "$TMP/many.1" "$TMP/many.3" ||
 cp "$TMP/many.1" "$TMP/out"
 json_check '("error" in j) == (j.get("input") in ("1 2 3", "9 9 9 9 9 9 0 0 0 0 0 0"))'
 bad probe --tables "$OW" --json --threads 0 -
+bad probe --tables "$OW" --threads 2 1 1 1 1 1 2 4 2 3 0 0 0
+[[ $rc_last -eq 2 ]] || fail "--threads with one position: exit code $rc_last, want 2"
 
 # A program that writes one line and waits for its answer (an engine using sowdb probe as a
 # co-process) gets each answer before it writes the next line or closes the input.
