@@ -8,11 +8,14 @@
 //                                                      sowdb gen --no-recompute)
 //   sowdb_format_explore --rewrite SRC_DIR DST_DIR   (rewrite every layer with the default
 //                                                    WriteOptions, e.g. to the newest version)
-//   sowdb_format_explore --context TABLE_DIR LAYER... (the value streams as the generator ships
+//   sowdb_format_explore --context [--block N] TABLE_DIR LAYER...
+//                                                    (the value streams as the generator ships
 //                                                    them, recompute entries included: what
-//                                                    block-local context models could save,
-//                                                    with contexts of neighbouring entries and
-//                                                    of the captures at hand)
+//                                                    block-local context models of N-entry
+//                                                    blocks, default 4096, could save, with
+//                                                    contexts of neighbouring entries and of
+//                                                    the captures at hand, and what computing
+//                                                    those captures costs a decoder)
 //
 // Prints one line per (layer, experiment): stream sizes in bytes and bytes/position.
 #include <zdict.h>
@@ -289,8 +292,15 @@ std::vector<std::uint8_t> capture_classes(const sowdb::RuleSet& rules, int n, st
   const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(pits));
   sowdb::unrank(0, n, span);
   sowdb::MoveList moves;
+  // Only a move that gains seeds captures: in the Oware family oware_exits builds just those,
+  // as a decoder would.
+  const bool oware = rules.family == sowdb::Family::kOware;
   const auto largest = [&](const sowdb::Pits& b) {
-    engine.legal_moves(b, moves);
+    int quiet = 0;
+    if (oware)
+      engine.oware_exits(b, moves, quiet);
+    else
+      engine.legal_moves(b, moves);
     int g = 0;
     for (const sowdb::Move& m : moves)
       g = std::max(g, static_cast<int>(m.captured));
@@ -307,9 +317,10 @@ std::vector<std::uint8_t> capture_classes(const sowdb::RuleSet& rules, int n, st
 // models a block decoder could run. Symbol k is the k-th most frequent byte, as in the writer's
 // value table. A neighbour of entry i is the entry of the position with one seed moved from pit
 // j to pit j + 1: its index is i - C(S_j + j - 1, j) (S_j the seeds of pits 0..j), so it was
-// decoded before i when it lies in the same 4096-entry block; "none" otherwise.
-int context_report(const std::filesystem::path& dir, const std::vector<int>& layers) {
-  constexpr std::size_t kBlock = 4096;
+// decoded before i when it lies in the same `block`-entry block; "none" otherwise.
+int context_report(const std::filesystem::path& dir,
+                   const std::vector<int>& layers,
+                   std::size_t block) {
   for (const int n : layers) {
     const auto r = LayerReader::open(layer_path(dir, n));
     const std::size_t size = r->info().entries;
@@ -332,8 +343,19 @@ int context_report(const std::filesystem::path& dir, const std::vector<int>& lay
     std::vector<std::uint8_t> sym(size);
     for (std::size_t i = 0; i < size; ++i)
       sym[i] = symbol_of[static_cast<std::uint8_t>(values[i])];
-    const auto near = neighbours(sym, n, pits, kBlock);
+    const auto near = neighbours(sym, n, pits, block);
+    const auto start = std::chrono::steady_clock::now();
     const auto gains = capture_classes(r->info().rules, n, size);
+    // What the capture classes alone would cost a decoder, which needs them for every entry of
+    // a block before the one it looks up.
+    const double class_ns =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e9 /
+        static_cast<double>(size);
+    std::printf("# layer %d: capture classes %.1f ns/position, %.0f us per %zu-entry block\n",
+                n,
+                class_ns,
+                class_ns * static_cast<double>(block) / 1e3,
+                block);
     // A context: neighbours 0..used-1, each symbol clipped to `classes` - 1 (or none).
     // With `with_gains`, the class of capture_classes() as well.
     const auto context = [&](std::size_t i, int used, int classes, bool with_gains) {
@@ -347,13 +369,13 @@ int context_report(const std::filesystem::path& dir, const std::vector<int>& lay
       }
       return c;
     };
-    // zstd per 4096-entry block at the writer's default settings.
+    // zstd per block at the writer's default settings.
     const auto zstd_size = [&](const std::vector<std::uint8_t>& stream) {
       Blocks blocks;
-      for (std::size_t b = 0; b < size; b += kBlock)
+      for (std::size_t b = 0; b < size; b += block)
         blocks.emplace_back(
             stream.begin() + static_cast<std::ptrdiff_t>(b),
-            stream.begin() + static_cast<std::ptrdiff_t>(std::min(size, b + kBlock)));
+            stream.begin() + static_cast<std::ptrdiff_t>(std::min(size, b + block)));
       return compress_with(blocks, 13, 5, nullptr, false).bytes;
     };
     const double per = 1.0 / static_cast<double>(size);
@@ -444,10 +466,20 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc >= 4 && std::strcmp(argv[1], "--context") == 0) {
+    int first = 2;
+    std::size_t block = 4096;
+    if (std::strcmp(argv[2], "--block") == 0 && argc >= 6) {
+      block = std::strtoull(argv[3], nullptr, 10);
+      first = 4;
+    }
+    if (block == 0) {
+      std::fprintf(stderr, "--block: a positive number of entries\n");
+      return 2;
+    }
     std::vector<int> layers;
-    for (int i = 3; i < argc; ++i)
+    for (int i = first + 1; i < argc; ++i)
       layers.push_back(std::atoi(argv[i]));
-    return context_report(argv[2], layers);
+    return context_report(argv[first], layers, block);
   }
   if (argc < 3) {
     std::fprintf(stderr, "usage: %s TABLE_DIR LAYER... [--quick]\n", argv[0]);

@@ -430,8 +430,8 @@ void generate(const GenerateOptions& options) {
             std::string(e.what()) + ". " + options.out.string() + " holds layer " +
             std::to_string(n) + ", above --max-stones, whose " +
             "recompute entries may rely on layer " + std::to_string(*rewrote_marked) +
-            ", which this run wrote again; rerun with --max-stones " + std::to_string(n) +
-            " or more, or remove the layers above " + std::to_string(options.max_stones));
+            ", which this run wrote again; raise --memory-limit, or remove the layers above " +
+            std::to_string(options.max_stones) + " (probes may refuse some of their entries)");
       }
     }
     values.emplace_back();
