@@ -346,7 +346,8 @@ TEST(RecomputeResume, UnresolvableLayerIsRebuilt) {
   EXPECT_EQ(bytes_of(path), good);
 }
 
-// Every position of layers 0..max_stones has an answer (no layer breaks the one-ply rule).
+// The positions of layers 0..max_stones that the probe cannot answer (none when no layer breaks
+// the one-ply rule).
 std::uint64_t corrupt_entries(const fs::path& dir, int max_stones) {
   const auto tables = TableSet::open(dir);
   const int pits = tables->rules().pits();
