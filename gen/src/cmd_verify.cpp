@@ -53,9 +53,10 @@ void add_verify(CLI::App& app, Runner& run) {
       std::uint64_t unreadable = 0;
       std::string first_read_error;  // why the first layer with unreadable entries failed
       const auto start_all = std::chrono::steady_clock::now();
+      gen::Verifier verifier(*tables);
       for (int n = 0; n <= last; ++n) {
         const auto start = std::chrono::steady_clock::now();
-        const gen::VerifyReport check = gen::verify_layer(*tables, n);
+        const gen::VerifyReport check = verifier.verify(n);
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const std::uint64_t bad = check.problems();

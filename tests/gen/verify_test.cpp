@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "sowdb/format/index.h"
@@ -125,6 +126,38 @@ TEST_F(VerifyTest, CatchesAWrongValueAndAWrongDepth) {
   EXPECT_EQ(problems(n), 0u);
   tamper(n, drawn, 1, 1);  // a draw stored as a win
   EXPECT_GT(problems(n), 0u);
+}
+
+// An entry the table set cannot read (a damaged block of a smaller layer) makes every position
+// that moves to it unreadable, not wrong; the layer itself is all unreadable.
+TEST_F(VerifyTest, AnUnreadableSuccessorIsNotAWrongValue) {
+  generate("oware/3x4", 8);
+  const fs::path path = dir_ / gen::layer_file_name(6);
+  // The first block's value frame follows the 64-byte header and the padded value table.
+  const std::uint64_t first_frame =
+      64 + (LayerReader::open(path)->info().value_table.size() + 7) / 8 * 8;
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(first_frame) + 4);
+    char c = 0;
+    f.read(&c, 1);
+    c = static_cast<char>(c ^ 0x5a);
+    f.seekp(static_cast<std::streamoff>(first_frame) + 4);
+    f.write(&c, 1);
+  }
+  auto tables = TableSet::open(dir_);
+  gen::Verifier verifier(*tables);
+  const gen::VerifyReport six = verifier.verify(6);
+  EXPECT_EQ(six.unreadable, six.positions);
+  const gen::VerifyReport eight = verifier.verify(8);
+  EXPECT_GT(eight.unreadable, 0u);
+  EXPECT_LT(eight.unreadable, eight.positions);
+  EXPECT_EQ(eight.bad_values, 0u);
+  EXPECT_EQ(eight.bad_depths, 0u);
+  // The same through a fresh Verifier, which reads layers 0..8 itself.
+  const gen::VerifyReport again = gen::verify_layer(*tables, 8);
+  EXPECT_EQ(again.unreadable, eight.unreadable);
+  EXPECT_EQ(again.bad_values, 0u);
 }
 
 }  // namespace

@@ -23,8 +23,32 @@ struct VerifyReport {
   std::uint64_t problems() const { return bad_values + bad_depths + unreadable; }
 };
 
+/// Checks the layers of a table set, keeping what it read of the layers below. Each layer's
+/// values (and, for the layer being checked, its depths) are read once through the table set, in
+/// index order, into arrays of 1 byte per position (2 more for the depths of the layer being
+/// checked); every position's successors are then looked up in those arrays. Checking layers
+/// 0..N in order so reads each layer once. Not thread safe (it uses the calling thread's oneTBB
+/// arena itself); the table set must outlive it.
+class Verifier {
+ public:
+  explicit Verifier(const TableSet& tables);
+
+  /// Checks every position of layer `stones` as verify_layer does; reads the layers below that it
+  /// has not read yet. Requires stones <= tables.max_stones(). Never throws for bad tables (an
+  /// entry the table set cannot answer counts as unreadable, and so does every position that
+  /// moves to it); throws std::bad_alloc when the arrays do not fit in memory.
+  VerifyReport verify(int stones);
+
+ private:
+  void load(int stones, std::vector<std::uint16_t>* depths);
+
+  const TableSet& tables_;
+  std::vector<std::vector<std::int8_t>> values_;  // per layer read; empty: not read
+};
+
 /// Checks every position of layer `stones` of `tables`, in parallel on the calling thread's
-/// oneTBB arena. For each position p, with the tables' own values and depths:
+/// oneTBB arena (a Verifier used once: it reads layers 0..stones). For each position p, with the
+/// tables' own values and depths:
 ///   - no legal move: value == the final split, depth == 0;
 ///   - otherwise value == max over moves of worth (gain +- the child's value);
 ///   - value 0: depth 0; value v > 0: depth == 1 + min over moves worth v of the move depth;
