@@ -57,26 +57,37 @@ void for_each_range(int pits, int n, Visit&& visit) {
 
 Verifier::Verifier(const TableSet& tables) : tables_(tables) {}
 
-void Verifier::load(int n, std::vector<std::uint16_t>* depths) {
+void Verifier::load(int n, LayerDepths* depths) {
   const int pits = tables_.rules().pits();
   std::vector<std::int8_t> values(layer_size(pits, n));
-  if (depths)
-    depths->assign(values.size(), 0);
+  std::mutex mutex;
+  if (depths) {
+    depths->depth.assign(values.size(), 0);
+    depths->unreadable.clear();
+  }
   // In index order, so that each block of the layer is decoded once.
   for_each_range(pits, n, [&](std::uint64_t first, std::uint64_t last, Pits& board) {
     const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(pits));
     for (std::uint64_t i = first; i != last; ++i, next_position(span)) {
       int v = 0;
       int d = 0;
-      if (tables_.value(board, v, d) != ProbeStatus::kOk) {
-        values[i] = kUnreadable;
-        continue;
+      if (depths) {
+        if (tables_.value(board, v, d) == ProbeStatus::kOk) {
+          values[i] = static_cast<std::int8_t>(v);
+          depths->depth[i] = static_cast<std::uint16_t>(d);
+          continue;
+        }
+        // The value may still read: the layers above need only that of a move that gains
+        // seeds.
+        std::lock_guard lock(mutex);
+        depths->unreadable.push_back(i);
       }
-      values[i] = static_cast<std::int8_t>(v);
-      if (depths)
-        (*depths)[i] = static_cast<std::uint16_t>(d);
+      values[i] =
+          tables_.value(board, v) == ProbeStatus::kOk ? static_cast<std::int8_t>(v) : kUnreadable;
     }
   });
+  if (depths)
+    std::sort(depths->unreadable.begin(), depths->unreadable.end());
   if (values_.size() <= static_cast<std::size_t>(n))
     values_.resize(static_cast<std::size_t>(n) + 1);
   values_[static_cast<std::size_t>(n)] = std::move(values);
@@ -90,8 +101,15 @@ VerifyReport Verifier::verify(int stones) {
         values_[static_cast<std::size_t>(m)].empty())
       load(m, nullptr);
   }
-  std::vector<std::uint16_t> depths;
-  load(stones, &depths);
+  LayerDepths layer;
+  load(stones, &layer);
+  const std::vector<std::uint16_t>& depths = layer.depth;
+  // An entry whose depth does not read, as TableSet::moves reads the depth of a move that
+  // gains nothing.
+  const auto depth_unreadable = [&layer](std::uint64_t i) {
+    return !layer.unreadable.empty() &&
+           std::binary_search(layer.unreadable.begin(), layer.unreadable.end(), i);
+  };
   VerifyReport report;
   report.stones = stones;
   report.positions = layer_size(pits, stones);
@@ -132,9 +150,11 @@ VerifyReport Verifier::verify(int stones) {
       for (int g = 0; g < count; ++g) {
         const std::uint64_t i = start + static_cast<std::uint64_t>(g);
         const Pits& b = boards[g];
-        bool readable = own[i] != kUnreadable;
-        for (int j = 0; j < moves[g].size && readable; ++j)
-          readable = *children[g][j].value != kUnreadable;
+        bool readable = own[i] != kUnreadable && !depth_unreadable(i);
+        for (int j = 0; j < moves[g].size && readable; ++j) {
+          readable = *children[g][j].value != kUnreadable &&
+                     (moves[g].moves[j].gain() != 0 || !depth_unreadable(children[g][j].index));
+        }
         if (!readable) {
           tally.unreadable.fetch_add(1);
           tally.note("unreadable: " + board_text(rules, b));

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "sowdb/format/index.h"
@@ -45,6 +46,11 @@ class VerifyTest : public testing::Test {
 
   // Rewrites layer n with entry `index` changed to value/depth.
   void tamper(int n, std::uint64_t index, int value, int depth) {
+    tamper(n, {{index, {value, depth}}});
+  }
+
+  // Rewrites layer n with each entry of `changes` (index -> value, depth) changed.
+  void tamper(int n, const std::map<std::uint64_t, std::pair<int, int>>& changes) {
     const fs::path path = dir_ / gen::layer_file_name(n);
     auto reader = LayerReader::open(path);
     const std::uint64_t size = reader->info().entries;
@@ -68,8 +74,10 @@ class VerifyTest : public testing::Test {
       depths[i] = static_cast<std::uint16_t>(d);
     }
     tables.reset();
-    values[index] = static_cast<std::int8_t>(value);
-    depths[index] = static_cast<std::uint16_t>(depth);
+    for (const auto& [index, change] : changes) {
+      values[index] = static_cast<std::int8_t>(change.first);
+      depths[index] = static_cast<std::uint16_t>(change.second);
+    }
     WriteOptions options;
     options.depth_codec = DepthCodec::kAll;
     write_layer(path, rules_, n, values, depths, options);
@@ -158,6 +166,106 @@ TEST_F(VerifyTest, AnUnreadableSuccessorIsNotAWrongValue) {
   const gen::VerifyReport again = gen::verify_layer(*tables, 8);
   EXPECT_EQ(again.unreadable, eight.unreadable);
   EXPECT_EQ(again.bad_values, 0u);
+}
+
+// The counts of verifying layer n by probing every position and every successor through the
+// table set, one at a time: what the Verifier's arrays must reproduce.
+gen::VerifyReport probe_every_successor(const TableSet& tables, int n) {
+  const Rules& rules = tables.engine();
+  const int pits = rules.pits();
+  gen::VerifyReport r;
+  r.positions = layer_size(pits, n);
+  Pits board{};
+  const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(pits));
+  unrank(0, n, span);
+  for (std::uint64_t i = 0; i < r.positions; ++i, next_position(span)) {
+    int value = 0;
+    int depth = 0;
+    MoveWorths moves;
+    if (tables.value(board, value, depth) != ProbeStatus::kOk ||
+        tables.moves(board, moves) != ProbeStatus::kOk) {
+      ++r.unreadable;
+      continue;
+    }
+    int want = moves.size == 0 ? rules.final_value(board) : -1000;
+    for (const MoveWorth& m : moves)
+      want = std::max(want, m.worth);
+    int want_depth = 0;
+    if (moves.size > 0 && want != 0) {
+      int pick = want > 0 ? 1 << 30 : -1;
+      for (const MoveWorth& m : moves) {
+        if (m.worth == want)
+          pick = want > 0 ? std::min(pick, m.depth) : std::max(pick, m.depth);
+      }
+      want_depth = 1 + pick;
+    }
+    r.bad_values += value != want;
+    r.bad_depths += value == want && depth != want_depth;
+  }
+  return r;
+}
+
+// Tables that break their own rules: exits of recompute entries of layer 8 changed so that those
+// entries recompute to negative values, which the byte they are stored as does not allow (their
+// value reads, their depth does not). The Verifier counts bad and unreadable entries as probing
+// every successor through the table set does, layer by layer.
+TEST_F(VerifyTest, CountsAsProbingEverySuccessorOnBrokenTables) {
+  constexpr int kTop = 10;
+  constexpr int kLayer = 8;
+  generate("oware/3x4", kTop);
+  const fs::path path = dir_ / gen::layer_file_name(kLayer);
+  std::vector<std::int8_t> raw(LayerReader::open(path)->info().entries);
+  LayerReader::open(path)->read_all(raw, {});
+  // Recompute entries whose moves that gain seeds all gain 2 (into layer 6): their children get
+  // the largest value there is, 6, so that each such entry recomputes to 2 - 6 < 0.
+  std::map<std::uint64_t, std::pair<int, int>> changes;
+  int broken = 0;
+  {
+    auto tables = TableSet::open(dir_);
+    Pits board{};
+    const std::span<std::uint8_t> span(board.data(), 6);
+    unrank(0, kLayer, span);
+    for (std::uint64_t i = 0; i < raw.size() && broken < 3; ++i, next_position(span)) {
+      if (raw[i] != kRecomputeValue)
+        continue;
+      MoveList moves;
+      if (tables->engine().legal_moves(board, moves) == 0)
+        continue;
+      std::vector<std::uint64_t> children;
+      bool all_two = true;
+      for (const Move& m : moves) {
+        if (m.gain() == 0)
+          continue;
+        all_two &= m.gain() == 2;
+        children.push_back(rank(std::span<const std::uint8_t>(m.child.data(), 6)));
+      }
+      if (!all_two || children.empty())
+        continue;
+      for (const std::uint64_t c : children)
+        changes[c] = {kLayer - 2, 1};
+      ++broken;
+    }
+  }
+  ASSERT_EQ(broken, 3);
+  tamper(kLayer - 2, changes);
+  auto tables = TableSet::open(dir_);
+  gen::Verifier verifier(*tables);
+  std::uint64_t unreadable = 0;
+  std::uint64_t bad = 0;
+  for (int n = 0; n <= kTop; ++n) {
+    SCOPED_TRACE(n);
+    const gen::VerifyReport want = probe_every_successor(*tables, n);
+    const gen::VerifyReport got = verifier.verify(n);
+    EXPECT_EQ(got.positions, want.positions);
+    EXPECT_EQ(got.bad_values, want.bad_values);
+    EXPECT_EQ(got.bad_depths, want.bad_depths);
+    EXPECT_EQ(got.unreadable, want.unreadable);
+    unreadable += want.unreadable;
+    bad += want.bad_values + want.bad_depths;
+  }
+  // The case this test is for: entries whose depth does not read, and wrong values besides.
+  EXPECT_GE(unreadable, 3u);
+  EXPECT_GT(bad, 0u);
 }
 
 }  // namespace

@@ -34,13 +34,22 @@ class Verifier {
   explicit Verifier(const TableSet& tables);
 
   /// Checks every position of layer `stones` as verify_layer does; reads the layers below that it
-  /// has not read yet. Requires stones <= tables.max_stones(). Never throws for bad tables (an
-  /// entry the table set cannot answer counts as unreadable, and so does every position that
-  /// moves to it); throws std::bad_alloc when the arrays do not fit in memory.
+  /// has not read yet. Requires stones <= tables.max_stones(). Never throws for bad tables: an
+  /// entry whose value or depth the table set cannot answer counts as unreadable, and so does
+  /// every position that moves to an entry whose value it cannot answer, or (by a move that gains
+  /// nothing, whose depth counts) whose depth. Throws std::bad_alloc when the arrays do not fit
+  /// in memory.
   VerifyReport verify(int stones);
 
  private:
-  void load(int stones, std::vector<std::uint16_t>* depths);
+  // The depths of the layer being checked, and the entries whose value reads but whose depth
+  // does not (sorted).
+  struct LayerDepths {
+    std::vector<std::uint16_t> depth;
+    std::vector<std::uint64_t> unreadable;
+  };
+  // Reads layer `stones`' values into values_, and with `depths` its depths too.
+  void load(int stones, LayerDepths* depths);
 
   const TableSet& tables_;
   std::vector<std::vector<std::int8_t>> values_;  // per layer read; empty: not read
