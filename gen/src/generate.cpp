@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "layer_ranges.h"
 #include "sowdb/format/index.h"
 #include "sowdb/gen/solver.h"
 #include "sowdb/probe/rules.h"
@@ -249,25 +250,6 @@ Exits read_exits(const ExitMoves& x, const Values& values, const Marks& marks) {
 Exits exits(
     const Rules& rules, const Pits& board, int n, const Values& values, const Marks& marks) {
   return read_exits(gather_exits(rules, board, n), values, marks);
-}
-
-// Calls visit(first, last, board, pits) in parallel over the ranges [first, last) of layer n
-// that hold whole 64-entry words (so a visitor may update the bit words of its range without
-// sharing them); `board` holds the position of index `first`, `pits` is its span over the
-// board's pits, and the visitor steps it on.
-template <typename Visit>
-void for_each_range(const Rules& rules, int n, Visit&& visit) {
-  const std::uint64_t size = layer_size(rules.pits(), n);
-  const std::uint64_t words = (size + 63) / 64;
-  tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, words, 256),
-                    [&](const tbb::blocked_range<std::uint64_t>& r) {
-                      const std::uint64_t first = r.begin() * 64;
-                      Pits board{};
-                      const std::span<std::uint8_t> pits(board.data(),
-                                                         static_cast<std::size_t>(rules.pits()));
-                      unrank(first, n, pits);
-                      visit(first, std::min(size, r.end() * 64), board, pits);
-                    });
 }
 
 // Calls visit(index, board) for every position of layer n, as for_each_range.

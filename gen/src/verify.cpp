@@ -1,14 +1,12 @@
 #include "sowdb/gen/verify.h"
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <mutex>
 #include <span>
 
+#include "layer_ranges.h"
 #include "sowdb/format/index.h"
 
 namespace sowdb::gen {
@@ -41,18 +39,6 @@ std::string board_text(const Rules& rules, const Pits& board) {
   return s;
 }
 
-// Calls visit(first, last, board) in parallel over ranges [first, last) of layer n; `board`
-// holds the position of index `first` and the visitor steps it on with next_position.
-template <typename Visit>
-void for_each_range(int pits, int n, Visit&& visit) {
-  const std::uint64_t size = layer_size(pits, n);
-  tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, size, 1 << 12), [&](const auto& r) {
-    Pits board{};
-    unrank(r.begin(), n, std::span(board.data(), static_cast<std::size_t>(pits)));
-    visit(r.begin(), r.end(), board);
-  });
-}
-
 }  // namespace
 
 Verifier::Verifier(const TableSet& tables) : tables_(tables) {}
@@ -66,26 +52,31 @@ void Verifier::load(int n, LayerDepths* depths) {
     depths->unreadable.clear();
   }
   // In index order, so that each block of the layer is decoded once.
-  for_each_range(pits, n, [&](std::uint64_t first, std::uint64_t last, Pits& board) {
-    const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(pits));
-    for (std::uint64_t i = first; i != last; ++i, next_position(span)) {
-      int v = 0;
-      int d = 0;
-      if (depths) {
-        if (tables_.value(board, v, d) == ProbeStatus::kOk) {
-          values[i] = static_cast<std::int8_t>(v);
-          depths->depth[i] = static_cast<std::uint16_t>(d);
-          continue;
-        }
-        // The value may still read: the layers above need only that of a move that gains
-        // seeds.
-        std::lock_guard lock(mutex);
-        depths->unreadable.push_back(i);
-      }
-      values[i] =
-          tables_.value(board, v) == ProbeStatus::kOk ? static_cast<std::int8_t>(v) : kUnreadable;
-    }
-  });
+  for_each_range(tables_.engine(),
+                 n,
+                 [&](std::uint64_t first,
+                     std::uint64_t last,
+                     const Pits& board,
+                     std::span<std::uint8_t> span) {
+                   for (std::uint64_t i = first; i != last; ++i, next_position(span)) {
+                     int v = 0;
+                     int d = 0;
+                     if (depths) {
+                       if (tables_.value(board, v, d) == ProbeStatus::kOk) {
+                         values[i] = static_cast<std::int8_t>(v);
+                         depths->depth[i] = static_cast<std::uint16_t>(d);
+                         continue;
+                       }
+                       // The value may still read: the layers above need only that of a move that
+                       // gains seeds.
+                       std::lock_guard lock(mutex);
+                       depths->unreadable.push_back(i);
+                     }
+                     values[i] = tables_.value(board, v) == ProbeStatus::kOk
+                                     ? static_cast<std::int8_t>(v)
+                                     : kUnreadable;
+                   }
+                 });
   if (depths)
     std::sort(depths->unreadable.begin(), depths->unreadable.end());
   if (values_.size() <= static_cast<std::size_t>(n))
@@ -118,82 +109,87 @@ VerifyReport Verifier::verify(int stones) {
   for (int m = 0; m <= stones; ++m)
     layer_values[m] = values_[static_cast<std::size_t>(m)].data();
   const std::span<const std::int8_t> own(layer_values[stones], report.positions);
-  for_each_range(pits, stones, [&](std::uint64_t first, std::uint64_t last, Pits& board) {
-    const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(pits));
-    // Positions go in groups: first every move and where its child's entry is, prefetching
-    // those entries, then the checks, so that the cache misses overlap.
-    constexpr int kGroup = 16;
-    struct Child {
-      const std::int8_t* value;
-      std::uint64_t index;  // in this layer, for the depth
-    };
-    std::array<Pits, kGroup> boards;
-    std::array<MoveList, kGroup> moves;
-    std::array<std::array<Child, kMaxPitsPerSide>, kGroup> children;
-    for (std::uint64_t start = first; start < last; start += kGroup) {
-      const int count = static_cast<int>(std::min<std::uint64_t>(kGroup, last - start));
-      for (int g = 0; g < count; ++g) {
-        boards[g] = board;
-        rules.legal_moves(board, moves[g]);
-        int j = 0;
-        for (const Move& m : moves[g]) {
-          const std::uint64_t child =
-              rank(std::span<const std::uint8_t>(m.child.data(), static_cast<std::size_t>(pits)));
-          const std::int8_t* v = layer_values[stones - m.gain()] + child;
-          __builtin_prefetch(v);
-          if (m.gain() == 0)
-            __builtin_prefetch(&depths[child]);
-          children[g][j++] = {v, child};
-        }
-        next_position(span);
-      }
-      for (int g = 0; g < count; ++g) {
-        const std::uint64_t i = start + static_cast<std::uint64_t>(g);
-        const Pits& b = boards[g];
-        bool readable = own[i] != kUnreadable && !depth_unreadable(i);
-        for (int j = 0; j < moves[g].size && readable; ++j) {
-          readable = *children[g][j].value != kUnreadable &&
-                     (moves[g].moves[j].gain() != 0 || !depth_unreadable(children[g][j].index));
-        }
-        if (!readable) {
-          tally.unreadable.fetch_add(1);
-          tally.note("unreadable: " + board_text(rules, b));
-          continue;
-        }
-        int want_value = 0;
-        int want_depth = 0;
-        if (moves[g].size == 0) {
-          want_value = rules.final_value(b);
-        } else {
-          want_value = -1000;
-          for (int j = 0; j < moves[g].size; ++j)
-            want_value =
-                std::max(want_value, Rules::worth(moves[g].moves[j], *children[g][j].value));
-          if (want_value != 0) {
-            // A move that gains seeds realises its worth at once: depth 0.
-            int pick = want_value > 0 ? 1 << 30 : -1;
-            for (int j = 0; j < moves[g].size; ++j) {
-              const Move& m = moves[g].moves[j];
-              if (Rules::worth(m, *children[g][j].value) != want_value)
-                continue;
-              const int d = m.gain() == 0 ? depths[children[g][j].index] : 0;
-              pick = want_value > 0 ? std::min(pick, d) : std::max(pick, d);
+  for_each_range(
+      rules,
+      stones,
+      [&](std::uint64_t first,
+          std::uint64_t last,
+          const Pits& board,
+          std::span<std::uint8_t> span) {
+        // Positions go in groups: first every move and where its child's entry is, prefetching
+        // those entries, then the checks, so that the cache misses overlap.
+        constexpr int kGroup = 16;
+        struct Child {
+          const std::int8_t* value;
+          std::uint64_t index;  // in this layer, for the depth
+        };
+        std::array<Pits, kGroup> boards;
+        std::array<MoveList, kGroup> moves;
+        std::array<std::array<Child, kMaxPitsPerSide>, kGroup> children;
+        for (std::uint64_t start = first; start < last; start += kGroup) {
+          const int count = static_cast<int>(std::min<std::uint64_t>(kGroup, last - start));
+          for (int g = 0; g < count; ++g) {
+            boards[g] = board;
+            rules.legal_moves(board, moves[g]);
+            int j = 0;
+            for (const Move& m : moves[g]) {
+              const std::uint64_t child = rank(
+                  std::span<const std::uint8_t>(m.child.data(), static_cast<std::size_t>(pits)));
+              const std::int8_t* v = layer_values[stones - m.gain()] + child;
+              __builtin_prefetch(v);
+              if (m.gain() == 0)
+                __builtin_prefetch(&depths[child]);
+              children[g][j++] = {v, child};
             }
-            want_depth = 1 + pick;
+            next_position(span);
+          }
+          for (int g = 0; g < count; ++g) {
+            const std::uint64_t i = start + static_cast<std::uint64_t>(g);
+            const Pits& b = boards[g];
+            bool readable = own[i] != kUnreadable && !depth_unreadable(i);
+            for (int j = 0; j < moves[g].size && readable; ++j) {
+              readable = *children[g][j].value != kUnreadable &&
+                         (moves[g].moves[j].gain() != 0 || !depth_unreadable(children[g][j].index));
+            }
+            if (!readable) {
+              tally.unreadable.fetch_add(1);
+              tally.note("unreadable: " + board_text(rules, b));
+              continue;
+            }
+            int want_value = 0;
+            int want_depth = 0;
+            if (moves[g].size == 0) {
+              want_value = rules.final_value(b);
+            } else {
+              want_value = -1000;
+              for (int j = 0; j < moves[g].size; ++j)
+                want_value =
+                    std::max(want_value, Rules::worth(moves[g].moves[j], *children[g][j].value));
+              if (want_value != 0) {
+                // A move that gains seeds realises its worth at once: depth 0.
+                int pick = want_value > 0 ? 1 << 30 : -1;
+                for (int j = 0; j < moves[g].size; ++j) {
+                  const Move& m = moves[g].moves[j];
+                  if (Rules::worth(m, *children[g][j].value) != want_value)
+                    continue;
+                  const int d = m.gain() == 0 ? depths[children[g][j].index] : 0;
+                  pick = want_value > 0 ? std::min(pick, d) : std::max(pick, d);
+                }
+                want_depth = 1 + pick;
+              }
+            }
+            if (own[i] != want_value) {
+              tally.bad_values.fetch_add(1);
+              tally.note("value: " + board_text(rules, b) + " stores " + std::to_string(own[i]) +
+                         ", its moves give " + std::to_string(want_value));
+            } else if (depths[i] != want_depth) {
+              tally.bad_depths.fetch_add(1);
+              tally.note("depth: " + board_text(rules, b) + " stores " + std::to_string(depths[i]) +
+                         ", its moves give " + std::to_string(want_depth));
+            }
           }
         }
-        if (own[i] != want_value) {
-          tally.bad_values.fetch_add(1);
-          tally.note("value: " + board_text(rules, b) + " stores " + std::to_string(own[i]) +
-                     ", its moves give " + std::to_string(want_value));
-        } else if (depths[i] != want_depth) {
-          tally.bad_depths.fetch_add(1);
-          tally.note("depth: " + board_text(rules, b) + " stores " + std::to_string(depths[i]) +
-                     ", its moves give " + std::to_string(want_depth));
-        }
-      }
-    }
-  });
+      });
   report.bad_values = tally.bad_values;
   report.bad_depths = tally.bad_depths;
   report.unreadable = tally.unreadable;
