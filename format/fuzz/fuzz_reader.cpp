@@ -11,7 +11,8 @@
 namespace {
 
 void exercise(const std::uint8_t* data, std::size_t size, bool verify) {
-  // The block cache's paths: none, a single frame, a few, and sharded (32 frames and more).
+  // The block cache's paths: none, a single frame, a few, and sharded (32 frames and more);
+  // each also with a depth cache of its own (OpenOptions::depth_cache_blocks) of 0 or 3 frames.
   static constexpr std::size_t kCacheBlocks[] = {0, 1, 2, 64};
   std::vector<std::byte> bytes(size);
   for (std::size_t i = 0; i < size; ++i)
@@ -19,6 +20,8 @@ void exercise(const std::uint8_t* data, std::size_t size, bool verify) {
   sowdb::OpenOptions options;
   options.verify_checksums = verify;
   options.cache_blocks = kCacheBlocks[size % 4];
+  if (size / 4 % 3 != 0)
+    options.depth_cache_blocks = size / 4 % 3 == 1 ? 0 : 3;
   std::unique_ptr<sowdb::LayerReader> reader;
   try {
     reader = sowdb::LayerReader::open_memory(std::move(bytes), options);

@@ -168,6 +168,7 @@ struct TableSet::Impl {
       if (state == 0) {
         OpenOptions open;
         open.cache_blocks = options.cache_blocks;
+        open.depth_cache_blocks = options.depth_cache_blocks;
         open.verify_checksums = options.verify_checksums;
         open.expected_rules = rules;
         open.expected_stones = n;

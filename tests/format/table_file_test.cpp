@@ -245,6 +245,69 @@ TEST(BlockCache, ThousandsOfBlocksAllStayCached) {
   EXPECT_EQ(s.hits + s.misses, 2 * 2 * l.values.size() + blocks);
 }
 
+// OpenOptions::depth_cache_blocks: the depth frames get a small cache of their own, while every
+// value frame stays; a pass in index order decodes each depth frame once, however small that
+// cache (0 included), and the answers stay right.
+TEST(BlockCache, DepthsInACacheOfTheirOwn) {
+  TempDir dir;
+  const RuleSet rules{Family::kOware, 4, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove};
+  const Layer l = make_layer(rules, 9, 5);  // 11440 entries
+  write_layer(dir / "c.sdb", rules, 9, l.values, l.depths, test::write_options(4, 1));
+  for (const std::size_t depth_cache : {std::size_t{0}, std::size_t{1}, std::size_t{40}}) {
+    OpenOptions options = test::options(std::size_t{1} << 20);
+    options.depth_cache_blocks = depth_cache;
+    const auto r = LayerReader::open(dir / "c.sdb", options);
+    const std::uint64_t blocks = r->info().block_count;
+    for (std::uint64_t pass = 1; pass <= 2; ++pass) {
+      for (std::uint64_t i = 0; i < l.values.size(); ++i) {
+        ASSERT_EQ(r->value(i), l.values[i]) << i;
+        ASSERT_EQ(r->depth(i), l.depths[i]) << i;
+      }
+      const CacheStats s = r->cache_stats();
+      // The value frames are decoded in the first pass only, the depth frames in each.
+      EXPECT_EQ(s.misses, (pass + 1) * blocks) << depth_cache;
+      EXPECT_EQ(s.cached, blocks + depth_cache) << depth_cache;
+    }
+  }
+  // Threads reading anywhere, with a depth cache smaller than what they touch.
+  for (const std::size_t depth_cache : {std::size_t{0}, std::size_t{3}}) {
+    OpenOptions options = test::options(5);
+    options.depth_cache_blocks = depth_cache;
+    const auto r = LayerReader::open(dir / "c.sdb", options);
+    std::vector<std::thread> threads;
+    std::atomic<int> wrong{0};
+    for (int t = 0; t < 6; ++t) {
+      threads.emplace_back([&, t] {
+        std::mt19937_64 rng(static_cast<std::uint64_t>(t) + 7);
+        for (int k = 0; k < 20000; ++k) {
+          const std::uint64_t i = k % 3 == 0 ? rng() % l.values.size() : rng() % 64;
+          if (r->value(i) != l.values[i] || r->depth(i) != l.depths[i])
+            ++wrong;
+        }
+      });
+    }
+    for (auto& th : threads)
+      th.join();
+    EXPECT_EQ(wrong.load(), 0) << depth_cache;
+    EXPECT_LE(r->cache_stats().cached, 5 + depth_cache);
+  }
+  // Two readers of different files, read alternately by one thread: each depth comes from its
+  // own file (a thread's last depth frame belongs to one reader).
+  const Layer other = make_layer(rules, 9, 6);
+  write_layer(dir / "d.sdb", rules, 9, other.values, other.depths, test::write_options(4, 1));
+  OpenOptions options = test::options(0);
+  options.depth_cache_blocks = 0;
+  const auto a = LayerReader::open(dir / "c.sdb", options);
+  const auto b = LayerReader::open(dir / "d.sdb", options);
+  int differ = 0;
+  for (std::uint64_t i = 0; i < l.values.size(); ++i) {
+    ASSERT_EQ(a->depth(i), l.depths[i]) << i;
+    ASSERT_EQ(b->depth(i), other.depths[i]) << i;
+    differ += l.depths[i] != other.depths[i];
+  }
+  EXPECT_GT(differ, 0);
+}
+
 // The least recently used frame goes first; a hit makes a frame the most recent.
 TEST(BlockCache, EvictsTheLeastRecentlyUsed) {
   TempDir dir;

@@ -197,6 +197,12 @@ struct OpenOptions {
   /// that threads probing one reader rarely wait for each other; with room for every frame of
   /// the file (2 * block_count), nothing is evicted and a cached frame is found without a lock.
   std::size_t cache_blocks = 8;
+  /// When set, depth frames go in a cache of their own that holds this many (0: none, as many
+  /// as block_count: all, without a lock), and `cache_blocks` counts value frames only (as many
+  /// as block_count: all). A reader that reads each depth once, in index order, but the values
+  /// again and again (verify) keeps the values without piling up depths. Unset: one cache of
+  /// `cache_blocks` frames of either stream.
+  std::optional<std::size_t> depth_cache_blocks;
   /// Verify the header checksum and the whole-file checksum on open and every frame checksum
   /// on decode (FORMAT.md, checks 5, 14 and 17). Turn off only for fuzzing or forensics: without
   /// them the reader still never reads out of bounds or crashes, but a corrupt file may give wrong
@@ -213,7 +219,7 @@ struct OpenOptions {
 struct CacheStats {
   std::uint64_t hits = 0;    ///< Frame lookups answered from the cache.
   std::uint64_t misses = 0;  ///< Frames decoded (by value/depth; read_all bypasses the cache).
-  std::size_t cached = 0;    ///< Frames held now, at most cache_blocks.
+  std::size_t cached = 0;    ///< Frames held now, at most cache_blocks (+ depth_cache_blocks).
 };
 
 /// Random access to one table file. The file is read with pread on demand, so the reader
