@@ -180,6 +180,7 @@ class LayerSolver {
     lines_ = (size_ + kLine - 1) >> kLineShift;
     blocks_ = (size_ + (std::uint64_t{1} << kBlockShift) - 1) >> kBlockShift;
     settled_ = std::make_unique<std::uint8_t[]>(blocks_);
+    seed_values_ = std::make_unique<std::uint64_t[]>(blocks_);
     bucket_shift_ = kMinBucketShift;
     while ((size_ >> bucket_shift_) >= (std::uint64_t{1} << kMaxBucketBits))
       ++bucket_shift_;
@@ -197,6 +198,7 @@ class LayerSolver {
   Layer run(const std::function<void(double)>& progress) {
     const double steps = stones_ + 1;
     init();
+    mark_seed_values();
     if (progress)
       progress(1 / steps);
     for (int t = stones_; t >= 1; --t) {
@@ -283,6 +285,24 @@ class LayerSolver {
     });
   }
 
+  // Notes, per block, which magnitudes its value bytes hold (bit min(|v|, 63); kNoExit sets bit
+  // 63). Until a position is decided its byte keeps what init() wrote, and a seed of threshold t
+  // holds +-t there, so a block without bit min(t, 63) has no seed of t.
+  void mark_seed_values() {
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, blocks_, 16), [&](const auto& r) {
+      for (std::uint64_t b = r.begin(); b != r.end(); ++b) {
+        const std::uint64_t begin = b << kBlockShift;
+        const std::uint64_t end = std::min(size_, begin + (std::uint64_t{1} << kBlockShift));
+        std::uint64_t mask = 0;
+        for (std::uint64_t i = begin; i != end; ++i) {
+          const int v = value_[i];
+          mask |= std::uint64_t{1} << std::min(v < 0 ? -v : v, 63);
+        }
+        seed_values_[b] = mask;
+      }
+    });
+  }
+
   // Decides position i, already marked kDecided, and puts it on the frontier of `level`. Only
   // the calling thread writes i's cell and line meanwhile: the seed scan owns whole blocks, the
   // updates whole buckets.
@@ -302,7 +322,7 @@ class LayerSolver {
     // A block found fully decided is skipped by the scans of the lower thresholds.
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, blocks_, 16), [&](const auto& r) {
       for (std::uint64_t b = r.begin(); b != r.end(); ++b) {
-        if (settled_[b])
+        if (settled_[b] || !(seed_values_[b] >> std::min(t, 63) & 1))
           continue;
         const std::uint64_t begin = b << kBlockShift;
         const std::uint64_t end = std::min(size_, begin + (std::uint64_t{1} << kBlockShift));
@@ -684,6 +704,7 @@ class LayerSolver {
   std::unique_ptr<std::uint8_t[]> line_flags_[2];
   std::unique_ptr<std::uint8_t[]> block_flags_[2];
   std::unique_ptr<std::uint8_t[]> settled_;  // 1: every position of the block is decided
+  std::unique_ptr<std::uint64_t[]> seed_values_;  // per block: see mark_seed_values()
   int bucket_shift_ = 0;                     // positions per update bucket, as a power of 2
   std::uint64_t buckets_ = 0;
   tbb::enumerable_thread_specific<Scratch> scratch_;
