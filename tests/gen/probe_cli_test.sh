@@ -177,9 +177,16 @@ blank=$(python3 -c 'print(sum(1 for i in range(5000) if i % 97 == 5))')
   fail "bulk mode: want $((5000 - blank)) answers ($blank of 5000 lines blank): $(wc -l <"$TMP/many.1")"
 cmp -s "$TMP/many.1" "$TMP/many.2" && cmp -s "$TMP/many.1" "$TMP/many.3" ||
   fail "bulk mode: the answers differ between 1, 2 and 3 threads"
+# The block cache changes the time, never an answer: none, one block, and bulk mode's default.
+for c in 0 1; do
+  "$SOWDB" probe --tables "$OW" --json --max-plies 20 --cache-blocks "$c" - <"$TMP/many" \
+    >"$TMP/many.c$c" 2>/dev/null
+  cmp -s "$TMP/many.1" "$TMP/many.c$c" || fail "bulk mode: --cache-blocks $c changes the answers"
+done
 cp "$TMP/many.1" "$TMP/out"
 json_check '("error" in j) == (j.get("input") in ("1 2 3", "9 9 9 9 9 9 0 0 0 0 0 0"))'
 bad probe --tables "$OW" --json --threads 0 -
+bad probe --tables "$OW" --json --cache-blocks -1 -
 bad probe --tables "$OW" --threads 2 1 1 1 1 1 2 4 2 3 0 0 0
 [[ $rc_last -eq 2 ]] || fail "--threads with one position: exit code $rc_last, want 2"
 
