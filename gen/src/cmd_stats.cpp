@@ -61,13 +61,7 @@ void add_stats(CLI::App& app, Runner& run) {
   cmd->add_flag("--json", args->json, "One JSON object per layer");
   cmd->callback([&run, args] {
     run = [args] {
-      TableSetOptions options;
-      // The recompute entries of each layer send probes all over the smaller layers' value
-      // blocks: keep those decoded (about 1 byte per position). Each depth block is read once,
-      // in index order. (With the default cache of 8 blocks, Oware 0..16 took 50 s, not 3.)
-      options.cache_blocks = std::size_t{1} << 20;
-      options.depth_cache_blocks = 64;
-      const std::unique_ptr<TableSet> tables = open_tables(args->tables, options);
+      const std::unique_ptr<TableSet> tables = open_tables(args->tables, whole_layer_options());
       const int threads = args->threads > 0 ? args->threads : tbb::info::default_concurrency();
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(threads));

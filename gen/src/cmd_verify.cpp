@@ -40,13 +40,7 @@ void add_verify(CLI::App& app, Runner& run) {
   cmd->add_flag("--quiet", args->quiet, "Print only problems and the final line");
   cmd->callback([&run, args] {
     run = [args] {
-      TableSetOptions options;
-      // Every value block of the smaller layers is read again and again: keep them all decoded.
-      // Each depth block is read once, in index order, when its layer is checked: a few will do
-      // (keeping them all held 2.5 GB more at Oware 0..24).
-      options.cache_blocks = std::size_t{1} << 20;
-      options.depth_cache_blocks = 64;
-      const std::unique_ptr<TableSet> tables = open_tables(args->tables, options);
+      const std::unique_ptr<TableSet> tables = open_tables(args->tables, whole_layer_options());
       const int threads = args->threads > 0 ? args->threads : tbb::info::default_concurrency();
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(threads));
