@@ -40,8 +40,9 @@ struct Args {
 
 // One position reads a few blocks. Bulk mode goes back to blocks again and again (every line's
 // principal line, the smaller layers of recompute entries): 2,000 random Oware positions of 20
-// seeds with lines took 4.1 s with 8 blocks, 1.7 s with 1024, on 2 threads. 1024 blocks of a
-// layer hold at most 4 MiB of values and 8 MiB of depths (4096-entry blocks).
+// seeds with lines took 4.1 s with 8 blocks, 1.7 s with 1024, on 2 threads. With 4096-entry
+// blocks, 1024 of each keep at most 8 MiB of values (a depth block holds on to its block's
+// values) and 8 MiB of depths per layer.
 constexpr long long kOneCache = 8;
 constexpr long long kBulkCache = 1024;
 

@@ -288,6 +288,110 @@ TEST(BlockCache, DepthsInACacheOfTheirOwn) {
   EXPECT_GT(differ, 0);
 }
 
+// A reader destroyed and another opened on another file, often at the same address: the
+// thread's last depth frame of the first never answers for the second (frames are keyed by a
+// reader id that is never reused, not by address).
+TEST(BlockCache, LastDepthFrameOfADestroyedReader) {
+  TempDir dir;
+  const RuleSet rules{Family::kOware, 4, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove};
+  const Layer l = make_layer(rules, 9, 5);
+  const Layer other = make_layer(rules, 9, 6);
+  write_layer(dir / "c.sdb", rules, 9, l.values, l.depths, test::write_options(4, 1));
+  write_layer(dir / "d.sdb", rules, 9, other.values, other.depths, test::write_options(4, 1));
+  OpenOptions options = test::options(std::size_t{1} << 20);
+  options.depth_cache_blocks = 0;
+  for (int round = 0; round < 20; ++round) {
+    const bool odd = round % 2 != 0;
+    const Layer& want = odd ? other : l;
+    const auto r = LayerReader::open(dir / (odd ? "d.sdb" : "c.sdb"), options);
+    for (std::uint64_t i = 0; i < 4; ++i) {  // block 0, where the next reader starts too
+      ASSERT_EQ(r->value(i), want.values[i]) << round << " " << i;
+      ASSERT_EQ(r->depth(i), want.depths[i]) << round << " " << i;
+    }
+  }
+}
+
+// A depth frame that fails to decode leaves the thread's last frame as it was: the next read
+// of that block fails again instead of answering from the previous block's frame.
+TEST(BlockCache, FailedDepthDecodeLeavesNoStaleFrame) {
+  TempDir dir;
+  const RuleSet rules{Family::kOware, 4, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove};
+  const Layer l = make_layer(rules, 9, 5);
+  const auto path = dir / "c.sdb";
+  for (const std::size_t value_cache : {std::size_t{0}, std::size_t{1} << 20}) {
+    write_layer(path, rules, 9, l.values, l.depths, test::write_options(64, 1));
+    OpenOptions options = test::options(value_cache);
+    options.depth_cache_blocks = 0;
+    const auto r = LayerReader::open(path, options);
+    // Flip a byte of block 1's depth frame, which follows its value frame.
+    const auto bytes = read_bytes(path);
+    const std::size_t entry = bytes.size() - 16 - 24 * r->info().block_count + 24;
+    const auto at = static_cast<std::size_t>(test::get_le(bytes, entry, 8) +
+                                             test::get_le(bytes, entry + 8, 4) + 5);
+    {
+      std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(at));
+      const char c = static_cast<char>(bytes[at] ^ std::byte{0x5a});
+      f.write(&c, 1);
+    }
+    for (int k = 0; k < 3; ++k) {
+      ASSERT_EQ(r->depth(3), l.depths[3]);
+      ASSERT_EQ(r->depth(64 + 3), std::nullopt) << k;
+      ASSERT_EQ(r->depth(64 + 3), std::nullopt) << k;
+      ASSERT_EQ(r->value(64 + 3), l.values[64 + 3]);
+    }
+  }
+}
+
+// With a depth cache of its own, every lookup still counts once, as a hit or a miss.
+TEST(BlockCache, SplitCacheCountsEveryLookup) {
+  TempDir dir;
+  const RuleSet rules{Family::kOware, 4, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove};
+  const Layer l = make_layer(rules, 9, 5);
+  write_layer(dir / "c.sdb", rules, 9, l.values, l.depths, test::write_options(4, 1));
+  for (const std::size_t depth_cache : {std::size_t{0}, std::size_t{1}, std::size_t{40}}) {
+    OpenOptions options = test::options(std::size_t{1} << 20);
+    options.depth_cache_blocks = depth_cache;
+    const auto r = LayerReader::open(dir / "c.sdb", options);
+    for (std::uint64_t i = 0; i < l.values.size(); ++i) {
+      ASSERT_EQ(r->value(i), l.values[i]);
+      ASSERT_EQ(r->depth(i), l.depths[i]);
+    }
+    const CacheStats s = r->cache_stats();
+    // A value and a depth lookup per entry, and a value lookup per depth frame decoded.
+    EXPECT_EQ(s.hits + s.misses, 2 * l.values.size() + r->info().block_count) << depth_cache;
+  }
+}
+
+// Depth frames all kept, value frames few or none: threads reading anywhere get right answers.
+TEST(BlockCache, PinnedDepthsFewValues) {
+  TempDir dir;
+  const RuleSet rules{Family::kKalah, 4, false, GrandSlam::kCapture, true, KalahEnd::kNoMove};
+  const Layer l = make_layer(rules, 9, 11);
+  write_layer(dir / "t.sdb", rules, 9, l.values, l.depths, test::write_options(16, 1));
+  for (const std::size_t values : {std::size_t{0}, std::size_t{2}}) {
+    OpenOptions options = test::options(values);
+    options.depth_cache_blocks = std::size_t{1} << 20;
+    const auto r = LayerReader::open(dir / "t.sdb", options);
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&, t] {
+        std::mt19937_64 rng(static_cast<std::uint64_t>(t) + 7);
+        for (int k = 0; k < 5000; ++k) {
+          const std::uint64_t i = rng() % l.values.size();
+          if (r->depth(i) != l.depths[i] || r->value(i) != l.values[i])
+            ++wrong;
+        }
+      });
+    }
+    for (auto& th : threads)
+      th.join();
+    EXPECT_EQ(wrong.load(), 0) << values;
+    EXPECT_LE(r->cache_stats().cached, values + r->info().block_count);
+  }
+}
+
 // The least recently used frame goes first; a hit makes a frame the most recent.
 TEST(BlockCache, EvictsTheLeastRecentlyUsed) {
   TempDir dir;

@@ -187,6 +187,7 @@ cp "$TMP/many.1" "$TMP/out"
 json_check '("error" in j) == (j.get("input") in ("1 2 3", "9 9 9 9 9 9 0 0 0 0 0 0"))'
 bad probe --tables "$OW" --json --threads 0 -
 bad probe --tables "$OW" --json --cache-blocks -1 -
+[[ $rc_last -eq 2 ]] || fail "--cache-blocks -1: exit code $rc_last, want 2"
 bad probe --tables "$OW" --threads 2 1 1 1 1 1 2 4 2 3 0 0 0
 [[ $rc_last -eq 2 ]] || fail "--threads with one position: exit code $rc_last, want 2"
 

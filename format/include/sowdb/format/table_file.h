@@ -197,11 +197,16 @@ struct OpenOptions {
   /// that threads probing one reader rarely wait for each other; with room for every frame of
   /// the file (2 * block_count), nothing is evicted and a cached frame is found without a lock.
   std::size_t cache_blocks = 8;
-  /// When set, depth frames go in a cache of their own that holds this many (0: none, as many
-  /// as block_count: all, without a lock), and `cache_blocks` counts value frames only (as many
-  /// as block_count: all). A reader that reads each depth once, in index order, but the values
-  /// again and again (verify) keeps the values without piling up depths. Unset: one cache of
-  /// `cache_blocks` frames of either stream.
+  /// When set, depth frames go in a cache of their own that holds this many (as many as
+  /// block_count: all, found without a lock), and `cache_blocks` counts value frames only (as
+  /// many as block_count: all). A reader that reads each depth once, in index order, but the
+  /// values again and again (verify) keeps the values without piling up depths. Unless the depth
+  /// cache holds them all, each thread also keeps the last depth frame it read (answered
+  /// without a lock when the next lookup falls in the same block), outside this count, until it
+  /// reads another depth frame or ends: so 0 still keeps one frame per thread. A depth frame
+  /// holds on to its block's value frame, so up to cache_blocks + depth_cache_blocks value
+  /// frames (plus one per thread) may stay in memory. Unset: one cache of `cache_blocks` frames
+  /// of either stream.
   std::optional<std::size_t> depth_cache_blocks;
   /// Verify the header checksum and the whole-file checksum on open and every frame checksum
   /// on decode (FORMAT.md, checks 5, 14 and 17). Turn off only for fuzzing or forensics: without

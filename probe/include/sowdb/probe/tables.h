@@ -48,8 +48,9 @@ struct TableSetOptions {
   /// an engine probing from many threads wants when it can spare about 3 bytes per entry.
   std::size_t cache_blocks = 8;
   /// When set, each layer's depth blocks get a cache of their own of this many blocks, and
-  /// `cache_blocks` counts value blocks only (OpenOptions::depth_cache_blocks): for a caller
-  /// that reads each depth once but the values again and again.
+  /// `cache_blocks` counts value blocks only (see OpenOptions::depth_cache_blocks, also for the
+  /// frame each thread keeps): for a caller that reads each depth once but the values again and
+  /// again, or one that wants to size the two apart.
   std::optional<std::size_t> depth_cache_blocks;
   /// Verify checksums: the whole file when a layer is first opened, each block when decoded
   /// (FORMAT.md, checks 5, 14 and 17). Off only for forensics.
