@@ -32,8 +32,8 @@ struct Args {
   bool json = false;
   int max_plies = 1000;
   int threads = 0;  // bulk mode; 0: all cores
-  // Decoded blocks kept per layer and stream; -1: kOneCache for one position, kBulkCache in
-  // bulk mode.
+  // Decoded blocks kept per layer and stream; -1: the library's default cache for one position,
+  // kBulkCache blocks of each stream in bulk mode.
   long long cache_blocks = -1;
   std::vector<std::string> board;
 };
@@ -43,7 +43,6 @@ struct Args {
 // seeds with lines took 4.1 s with 8 blocks, 1.7 s with 1024, on 2 threads. With 4096-entry
 // blocks, 1024 of each keep at most 8 MiB of values (a depth block holds on to its block's
 // values) and 8 MiB of depths per layer.
-constexpr long long kOneCache = 8;
 constexpr long long kBulkCache = 1024;
 
 // The outcome of the game for the mover, given the stores and the position's value.
@@ -512,8 +511,8 @@ void add_probe(CLI::App& app, Runner& run) {
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--cache-blocks",
                   args->cache_blocks,
-                  "Decoded blocks kept per layer, values and depths each (default 8; 1024 in "
-                  "bulk mode)")
+                  "Decoded blocks kept per layer, values and depths each (default: 8 in all; "
+                  "1024 of each in bulk mode)")
       ->check(CLI::Range(0LL, 1LL << 40));
   cmd->add_option("PITS",
                   args->board,
@@ -540,11 +539,11 @@ void add_probe(CLI::App& app, Runner& run) {
         throw UsageError("--threads applies to reading positions from stdin ('-') only");
       // A missing, empty or inconsistent directory is bad input, as in verify and stats.
       TableSetOptions options;
-      const long long cache = args->cache_blocks >= 0 ? args->cache_blocks
-                              : bulk                  ? kBulkCache
-                                                      : kOneCache;
-      options.cache_blocks = static_cast<std::size_t>(cache);
-      options.depth_cache_blocks = static_cast<std::size_t>(cache);
+      const long long cache = args->cache_blocks >= 0 ? args->cache_blocks : bulk ? kBulkCache : -1;
+      if (cache >= 0) {
+        options.cache_blocks = static_cast<std::size_t>(cache);
+        options.depth_cache_blocks = static_cast<std::size_t>(cache);
+      }
       const std::unique_ptr<TableSet> set = open_tables(args->tables, options);
       if (bulk)
         return run_stdin(*set, *args, store_a, store_b);
