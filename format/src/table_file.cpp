@@ -266,7 +266,8 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
   }
   // Check 7: flags. Version 3 defines the required flag kFlagRecompute ("Flags").
   const auto flags = static_cast<std::uint32_t>(get_le(&h[12], 4));
-  const std::uint32_t known_required = version >= 3 ? kFlagRecompute : 0;
+  const std::uint32_t known_required =
+      version >= 4 ? kFlagRecompute | kFlagAllMoves : version >= 3 ? kFlagRecompute : 0;
   if ((flags & kRequiredFlagsMask & ~known_required) != 0) {
     fail_check(
         Code::kUnsupported,
@@ -281,6 +282,10 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
             " in a version " + std::to_string(version) + " file");
   }
   const bool recompute = (flags & kFlagRecompute) != 0;
+  const bool all_moves = (flags & kFlagAllMoves) != 0;
+  if (all_moves && !recompute) {
+    fail_check(Code::kBadHeader, name, 7, "flag ALL_MOVES without flag RECOMPUTE");
+  }
   // Check 8: codecs.
   if (get8(&h[40]) != 0) {
     fail_check(Code::kUnsupported, name, 8, "unknown value codec " + std::to_string(get8(&h[40])));
@@ -303,6 +308,7 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
   info.format_version = version;
   info.depth_codec = static_cast<DepthCodec>(depth_codec);
   info.recompute = recompute;
+  info.all_moves = all_moves;
   info.file_size = size;
   const std::uint8_t family = get8(&h[16]), pits = get8(&h[17]), skip = get8(&h[18]),
                      slam = get8(&h[19]), capture = get8(&h[20]), end = get8(&h[21]);
@@ -1341,10 +1347,12 @@ void write_layer(const std::filesystem::path& path,
       for (std::uint64_t bits = marks[w]; bits != 0; bits &= bits - 1) {
         const std::uint64_t i = w * 64 + static_cast<std::uint64_t>(__builtin_ctzll(bits));
         const std::int8_t v = values[i];
-        if (v < 0 && !stored_recompute_byte)
+        const bool stored_depth = v < 0 || source.all_moves;
+        if (stored_depth && !stored_recompute_byte)
           continue;
         --marked_freq[static_cast<std::uint8_t>(v)];
-        ++marked_freq[static_cast<std::uint8_t>(v >= 0 ? kRecomputeValue : kStoredRecomputeByte)];
+        ++marked_freq[static_cast<std::uint8_t>(stored_depth ? kStoredRecomputeByte
+                                                             : kRecomputeValue)];
         use_recompute = true;
       }
     }
@@ -1365,7 +1373,7 @@ void write_layer(const std::filesystem::path& path,
     const std::int8_t v = values[i];
     if (!use_recompute || !marked(i))
       return v;
-    if (v >= 0)
+    if (v >= 0 && !source.all_moves)
       return kRecomputeValue;
     return stored_recompute_byte ? kStoredRecomputeByte : v;
   };
@@ -1388,10 +1396,11 @@ void write_layer(const std::filesystem::path& path,
   for (std::size_t i = 0; i < 8; ++i)
     h[i] = static_cast<std::byte>(kMagic[i]);
   // The lowest version that describes the file ("Version"): depth codec 0 is version 1,
-  // depth codec 1 version 2, recompute entries version 3.
-  put_le(&h[8], use_recompute ? 3 : all_depths ? 1 : 2, 2);
+  // depth codec 1 version 2, recompute entries version 3, under the all-moves rule version 4.
+  const bool all_moves = use_recompute && source.all_moves;
+  put_le(&h[8], all_moves ? 4 : use_recompute ? 3 : all_depths ? 1 : 2, 2);
   put_le(&h[10], kHeaderSize, 2);
-  put_le(&h[12], use_recompute ? kFlagRecompute : 0, 4);  // flags
+  put_le(&h[12], use_recompute ? kFlagRecompute | (all_moves ? kFlagAllMoves : 0) : 0, 4);
   h[16] = static_cast<std::byte>(rules.family);
   h[17] = static_cast<std::byte>(rules.pits_per_side);
   h[18] = static_cast<std::byte>(rules.skip_origin ? 1 : 0);

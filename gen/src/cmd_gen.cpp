@@ -64,7 +64,7 @@ void add_gen(CLI::App& app, Runner& run) {
   cmd->add_flag("--no-recompute",
                 args->no_recompute,
                 "Store every value (format version 2) instead of recompute entries that the "
-                "probe recomputes from smaller layers (format version 3)");
+                "probe recomputes from their children (format version 4)");
   cmd->add_option("--zstd-level", args->level, "zstd compression level")
       ->check(CLI::Range(1, 22))
       ->capture_default_str();

@@ -182,7 +182,7 @@ struct Exits {
 };
 
 // The moves of a position that gain seeds, with their children's layers and indices: what
-// exits() reads, gathered first so that callers can prefetch the entries before reading them.
+// exits() reads.
 struct ExitMoves {
   struct Exit {
     int layer;
@@ -219,15 +219,6 @@ ExitMoves gather_exits(const Rules& rules, const Pits& board, int n) {
         m.extra_turn};
   }
   return x;
-}
-
-void prefetch_exits(const ExitMoves& x, const Values& values, const Marks& marks) {
-  for (int j = 0; j < x.count; ++j) {
-    const ExitMoves::Exit& e = x.exit[static_cast<std::size_t>(j)];
-    __builtin_prefetch(&values[e.layer][e.child]);
-    if (!marks[e.layer].empty())
-      __builtin_prefetch(&marks[e.layer][e.child / 64]);
-  }
 }
 
 Exits read_exits(const ExitMoves& x, const Values& values, const Marks& marks) {
@@ -268,58 +259,121 @@ void for_each_position(const Rules& rules, int n, Visit&& visit) {
                  });
 }
 
-// The recompute mask of solved layer n (LayerSource::recompute) under the one-ply rule
-// (FORMAT.md, "Recompute entries"): the positions of value >= 0 without a legal move, or whose
-// value the best move that gains seeds already gives, provided every move that gains seeds
-// leads to an entry its smaller layer stores (`marks` holds the smaller layers' recompute
-// entries), so that a reader resolves each recompute entry with single lookups and never
-// recursively. Entries of value < 0 would keep their depth (byte 127) and save little, but
-// would bar the entries of larger layers that move to them: they are not marked (on Oware 6x4
-// layers 0..17 that makes the tables 1.8% smaller).
-std::vector<std::uint64_t> recompute_mask(const Rules& rules,
-                                          int n,
-                                          std::span<const std::int8_t> value,
-                                          const Values& smaller,
-                                          const Marks& marks) {
-  std::vector<std::uint64_t> mask((value.size() + 63) / 64, 0);
-  // Positions go in groups: first their exits, prefetching the smaller layers' entries they
-  // read, then the reads, so that those cache misses overlap.
-  for_each_range(rules,
-                 n,
-                 [&](std::uint64_t first,
-                     std::uint64_t last,
-                     const Pits& board,
-                     std::span<std::uint8_t> pits) {
-                   constexpr std::uint64_t kGroup = 16;
-                   std::array<ExitMoves, kGroup> group;
-                   for (std::uint64_t start = first; start < last; start += kGroup) {
-                     const std::uint64_t count = std::min(kGroup, last - start);
-                     for (std::uint64_t g = 0; g < count; ++g) {
-                       group[g] = gather_exits(rules, board, n);
-                       prefetch_exits(group[g], smaller, marks);
-                       next_position(pits);
-                     }
-                     for (std::uint64_t g = 0; g < count; ++g) {
-                       const std::uint64_t i = start + g;
-                       const Exits e = read_exits(group[g], smaller, marks);
-                       if (value[i] >= 0 && e.all_stored && e.value && *e.value == value[i])
-                         mask[i / 64] |= std::uint64_t{1} << (i % 64);
-                     }
-                   }
-                 });
+// The children of a position over every legal move (the all-moves rule): the indices of those
+// that stay in its layer, and whether every other one is an entry its smaller layer stores.
+struct Children {
+  int legal = 0;
+  int in_layer = 0;
+  bool smaller_stored = true;
+  std::array<std::uint64_t, kMaxPitsPerSide> index{};
+};
+
+Children children(const Rules& rules, const Pits& board, int n, const Marks& marks) {
+  Children c;
+  MoveList moves;
+  const auto pits = static_cast<std::size_t>(rules.pits());
+  const auto index = [pits](const Pits& b) {
+    return rank(std::span<const std::uint8_t>(b.data(), pits));
+  };
+  if (rules.rule_set().family == Family::kOware) {
+    // oware_exits builds only the moves that gain seeds; the others (most of them) are sown
+    // here and replayed, which costs less than building every Move.
+    int quiet = 0;
+    c.legal = rules.oware_exits(board, moves, quiet);
+    for (const Move& m : moves) {
+      if (marked(marks[static_cast<std::size_t>(n - m.gain())], index(m.child)))
+        c.smaller_stored = false;
+    }
+    for (int pit = 0; quiet > 0 && pit < rules.rule_set().pits_per_side; ++pit) {
+      if (board[static_cast<std::size_t>(pit)] == 0)
+        continue;
+      const Pits& add = rules.sowing_add(pit, board[static_cast<std::size_t>(pit)]);
+      Pits sown = board;
+      sown[static_cast<std::size_t>(pit)] = 0;
+      for (std::size_t k = 0; k < pits; ++k)
+        sown[k] = static_cast<std::uint8_t>(sown[k] + add[k]);
+      if (rules.oware_quiet_move_to_turned(board, pit, sown)) {
+        c.index[static_cast<std::size_t>(c.in_layer++)] = index(rules.rotate(sown));
+        --quiet;
+      }
+    }
+    return c;
+  }
+  c.legal = rules.legal_moves(board, moves);
+  for (const Move& m : moves) {
+    const std::uint64_t child = index(m.child);
+    if (m.gain() == 0)
+      c.index[static_cast<std::size_t>(c.in_layer++)] = child;
+    else if (marked(marks[static_cast<std::size_t>(n - m.gain())], child))
+      c.smaller_stored = false;
+  }
+  return c;
+}
+
+// The recompute mask of solved layer n (LayerSource::recompute) under the all-moves rule
+// (FORMAT.md, "Recompute entries"): every position satisfies value = best worth over its legal
+// moves, so any entry may be marked whose children are all stored. `marks` holds the smaller
+// layers' recompute entries; within the layer, the positions are taken in index order and
+// each is marked unless a child or a parent of smaller index already is (a greedy maximal
+// independent set of the layer's move graph: about 43% of Oware's entries, in a pattern that
+// zstd codes in fewer bytes than the values it replaces). The children are found in parallel,
+// a chunk at a time; the decisions, which depend on all earlier ones, go in index order on one
+// thread, so the mask is the same for every thread count.
+std::vector<std::uint64_t> all_moves_mask(const Rules& rules, int n, const Marks& marks) {
+  const std::uint64_t size = layer_size(rules.pits(), n);
+  std::vector<std::uint64_t> mask((size + 63) / 64, 0);
+  std::vector<std::uint64_t> barred((size + 63) / 64, 0);  // a child of a marked entry
+  const auto test = [](const std::vector<std::uint64_t>& bits, std::uint64_t i) {
+    return ((bits[i / 64] >> (i % 64)) & 1) != 0;
+  };
+  const auto set = [](std::vector<std::uint64_t>& bits, std::uint64_t i) {
+    bits[i / 64] |= std::uint64_t{1} << (i % 64);
+  };
+  constexpr std::uint64_t kChunk = std::uint64_t{1} << 16;
+  std::vector<Children> chunk(static_cast<std::size_t>(std::min(size, kChunk)));
+  for (std::uint64_t first = 0; first < size; first += kChunk) {
+    const std::uint64_t last = std::min(size, first + kChunk);
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(first, last, 2048), [&](const auto& r) {
+      Pits board{};
+      const std::span<std::uint8_t> pits(board.data(), static_cast<std::size_t>(rules.pits()));
+      unrank(r.begin(), n, pits);
+      for (std::uint64_t i = r.begin(); i < r.end(); ++i) {
+        chunk[i - first] = children(rules, board, n, marks);
+        next_position(pits);
+      }
+    });
+    for (std::uint64_t i = first; i < last; ++i) {
+      const Children& c = chunk[i - first];
+      if (!c.smaller_stored || test(barred, i))
+        continue;
+      bool free = true;
+      for (int k = 0; k < c.in_layer; ++k) {
+        const std::uint64_t child = c.index[static_cast<std::size_t>(k)];
+        // A move back to the position itself would make it its own child.
+        free = free && child != i && !test(mask, child);
+      }
+      if (!free)
+        continue;
+      set(mask, i);
+      for (int k = 0; k < c.in_layer; ++k)
+        set(barred, c.index[static_cast<std::size_t>(k)]);
+    }
+  }
   return mask;
 }
 
 // Replaces the kRecomputeValue entries of reused layer n (as read_all gives them) by their
-// values, and returns the layer's recompute mask (empty when it has none). Throws TableError
-// (kCorrupt) when a recompute entry does not resolve: it has legal moves but none gains
-// seeds, or (the one-ply rule) a move that gains seeds leads to a recompute entry of a smaller
-// layer, as in files of an older writer, whose layer is then solved again.
+// values, and returns the layer's recompute mask (empty when it has none). `all_moves`: the
+// file follows the all-moves rule (version 4), else the moves that gain seeds resolve an entry
+// (version 3). Throws TableError (kCorrupt) when a recompute entry does not resolve: (version
+// 3) it has legal moves but none gains seeds, or (the one-ply rule) a move leads to a
+// recompute entry, as in files of an older writer, whose layer is then solved again.
 std::vector<std::uint64_t> resolve_recompute(const Rules& rules,
                                              int n,
                                              std::span<std::int8_t> value,
                                              const Values& smaller,
-                                             const Marks& marks) {
+                                             const Marks& marks,
+                                             bool all_moves) {
   std::vector<std::uint64_t> mask((value.size() + 63) / 64, 0);
   bool any = false;
   for (std::uint64_t i = 0; i < value.size(); ++i) {
@@ -330,6 +384,35 @@ std::vector<std::uint64_t> resolve_recompute(const Rules& rules,
   }
   if (!any)
     return {};
+  if (all_moves) {
+    // The children that stay in the layer are stored entries (the rule), so each entry reads
+    // the values in `value` that this pass does not change.
+    for_each_position(rules, n, [&](std::uint64_t i, const Pits& board) {
+      if (!marked(mask, i))
+        return;
+      MoveList moves;
+      if (rules.legal_moves(board, moves) == 0) {
+        value[i] = static_cast<std::int8_t>(rules.final_value(board));
+        return;
+      }
+      int best = -kMaxBoardStones;
+      for (const Move& m : moves) {
+        const int layer = n - m.gain();
+        const std::uint64_t child =
+            rank(std::span<const std::uint8_t>(m.child.data(), static_cast<std::size_t>(rules.pits())));
+        const bool child_marked = layer == n ? marked(mask, child) : marked(marks[layer], child);
+        if (child_marked) {
+          throw TableError(TableError::Code::kCorrupt,
+                           "layer " + std::to_string(n) + ": recompute entry " +
+                               std::to_string(i) + " leads to a recompute entry (one-ply rule)");
+        }
+        const int v = layer == n ? value[child] : smaller[static_cast<std::size_t>(layer)][child];
+        best = std::max(best, Rules::worth(m, v));
+      }
+      value[i] = static_cast<std::int8_t>(best);
+    });
+    return mask;
+  }
   for_each_position(rules, n, [&](std::uint64_t i, const Pits& board) {
     if (value[i] != kRecomputeValue)
       return;
@@ -433,7 +516,8 @@ void generate(const GenerateOptions& options) {
         values[n].resize(size);
         reader->read_all(values[n], {});
         if (reader->info().recompute)
-          marks[n] = resolve_recompute(engine, n, values[n], values, marks);
+          marks[n] = resolve_recompute(
+              engine, n, values[n], values, marks, reader->info().all_moves);
         reused = true;
       } catch (const TableError&) {
         reused = false;  // damaged, partial or breaking the one-ply rule: solve it again
@@ -452,10 +536,11 @@ void generate(const GenerateOptions& options) {
       std::vector<std::uint64_t> mask;
       // Recompute entries need depth codec 1 (FORMAT.md, "Recompute entries").
       if (options.recompute && options.write.depth_codec != DepthCodec::kAll)
-        mask = recompute_mask(engine, n, layer.value, values, marks);
+        mask = all_moves_mask(engine, n, marks);
       LayerSource source;
       source.values = layer.value;
       source.recompute = mask;
+      source.all_moves = true;
       source.fill_depths = [&layer](std::uint64_t first, std::span<std::uint16_t> out) {
         layer.depth.fill(first, out);
       };

@@ -298,12 +298,13 @@ struct TableSet::Impl {
   }
 
   // Value and depth of a recompute entry (FORMAT.md, "Recompute entries"): without a legal move
-  // the final split at depth 0; else the best worth over the moves that gain seeds, each
-  // child's value read from its (smaller) layer. By the one-ply rule every such child is a
-  // stored entry, so this costs at most P value lookups and never recurses; a child that is a
-  // recompute entry means a file that breaks the rule, reported as kCorruptTable. The depth of
-  // a value >= 0 is derived (0 for value 0, else 1: an exit realises it at once); a value < 0
-  // keeps its depth in the file.
+  // the final split at depth 0; else the best worth over the moves that gain seeds (version 3)
+  // or over every legal move (version 4, all-moves rule), each child's value read from its
+  // layer. By the one-ply rule every such child is a stored entry, so this costs at most P
+  // value lookups and never recurses; a child that is a recompute entry means a file that
+  // breaks the rule, reported as kCorruptTable. The file keeps the depth of the "recompute,
+  // stored depth" entries; that of the others is derived (0 for value 0, else 1: an exit
+  // realises it at once).
   ProbeStatus recompute(const LayerReader& r,
                         const Pits& position,
                         int n,
@@ -317,10 +318,11 @@ struct TableSet::Impl {
         *depth = 0;
       return ProbeStatus::kOk;
     }
+    const bool all_moves = r.info().all_moves;
     bool any = false;
     int best = 0;
     for (const Move& m : moves) {
-      if (m.gain() == 0)
+      if (m.gain() == 0 && !all_moves)
         continue;
       const int child_layer = n - m.gain();
       const std::uint64_t child_index = index_of(m.child);
@@ -342,16 +344,13 @@ struct TableSet::Impl {
       return ProbeStatus::kCorruptTable;
     }
     if (depth) {
-      if (best >= 0) {
-        *depth = best == 0 ? 0 : 1;
-      } else {
-        const auto d = r.depth(index);
-        if (!d || *d == kRecomputeDepth) {
-          note_read_error(n, index, "the depth");
-          return ProbeStatus::kCorruptTable;
-        }
-        *depth = *d;
+      // Version 3 stores the depths of values < 0 only: a value >= 0 needs no depth frame.
+      const auto d = best >= 0 && !all_moves ? std::optional(kRecomputeDepth) : r.depth(index);
+      if (!d || (*d == kRecomputeDepth && best < 0)) {
+        note_read_error(n, index, "the depth");
+        return ProbeStatus::kCorruptTable;
       }
+      *depth = *d != kRecomputeDepth ? *d : best == 0 ? 0 : 1;
     }
     value = best;
     return ProbeStatus::kOk;

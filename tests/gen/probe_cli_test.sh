@@ -195,6 +195,8 @@ bad probe --tables "$OW" --threads 2 1 1 1 1 1 2 4 2 3 0 0 0
 # co-process) gets each answer before it writes the next line or closes the input.
 CHECKS=$((CHECKS + 1))
 coproc PROBE { timeout 120 "$SOWDB" probe --tables "$OW" --json --threads 2 - 2>/dev/null; }
+# Bash unsets PROBE_PID once the co-process has exited, which may be before the wait below.
+probe_pid=$PROBE_PID
 answers=0
 for q in "0 0 0 0 1 2 2 0 0 3 2 0" "1 1 1 1 1 1 1 1 1 1 0 0" "1 2 3"; do
   echo "$q" >&"${PROBE[1]}"
@@ -204,7 +206,7 @@ for q in "0 0 0 0 1 2 2 0 0 3 2 0" "1 1 1 1 1 1 1 1 1 1 0 0" "1 2 3"; do
   fi
 done
 exec {PROBE[1]}>&-
-wait "$PROBE_PID"
+wait "$probe_pid"
 rc=$?
 [[ $answers -eq 3 ]] ||
   fail "bulk mode as a co-process: $answers of 3 answers came while the input stayed open"

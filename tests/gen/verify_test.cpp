@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -205,19 +206,23 @@ gen::VerifyReport probe_every_successor(const TableSet& tables, int n) {
   return r;
 }
 
-// Tables that break their own rules: exits of recompute entries of layer 8 changed so that those
-// entries recompute to negative values, which the byte they are stored as does not allow (their
-// value reads, their depth does not). The Verifier counts bad and unreadable entries as probing
-// every successor through the table set does, layer by layer.
+// Tables that break their own rules: layer 8 rewritten as a version 3 file (recompute entries
+// resolved over the moves that gain seeds, byte -128: depth derived) with three recompute entries
+// whose exits are then changed so that those entries recompute to negative values, which byte
+// -128 does not allow (their value reads, their depth does not). The Verifier counts bad and
+// unreadable entries as probing every successor through the table set does, layer by layer.
 TEST_F(VerifyTest, CountsAsProbingEverySuccessorOnBrokenTables) {
   constexpr int kTop = 10;
   constexpr int kLayer = 8;
   generate("oware/3x4", kTop);
   const fs::path path = dir_ / gen::layer_file_name(kLayer);
-  std::vector<std::int8_t> raw(LayerReader::open(path)->info().entries);
-  LayerReader::open(path)->read_all(raw, {});
-  // Recompute entries whose moves that gain seeds all gain 2 (into layer 6): their children get
-  // the largest value there is, 6, so that each such entry recomputes to 2 - 6 < 0.
+  const std::uint64_t size = LayerReader::open(path)->info().entries;
+  std::vector<std::int8_t> values(size);
+  std::vector<std::uint16_t> depths(size);
+  std::vector<std::uint64_t> mask((size + 63) / 64, 0);
+  // Entries of value >= 0 and derived depth whose moves that gain seeds all gain 2 (into layer
+  // 6): their children get the largest value there is, 6, so that each such entry recomputes to
+  // 2 - 6 < 0.
   std::map<std::uint64_t, std::pair<int, int>> changes;
   int broken = 0;
   {
@@ -225,11 +230,14 @@ TEST_F(VerifyTest, CountsAsProbingEverySuccessorOnBrokenTables) {
     Pits board{};
     const std::span<std::uint8_t> span(board.data(), 6);
     unrank(0, kLayer, span);
-    for (std::uint64_t i = 0; i < raw.size() && broken < 3; ++i, next_position(span)) {
-      if (raw[i] != kRecomputeValue)
-        continue;
+    for (std::uint64_t i = 0; i < size; ++i, next_position(span)) {
+      int v = 0;
+      int d = 0;
+      ASSERT_EQ(tables->value(board, v, d), ProbeStatus::kOk);
+      values[i] = static_cast<std::int8_t>(v);
+      depths[i] = static_cast<std::uint16_t>(d);
       MoveList moves;
-      if (tables->engine().legal_moves(board, moves) == 0)
+      if (broken == 3 || v < 0 || d > 1 || tables->engine().legal_moves(board, moves) == 0)
         continue;
       std::vector<std::uint64_t> children;
       bool all_two = true;
@@ -243,9 +251,18 @@ TEST_F(VerifyTest, CountsAsProbingEverySuccessorOnBrokenTables) {
         continue;
       for (const std::uint64_t c : children)
         changes[c] = {kLayer - 2, 1};
+      mask[i / 64] |= std::uint64_t{1} << (i % 64);
       ++broken;
     }
   }
+  LayerSource source;
+  source.values = values;
+  source.recompute = mask;
+  source.fill_depths = [&](std::uint64_t first, std::span<std::uint16_t> out) {
+    std::copy_n(depths.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
+  };
+  write_layer(path, rules_, kLayer, source, WriteOptions{});
+  ASSERT_EQ(LayerReader::open(path)->info().format_version, 3);
   ASSERT_EQ(broken, 3);
   tamper(kLayer - 2, changes);
   auto tables = TableSet::open(dir_);

@@ -18,11 +18,16 @@ namespace sowdb {
 
 /// The newest format version this library writes and reads; it reads versions 1.. this
 /// (FORMAT.md, "Version").
-inline constexpr std::uint16_t kTableFormatVersion = 3;
+inline constexpr std::uint16_t kTableFormatVersion = 4;
 
 /// Header flag bit 0 (required, format version 3): the file has recompute entries (FORMAT.md,
 /// "Recompute entries").
 inline constexpr std::uint32_t kFlagRecompute = 0x1;
+
+/// Header flag bit 1 (required, format version 4, only with kFlagRecompute): a recompute entry is
+/// resolved over every legal move, the moves that stay in the layer included, and every child
+/// of a recompute entry is a stored entry (FORMAT.md, "Recompute entries", all-moves rule).
+inline constexpr std::uint32_t kFlagAllMoves = 0x2;
 
 /// What `LayerReader::value` and `read_all` give for a recompute entry: an entry whose value
 /// the file does not hold, because a one-ply probe into the smaller layers recomputes it
@@ -88,6 +93,9 @@ struct LayerInfo {
   DepthCodec depth_codec = DepthCodec::kAll;  ///< How the depths are stored.
   /// The file has recompute entries (flag kFlagRecompute, version 3).
   bool recompute = false;
+  /// Its recompute entries are resolved over every legal move (flag kFlagAllMoves, version 4);
+  /// false: over the moves that gain seeds (version 3).
+  bool all_moves = false;
   /// The value-table bytes in symbol order: the distinct values of the layer, and with
   /// `recompute` the recompute bytes -128 and 127 (FORMAT.md, "Recompute entries").
   std::vector<std::int8_t> value_table;
@@ -143,6 +151,11 @@ struct LayerSource {
   /// that the marked values are recomputable: that is the caller's contract. Needs depth codec
   /// kNonZeroValues. Read only, so concurrent reads are safe.
   std::span<const std::uint64_t> recompute;
+  /// The marks follow the all-moves rule (format version 4, flag kFlagAllMoves): every marked
+  /// entry is stored with the "recompute, stored depth" symbol and keeps its depth (in a layer
+  /// of 127 stones: its value), whatever its value. The caller's contract: every child of a
+  /// marked entry, over all its legal moves, is a stored entry.
+  bool all_moves = false;
 };
 
 /// Writes one layer as a table file at `path` (FORMAT.md).
