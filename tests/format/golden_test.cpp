@@ -24,6 +24,7 @@ struct Golden {
   std::uint64_t seed;
   WriteOptions options;
   bool recompute = false;  ///< Version 3: test::mark_recompute(seed) marks recompute entries.
+  bool all_moves = false;  ///< Version 4: the same marks under the all-moves rule.
 };
 
 // Version 1 (depth codec 0, depths of value-0 entries arbitrary): three boards, one per family,
@@ -92,6 +93,29 @@ const Golden kGoldens[] = {
      0x5EED0003,
      v2_options(256),
      true},
+    // Version 4 (all-moves rule): the same boards and marks, every marked entry keeping its
+    // depth (byte 127).
+    {"golden_v4_oware_p2_n3.sdb",
+     {Family::kOware, 2, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove},
+     3,
+     0x5EED0001,
+     v2_options(8),
+     true,
+     true},
+    {"golden_v4_kalah_p3_n4.sdb",
+     {Family::kKalah, 3, true, GrandSlam::kCapture, true, KalahEnd::kEmptySide},
+     4,
+     0x5EED0002,
+     v2_options(32),
+     true,
+     true},
+    {"golden_v4_warius_p4_n5.sdb",
+     {Family::kWariUs, 4, false, GrandSlam::kCapture, false, KalahEnd::kNoMove},
+     5,
+     0x5EED0003,
+     v2_options(256),
+     true,
+     true},
 };
 
 // The golden layer: version 1 files keep arbitrary depths at value 0.
@@ -100,6 +124,7 @@ test::Layer golden_layer(const Golden& g) {
       g.rules, g.stones, g.seed, g.options.depth_codec == DepthCodec::kNonZeroValues);
   if (g.recompute)
     test::mark_recompute(l, g.seed);
+  l.all_moves = g.all_moves;
   return l;
 }
 
@@ -173,8 +198,10 @@ TEST(Golden, ReadBackRight) {
     EXPECT_GT(info.block_count, 1u);
     EXPECT_NE(info.entries % info.block_entries, 0u) << "the last block should be partial";
     EXPECT_EQ(info.recompute, g.recompute);
+    EXPECT_EQ(info.all_moves, g.all_moves);
     EXPECT_EQ(info.format_version,
-              g.recompute                                 ? 3
+              g.all_moves                                 ? 4
+              : g.recompute                               ? 3
               : g.options.depth_codec == DepthCodec::kAll ? 1
                                                           : 2);
     for (std::uint64_t i = 0; i < info.entries; ++i) {

@@ -45,6 +45,9 @@ struct Layer {
   std::vector<std::uint16_t> depths;
   /// Recompute marks (LayerSource::recompute); empty: none.
   std::vector<std::uint64_t> recompute;
+  /// The marks follow the all-moves rule (LayerSource::all_moves, version 4): every marked
+  /// entry keeps its depth.
+  bool all_moves = false;
 
   bool marked(std::uint64_t i) const {
     return !recompute.empty() && ((recompute[i / 64] >> (i % 64)) & 1) != 0;
@@ -53,9 +56,10 @@ struct Layer {
   std::int8_t read_value(std::uint64_t i) const {
     return marked(i) && (values[i] >= 0 || stones <= 126) ? kRecomputeValue : values[i];
   }
-  /// What a reader gives for entry i: kRecomputeDepth for a marked entry of value >= 0.
+  /// What a reader gives for entry i: kRecomputeDepth for a marked entry of value >= 0
+  /// (version 3).
   std::uint16_t read_depth(std::uint64_t i) const {
-    return marked(i) && values[i] >= 0 ? kRecomputeDepth : depths[i];
+    return marked(i) && values[i] >= 0 && !all_moves ? kRecomputeDepth : depths[i];
   }
   std::vector<std::int8_t> read_values() const {
     std::vector<std::int8_t> out(values.size());
@@ -74,6 +78,7 @@ struct Layer {
     LayerSource s;
     s.values = values;
     s.recompute = recompute;
+    s.all_moves = all_moves;
     s.fill_depths = [this](std::uint64_t first, std::span<std::uint16_t> out) {
       std::copy_n(depths.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
     };
