@@ -266,8 +266,9 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
   }
   // Check 7: flags. Version 3 defines the required flag kFlagRecompute ("Flags").
   const auto flags = static_cast<std::uint32_t>(get_le(&h[12], 4));
-  const std::uint32_t known_required =
-      version >= 4 ? kFlagRecompute | kFlagAllMoves : version >= 3 ? kFlagRecompute : 0;
+  const std::uint32_t known_required = version >= 4   ? kFlagRecompute | kFlagAllMoves
+                                       : version >= 3 ? kFlagRecompute
+                                                      : 0;
   if ((flags & kRequiredFlagsMask & ~known_required) != 0) {
     fail_check(
         Code::kUnsupported,

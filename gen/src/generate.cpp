@@ -398,13 +398,13 @@ std::vector<std::uint64_t> resolve_recompute(const Rules& rules,
       int best = -kMaxBoardStones;
       for (const Move& m : moves) {
         const int layer = n - m.gain();
-        const std::uint64_t child =
-            rank(std::span<const std::uint8_t>(m.child.data(), static_cast<std::size_t>(rules.pits())));
+        const std::uint64_t child = rank(
+            std::span<const std::uint8_t>(m.child.data(), static_cast<std::size_t>(rules.pits())));
         const bool child_marked = layer == n ? marked(mask, child) : marked(marks[layer], child);
         if (child_marked) {
           throw TableError(TableError::Code::kCorrupt,
-                           "layer " + std::to_string(n) + ": recompute entry " +
-                               std::to_string(i) + " leads to a recompute entry (one-ply rule)");
+                           "layer " + std::to_string(n) + ": recompute entry " + std::to_string(i) +
+                               " leads to a recompute entry (one-ply rule)");
         }
         const int v = layer == n ? value[child] : smaller[static_cast<std::size_t>(layer)][child];
         best = std::max(best, Rules::worth(m, v));
@@ -516,8 +516,8 @@ void generate(const GenerateOptions& options) {
         values[n].resize(size);
         reader->read_all(values[n], {});
         if (reader->info().recompute)
-          marks[n] = resolve_recompute(
-              engine, n, values[n], values, marks, reader->info().all_moves);
+          marks[n] =
+              resolve_recompute(engine, n, values[n], values, marks, reader->info().all_moves);
         reused = true;
       } catch (const TableError&) {
         reused = false;  // damaged, partial or breaking the one-ply rule: solve it again
