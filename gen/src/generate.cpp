@@ -170,77 +170,8 @@ bool marked(const std::vector<std::uint64_t>& marks, std::uint64_t i) {
   return !marks.empty() && ((marks[i / 64] >> (i % 64)) & 1) != 0;
 }
 
-// What a one-ply probe into smaller layers gives `board` (n seeds; FORMAT.md, "Recompute
-// entries").
-struct Exits {
-  // The final split when the position has no legal move, else the best worth over the moves
-  // that gain seeds; nullopt when it has legal moves but none gains seeds.
-  std::optional<int> value;
-  // Every move that gains seeds leads to an entry its layer stores (not a recompute entry):
-  // the one-ply rule's condition for marking the position.
-  bool all_stored = true;
-};
-
-// The moves of a position that gain seeds, with their children's layers and indices: what
-// exits() reads.
-struct ExitMoves {
-  struct Exit {
-    int layer;
-    std::uint64_t child;
-    int gain;
-    bool extra_turn;
-  };
-  int legal = 0;        // legal moves; 0: a finished game
-  int final_value = 0;  // its final split, when legal == 0
-  int count = 0;
-  std::array<Exit, kMaxPitsPerSide> exit;
-};
-
-ExitMoves gather_exits(const Rules& rules, const Pits& board, int n) {
-  ExitMoves x;
-  MoveList moves;
-  // Only the moves that gain seeds count here: in the Oware family, oware_exits builds just
-  // those (the others are most of the moves).
-  int quiet = 0;
-  x.legal = rules.rule_set().family == Family::kOware ? rules.oware_exits(board, moves, quiet)
-                                                      : rules.legal_moves(board, moves);
-  if (x.legal == 0) {
-    x.final_value = rules.final_value(board);
-    return x;
-  }
-  const auto pits = static_cast<std::size_t>(rules.pits());
-  for (const Move& m : moves) {
-    if (m.gain() == 0)
-      continue;
-    x.exit[static_cast<std::size_t>(x.count++)] = {
-        n - m.gain(),
-        rank(std::span<const std::uint8_t>(m.child.data(), pits)),
-        m.gain(),
-        m.extra_turn};
-  }
-  return x;
-}
-
-Exits read_exits(const ExitMoves& x, const Values& values, const Marks& marks) {
-  Exits e;
-  if (x.legal == 0) {
-    e.value = x.final_value;
-    return e;
-  }
-  for (int j = 0; j < x.count; ++j) {
-    const ExitMoves::Exit& m = x.exit[static_cast<std::size_t>(j)];
-    const int child = values[m.layer][m.child];
-    const int worth = m.gain + (m.extra_turn ? child : -child);
-    e.value = e.value ? std::max(*e.value, worth) : worth;
-    if (marked(marks[m.layer], m.child))
-      e.all_stored = false;
-  }
-  return e;
-}
-
-Exits exits(
-    const Rules& rules, const Pits& board, int n, const Values& values, const Marks& marks) {
-  return read_exits(gather_exits(rules, board, n), values, marks);
+void mark(std::vector<std::uint64_t>& marks, std::uint64_t i) {
+  marks[i / 64] |= std::uint64_t{1} << (i % 64);
 }
 
 // Calls visit(index, board) for every position of layer n, as for_each_range.
@@ -262,7 +193,6 @@ void for_each_position(const Rules& rules, int n, Visit&& visit) {
 // The children of a position over every legal move (the all-moves rule): the indices of those
 // that stay in its layer, and whether every other one is an entry its smaller layer stores.
 struct Children {
-  int legal = 0;
   int in_layer = 0;
   bool smaller_stored = true;
   std::array<std::uint64_t, kMaxPitsPerSide> index{};
@@ -279,7 +209,7 @@ Children children(const Rules& rules, const Pits& board, int n, const Marks& mar
     // oware_exits builds only the moves that gain seeds; the others (most of them) are sown
     // here and replayed, which costs less than building every Move.
     int quiet = 0;
-    c.legal = rules.oware_exits(board, moves, quiet);
+    rules.oware_exits(board, moves, quiet);
     for (const Move& m : moves) {
       if (marked(marks[static_cast<std::size_t>(n - m.gain())], index(m.child)))
         c.smaller_stored = false;
@@ -299,7 +229,7 @@ Children children(const Rules& rules, const Pits& board, int n, const Marks& mar
     }
     return c;
   }
-  c.legal = rules.legal_moves(board, moves);
+  rules.legal_moves(board, moves);
   for (const Move& m : moves) {
     const std::uint64_t child = index(m.child);
     if (m.gain() == 0)
@@ -323,12 +253,6 @@ std::vector<std::uint64_t> all_moves_mask(const Rules& rules, int n, const Marks
   const std::uint64_t size = layer_size(rules.pits(), n);
   std::vector<std::uint64_t> mask((size + 63) / 64, 0);
   std::vector<std::uint64_t> barred((size + 63) / 64, 0);  // a child of a marked entry
-  const auto test = [](const std::vector<std::uint64_t>& bits, std::uint64_t i) {
-    return ((bits[i / 64] >> (i % 64)) & 1) != 0;
-  };
-  const auto set = [](std::vector<std::uint64_t>& bits, std::uint64_t i) {
-    bits[i / 64] |= std::uint64_t{1} << (i % 64);
-  };
   constexpr std::uint64_t kChunk = std::uint64_t{1} << 16;
   std::vector<Children> chunk(static_cast<std::size_t>(std::min(size, kChunk)));
   for (std::uint64_t first = 0; first < size; first += kChunk) {
@@ -344,30 +268,30 @@ std::vector<std::uint64_t> all_moves_mask(const Rules& rules, int n, const Marks
     });
     for (std::uint64_t i = first; i < last; ++i) {
       const Children& c = chunk[i - first];
-      if (!c.smaller_stored || test(barred, i))
+      if (!c.smaller_stored || marked(barred, i))
         continue;
       bool free = true;
       for (int k = 0; k < c.in_layer; ++k) {
         const std::uint64_t child = c.index[static_cast<std::size_t>(k)];
         // A move back to the position itself would make it its own child.
-        free = free && child != i && !test(mask, child);
+        free = free && child != i && !marked(mask, child);
       }
       if (!free)
         continue;
-      set(mask, i);
+      mark(mask, i);
       for (int k = 0; k < c.in_layer; ++k)
-        set(barred, c.index[static_cast<std::size_t>(k)]);
+        mark(barred, c.index[static_cast<std::size_t>(k)]);
     }
   }
   return mask;
 }
 
 // Replaces the kRecomputeValue entries of reused layer n (as read_all gives them) by their
-// values, and returns the layer's recompute mask (empty when it has none). `all_moves`: the
-// file follows the all-moves rule (version 4), else the moves that gain seeds resolve an entry
-// (version 3). Throws TableError (kCorrupt) when a recompute entry does not resolve: (version
-// 3) it has legal moves but none gains seeds, or (the one-ply rule) a move leads to a
-// recompute entry, as in files of an older writer, whose layer is then solved again.
+// values, and returns the layer's recompute mask (empty when it has none). An entry resolves
+// over the moves that gain seeds (version 3) or, with `all_moves` (version 4), over every legal
+// move. Throws TableError (kCorrupt) when a recompute entry does not resolve: it has legal
+// moves but none counts, or (the one-ply rule) a move leads to a recompute entry, as in files
+// of an older writer, whose layer is then solved again.
 std::vector<std::uint64_t> resolve_recompute(const Rules& rules,
                                              int n,
                                              std::span<std::int8_t> value,
@@ -378,56 +302,42 @@ std::vector<std::uint64_t> resolve_recompute(const Rules& rules,
   bool any = false;
   for (std::uint64_t i = 0; i < value.size(); ++i) {
     if (value[i] == kRecomputeValue) {
-      mask[i / 64] |= std::uint64_t{1} << (i % 64);
+      mark(mask, i);
       any = true;
     }
   }
   if (!any)
     return {};
-  if (all_moves) {
-    // The children that stay in the layer are stored entries (the rule), so each entry reads
-    // the values in `value` that this pass does not change.
-    for_each_position(rules, n, [&](std::uint64_t i, const Pits& board) {
-      if (!marked(mask, i))
-        return;
-      MoveList moves;
-      if (rules.legal_moves(board, moves) == 0) {
-        value[i] = static_cast<std::int8_t>(rules.final_value(board));
-        return;
-      }
-      int best = -kMaxBoardStones;
-      for (const Move& m : moves) {
-        const int layer = n - m.gain();
-        const std::uint64_t child = rank(
-            std::span<const std::uint8_t>(m.child.data(), static_cast<std::size_t>(rules.pits())));
-        const bool child_marked = layer == n ? marked(mask, child) : marked(marks[layer], child);
-        if (child_marked) {
-          throw TableError(TableError::Code::kCorrupt,
-                           "layer " + std::to_string(n) + ": recompute entry " + std::to_string(i) +
-                               " leads to a recompute entry (one-ply rule)");
-        }
-        const int v = layer == n ? value[child] : smaller[static_cast<std::size_t>(layer)][child];
-        best = std::max(best, Rules::worth(m, v));
-      }
-      value[i] = static_cast<std::int8_t>(best);
-    });
-    return mask;
-  }
+  const auto pits = static_cast<std::size_t>(rules.pits());
+  // The children a recompute entry reads are stored entries (the rule, checked on `mask`), so
+  // those in layer n hold values that this pass does not change.
   for_each_position(rules, n, [&](std::uint64_t i, const Pits& board) {
-    if (value[i] != kRecomputeValue)
+    if (!marked(mask, i))
       return;
-    const Exits e = exits(rules, board, n, smaller, marks);
-    if (!e.value || *e.value < -n || *e.value > n) {
-      throw TableError(TableError::Code::kCorrupt,
-                       "layer " + std::to_string(n) + ": recompute entry " + std::to_string(i) +
-                           " has no move that gains seeds");
+    const auto fail = [&](const char* why) {
+      throw TableError(
+          TableError::Code::kCorrupt,
+          "layer " + std::to_string(n) + ": recompute entry " + std::to_string(i) + why);
+    };
+    MoveList moves;
+    if (rules.legal_moves(board, moves) == 0) {
+      value[i] = static_cast<std::int8_t>(rules.final_value(board));
+      return;
     }
-    if (!e.all_stored) {
-      throw TableError(TableError::Code::kCorrupt,
-                       "layer " + std::to_string(n) + ": recompute entry " + std::to_string(i) +
-                           " leads to a recompute entry of a smaller layer (one-ply rule)");
+    std::optional<int> best;
+    for (const Move& m : moves) {
+      if (m.gain() == 0 && !all_moves)
+        continue;
+      const int layer = n - m.gain();
+      const std::uint64_t child = rank(std::span<const std::uint8_t>(m.child.data(), pits));
+      if (marked(layer == n ? mask : marks[static_cast<std::size_t>(layer)], child))
+        fail(" leads to a recompute entry (one-ply rule)");
+      const int v = layer == n ? value[child] : smaller[static_cast<std::size_t>(layer)][child];
+      best = std::max(best.value_or(-kMaxBoardStones), Rules::worth(m, v));
     }
-    value[i] = static_cast<std::int8_t>(*e.value);
+    if (!best)
+      fail(" has no move that gains seeds");
+    value[i] = static_cast<std::int8_t>(*best);
   });
   return mask;
 }

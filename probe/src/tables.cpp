@@ -344,8 +344,10 @@ struct TableSet::Impl {
       return ProbeStatus::kCorruptTable;
     }
     if (depth) {
-      // Version 3 stores the depths of values < 0 only: a value >= 0 needs no depth frame.
-      const auto d = best >= 0 && !all_moves ? std::optional(kRecomputeDepth) : r.depth(index);
+      // Version 3 keeps no depth for a value >= 0, so no depth frame is read for it.
+      std::optional<std::uint16_t> d = kRecomputeDepth;
+      if (best < 0 || all_moves)
+        d = r.depth(index);
       if (!d || (*d == kRecomputeDepth && best < 0)) {
         note_read_error(n, index, "the depth");
         return ProbeStatus::kCorruptTable;
