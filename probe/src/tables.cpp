@@ -319,6 +319,12 @@ struct TableSet::Impl {
       return ProbeStatus::kOk;
     }
     const bool all_moves = r.info().all_moves;
+    // Version 4 keeps the depth of every entry it may need, so it is read while the entry's own
+    // block is still cached, before the children's blocks can evict it (a cold probe decoded
+    // the block twice). Version 3 keeps no depth for a value >= 0: none is read for it.
+    std::optional<std::uint16_t> d = kRecomputeDepth;
+    if (depth && all_moves)
+      d = r.depth(index);
     bool any = false;
     int best = 0;
     for (const Move& m : moves) {
@@ -344,9 +350,7 @@ struct TableSet::Impl {
       return ProbeStatus::kCorruptTable;
     }
     if (depth) {
-      // Version 3 keeps no depth for a value >= 0, so no depth frame is read for it.
-      std::optional<std::uint16_t> d = kRecomputeDepth;
-      if (best < 0 || all_moves)
+      if (best < 0 && !all_moves)
         d = r.depth(index);
       if (!d || (*d == kRecomputeDepth && best < 0)) {
         note_read_error(n, index, "the depth");
