@@ -1267,6 +1267,39 @@ TEST_F(TamperV3, Check7RequiredFlags) {
   }
 }
 
+// Version 4: the same marks under the all-moves rule (flag bit 1 with bit 0).
+TEST_F(TamperV3, Check7AllMovesFlag) {
+  Layer v4 = layer_;
+  v4.all_moves = true;
+  write_layer(dir_ / "v4.sdb", rules_, 5, v4.source(), test::write_options(40, 3));
+  const auto good = read_bytes(dir_ / "v4.sdb");
+  EXPECT_EQ(test::get_le(good, 8, 2), 4u);
+  EXPECT_EQ(test::get_le(good, 12, 4), kFlagRecompute | kFlagAllMoves);
+  EXPECT_EQ(open_error(good), std::nullopt);
+  const auto reader = LayerReader::open_memory(good);
+  EXPECT_TRUE(reader->info().all_moves);
+  expect_reads_back(*reader, v4);
+  // Every marked entry keeps its depth, also where version 3 derives it.
+  std::uint64_t kept = 0;
+  for (std::uint64_t i = 0; i < v4.values.size(); ++i)
+    kept += v4.marked(i) && v4.values[i] >= 0 && reader->depth(i) == v4.depths[i];
+  EXPECT_GT(kept, 0u);
+  auto b = good;
+  test::put_le(b, 12, kFlagAllMoves, 4);  // without RECOMPUTE
+  std::string msg;
+  EXPECT_EQ(open_error(b, &msg), Code::kBadHeader);
+  EXPECT_NE(msg.find("ALL_MOVES without flag RECOMPUTE"), std::string::npos) << msg;
+  for (int bit = 2; bit < 16; ++bit) {
+    b = good;
+    test::put_le(b, 12, kFlagRecompute | kFlagAllMoves | (1u << bit), 4);
+    EXPECT_EQ(open_error(b), Code::kUnsupported) << bit;
+  }
+  // Bit 1 in a version 3 file is unknown (the loop of Check7RequiredFlags); so is version 5.
+  b = good;
+  test::put_le(b, 8, 5, 2);
+  EXPECT_EQ(open_error(b), Code::kVersion);
+}
+
 TEST_F(TamperV3, Check8RecomputeNeedsDepthCodec1) {
   auto b = good_;
   test::put_le(b, 41, 0, 1);
