@@ -159,7 +159,8 @@ class LayerSolver {
         stones_(stones),
         k_(rules_.pits()),
         p_(rules_.pits_per_side()),
-        rank_(k_, stones) {
+        rank_(k_, stones),
+        quiet_grand_slams_(rules.grand_slam == GrandSlam::kNoCapture) {
     size_ = layer_size(k_, stones_);
     if (size_ > (std::uint64_t{1} << 40))
       throw std::runtime_error("layer too large");
@@ -634,56 +635,104 @@ class LayerSolver {
       scratch->sorted.clear();
   }
 
+  typedef std::uint8_t V16 __attribute__((vector_size(16)));
+
   // Calls f(index) once for each (position, move) pair whose in-layer move leads to `child`.
+  //
+  // A sowing of s < 2P seeds from `origin` leaves the origin empty and puts one seed into each
+  // of the s pits after it, the last of them pit origin + s (mod 2P). So the predecessors of
+  // that kind are read off bit masks of the turned child: the origin is empty, the s pits after
+  // it are not (the sowings are s = 1 .. the run of nonempty pits after the origin), and the
+  // move is quiet unless its last seed makes 2 or 3 in an opposing pit (a capture). Only
+  // sowings that lap the board take the pit-by-pit search. Testing each s in turn (does the
+  // sowing fit? is it quiet?) mispredicted a branch at the end of each origin's search.
   template <typename F>
   void for_each_predecessor(const Pits& child, F&& f) {
     // The previous mover sat on the other side; an in-layer move passed the turn.
     const Pits b = rules_.rotate(child);
     V16 bv;
     std::memcpy(&bv, b.data(), sizeof bv);
-    // A sowing that skips its origin leaves it empty. The origins come from a bit mask: a test
-    // per origin mispredicted about half the time.
-    std::uint32_t origins = (std::uint32_t{1} << p_) - 1;
-    if (rules_.rule_set().skip_origin) {
-      std::uint64_t low;
-      std::memcpy(&low, b.data(), sizeof low);
-      constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7f;
-      // The top bit of each byte tells a nonempty pit; the multiplication gathers them.
-      const std::uint64_t full = (((low & kLow7) + kLow7) | low) & ~kLow7;
-      origins &= ~static_cast<std::uint32_t>(((full >> 7) * 0x0102040810204080) >> 56);
-    }
-    for (; origins != 0; origins &= origins - 1) {
-      const int origin = __builtin_ctz(origins);
-      // The sowing of s seeds added sowing_add(origin, s) to the emptied origin's board; the
-      // rows grow with s, so the first s that does not fit ends the search.
-      for (int s = 1; s <= stones_; ++s) {
-        if (rules_.sowing_stored(origin, s) != 0)
-          break;  // would gain: not an in-layer move
-        const Pits& add = rules_.sowing_add(origin, s);
-        if (add[origin] > b[origin])
-          break;
-        V16 av;
-        std::memcpy(&av, add.data(), sizeof av);
-        const V16 fits = bv >= av;
-        std::uint64_t lanes[2];
-        std::memcpy(lanes, &fits, sizeof lanes);
-        if ((lanes[0] & lanes[1]) != ~std::uint64_t{0})
-          break;
-        if (add[origin] != b[origin])
-          continue;
-        // The origin held s seeds (bv - av is 0 there). Built in a register: a byte store into
-        // the board followed by its 8-byte loads stalled store forwarding.
-        const V16 pre = (bv - av) | (unit_[origin] & static_cast<std::uint8_t>(s));
-        Pits cand;
-        std::memcpy(cand.data(), &pre, sizeof pre);
-        // Replaying the forward move makes the predecessor exact by construction.
-        if (rules_.oware_quiet_move_to_turned(cand, origin, b))
+    const std::uint32_t nonempty = lane_mask(bv != 0);
+    if ((nonempty >> p_) == 0)
+      return;  // a legal move never leaves the opponent without seeds
+    const std::uint32_t board = (std::uint32_t{1} << k_) - 1;
+    const std::uint32_t capture_at =
+        lane_mask((bv | 1) == 3) & board & ~((std::uint32_t{1} << p_) - 1);
+    // Twice around the board, so that runs past the last pit need no wrap.
+    const std::uint32_t nonempty2 = nonempty | nonempty << k_;
+    const std::uint32_t capture_at2 = capture_at | capture_at << k_;
+    for (int origin = 0; origin < p_; ++origin) {
+      if (!(nonempty >> origin & 1)) {
+        // Bit s - 1 stands for a sowing of s seeds. The origin's own bit ends the run, so no
+        // sowing here reaches 2P seeds.
+        const int run = __builtin_ctz(~(nonempty2 >> (origin + 1)));
+        std::uint32_t sowings = (std::uint32_t{1} << run) - 1;
+        const std::uint32_t captures = (capture_at2 >> (origin + 1)) & sowings;
+        // A grand slam under kNoCapture captures nothing: such a sowing stays, and is replayed.
+        if (!quiet_grand_slams_)
+          sowings &= ~captures;
+        for (; sowings != 0; sowings &= sowings - 1) {
+          const int s = __builtin_ctz(sowings) + 1;
+          const Pits cand = unsow(bv, origin, s);
+          if ((captures >> (s - 1) & 1) && !rules_.oware_quiet_move_to_turned(cand, origin, b))
+            continue;
           f(rank_(cand));
+        }
       }
+      if ((nonempty | std::uint32_t{1} << origin) == board)
+        for_each_lap_predecessor(b, bv, origin, f);
     }
   }
 
-  typedef std::uint8_t V16 __attribute__((vector_size(16)));
+  // The predecessors of for_each_predecessor() whose sowing from `origin` laps the board
+  // (2P seeds or more; every pit but perhaps the origin is then nonempty).
+  template <typename F>
+  void for_each_lap_predecessor(const Pits& b, const V16& bv, int origin, F&& f) {
+    // The rows grow with s, so the first s that does not fit ends the search.
+    for (int s = k_; s <= stones_; ++s) {
+      if (rules_.sowing_stored(origin, s) != 0)
+        break;  // would gain: not an in-layer move
+      const Pits& add = rules_.sowing_add(origin, s);
+      if (add[origin] > b[origin])
+        break;
+      V16 av;
+      std::memcpy(&av, add.data(), sizeof av);
+      const V16 fits = bv >= av;
+      std::uint64_t lanes[2];
+      std::memcpy(lanes, &fits, sizeof lanes);
+      if ((lanes[0] & lanes[1]) != ~std::uint64_t{0})
+        break;
+      if (add[origin] != b[origin])
+        continue;
+      // Replaying the forward move makes the predecessor exact by construction.
+      const Pits cand = unsow(bv, origin, s);
+      if (rules_.oware_quiet_move_to_turned(cand, origin, b))
+        f(rank_(cand));
+    }
+  }
+
+  // The board that sowing s seeds from `origin` turned into `bv`, where the origin holds 0. Built
+  // in a register: a byte store into the board followed by its 8-byte loads stalled store
+  // forwarding.
+  Pits unsow(const V16& bv, int origin, int s) const {
+    V16 av;
+    std::memcpy(&av, rules_.sowing_add(origin, s).data(), sizeof av);
+    const V16 pre = (bv - av) | (unit_[origin] & static_cast<std::uint8_t>(s));
+    Pits cand;
+    std::memcpy(cand.data(), &pre, sizeof pre);
+    return cand;
+  }
+
+  // Bit j set when lane j of `lanes` (0 or 0xff each) is set.
+  static std::uint32_t lane_mask(const V16& lanes) {
+    std::uint64_t half[2];
+    std::memcpy(half, &lanes, sizeof half);
+    // Byte j keeps bit j; the multiplication gathers them in the top byte.
+    constexpr std::uint64_t kBit = 0x8040201008040201;
+    constexpr std::uint64_t kOnes = 0x0101010101010101;
+    return static_cast<std::uint32_t>(((half[0] & kBit) * kOnes) >> 56 |
+                                      ((half[1] & kBit) * kOnes) >> 56 << 8);
+  }
 
   Rules rules_;
   int stones_;
@@ -691,6 +740,7 @@ class LayerSolver {
   int p_;
   Ranker rank_;
   V16 unit_[kMaxPitsPerSide] = {};  // 0xff at the pit, 0 elsewhere
+  bool quiet_grand_slams_ = false;  // a grand slam captures nothing (kNoCapture)
   // rows_[j * row_width_ + kWindow + v] = C(v + j, j + 1) for 0 <= v <= stones_ + 1, after
   // kWindow zeros: unranking terms.
   std::vector<std::uint64_t> rows_;
