@@ -287,6 +287,11 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
   if (all_moves && !recompute) {
     fail_check(Code::kBadHeader, name, 7, "flag ALL_MOVES without flag RECOMPUTE");
   }
+  // Version 4 exists for the all-moves rule alone: read without it, its marks would be resolved
+  // over the moves that gain seeds only, which is not how they were chosen.
+  if (version >= 4 && !all_moves) {
+    fail_check(Code::kBadHeader, name, 7, "a version 4 file without flag ALL_MOVES");
+  }
   // Check 8: codecs.
   if (get8(&h[40]) != 0) {
     fail_check(Code::kUnsupported, name, 8, "unknown value codec " + std::to_string(get8(&h[40])));

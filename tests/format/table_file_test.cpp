@@ -1289,6 +1289,13 @@ TEST_F(TamperV3, Check7AllMovesFlag) {
   std::string msg;
   EXPECT_EQ(open_error(b, &msg), Code::kBadHeader);
   EXPECT_NE(msg.find("ALL_MOVES without flag RECOMPUTE"), std::string::npos) << msg;
+  // Nor RECOMPUTE alone, nor no flag: a version 4 file always follows the all-moves rule.
+  for (std::uint32_t flags : {kFlagRecompute, 0u}) {
+    b = good;
+    test::put_le(b, 12, flags, 4);
+    EXPECT_EQ(open_error(b, &msg), Code::kBadHeader) << flags;
+    EXPECT_NE(msg.find("version 4 file without flag ALL_MOVES"), std::string::npos) << msg;
+  }
   for (int bit = 2; bit < 16; ++bit) {
     b = good;
     test::put_le(b, 12, kFlagRecompute | kFlagAllMoves | (1u << bit), 4);
