@@ -75,7 +75,13 @@ class Ranker {
     }
   }
 
-  std::uint64_t operator()(const Pits& board) const noexcept {
+  std::uint64_t operator()(const Pits& board) const noexcept { return rank<kMaxPits>(board); }
+
+  // operator() for boards of at most kPits pits: the terms of the pits past them are 0 and go
+  // unread (a third of the reads on Oware's 12 pits).
+  template <int kPits>
+  std::uint64_t rank(const Pits& board) const noexcept {
+    static_assert(kPits >= 1 && kPits <= kMaxPits);
     constexpr std::uint64_t kOnes = 0x0101010101010101;
     std::uint64_t half[2];
     std::memcpy(half, board.data(), sizeof half);
@@ -84,7 +90,7 @@ class Ranker {
     const std::uint64_t* t = table_.data();
     std::uint64_t r = 0;
 #pragma GCC unroll 16
-    for (int i = 0; i < kMaxPits - 1; ++i) {
+    for (int i = 0; i < kPits - 1; ++i) {
       const std::uint64_t sums = i < 8 ? low : high;
       r += t[static_cast<std::size_t>(i) * width_ + ((sums >> (8 * (i & 7))) & 0xff)];
     }
@@ -387,7 +393,11 @@ class LayerSolver {
             const std::size_t bi = next.fetch_add(1, std::memory_order_relaxed);
             if (bi >= blocks.size())
               break;
-            expand_block(blocks[bi], level, scratch);
+            // Oware's board gets a ranker of fixed size.
+            if (k_ == 12)
+              expand_block<12>(blocks[bi], level, scratch);
+            else
+              expand_block<kMaxPits>(blocks[bi], level, scratch);
           }
         });
         apply(t, level);
@@ -431,6 +441,8 @@ class LayerSolver {
     std::vector<std::uint32_t> counts;  // per bucket
   };
 
+  // kPits: the board's pits, or kMaxPits for any board.
+  template <int kPits>
   void expand_block(std::uint64_t block, int level, Scratch& scratch) {
     const int parity = level & 1;
     const std::uint8_t bit = kFrontier[parity];
@@ -465,7 +477,7 @@ class LayerSolver {
         have_board = true;
         at = i;
         const std::uint64_t won = (state & kWon) ? 1 : 0;
-        for_each_predecessor(board,
+        for_each_predecessor<kPits>(board,
                              [&](std::uint64_t p) { scratch.preds.push_back(p << 1 | won); });
       }
     }
@@ -493,9 +505,9 @@ class LayerSolver {
     std::uint64_t index = low + gap;
     int upper = sum + board[m + 1];
     // The new pits 0..m+1 go into the board as one store: byte stores followed by the wide
-    // loads of the predecessor search stalled store forwarding.
-    __extension__ typedef unsigned __int128 U128;
-    U128 pits = 0;
+    // loads of the predecessor search stalled store forwarding. They gather in two 64-bit
+    // halves: a 128-bit shift by a variable count took a dozen instructions.
+    std::uint64_t pits[2] = {0, 0};
     const int top = m + 1;
     for (;; row -= width) {
       // The pit above holds upper - s seeds, mostly few: counting the terms above `index` in a
@@ -511,19 +523,21 @@ class LayerSolver {
           --s;
       }
       index -= row[s];
-      pits |= static_cast<U128>(upper - s) << (8 * (m + 1));
+      const int pit = m + 1;
+      pits[pit >> 3] |= static_cast<std::uint64_t>(upper - s) << (8 * (pit & 7));
       upper = s;
       if (m-- == 0)
         break;
     }
-    pits |= static_cast<U128>(upper);
-    U128 x;
-    std::memcpy(&x, board.data(), sizeof x);
-    // Pits 0..top are new; with 16 pits (P = 8) that is the whole board, and a shift by 128
-    // would be undefined.
-    const U128 kept = top + 1 >= 16 ? 0 : ~((static_cast<U128>(1) << (8 * (top + 1))) - 1);
-    x = (x & kept) | pits;
-    std::memcpy(board.data(), &x, sizeof x);
+    pits[0] |= static_cast<std::uint64_t>(upper);
+    std::uint64_t x[2];
+    std::memcpy(x, board.data(), sizeof x);
+    // Pits 0..top are new: the low `bytes` bytes of a half are replaced (a shift by 64 would be
+    // undefined).
+    const auto kept = [](int bytes) { return bytes >= 8 ? 0 : ~std::uint64_t{0} << (8 * bytes); };
+    x[0] = (x[0] & kept(top + 1)) | pits[0];
+    x[1] = (x[1] & kept(std::max(top + 1 - 8, 0))) | pits[1];
+    std::memcpy(board.data(), x, sizeof x);
   }
 
   // The frontier positions of the line at `begin` as a bit mask; clears their frontier bits.
@@ -646,47 +660,78 @@ class LayerSolver {
   // move is quiet unless its last seed makes 2 or 3 in an opposing pit (a capture). Only
   // sowings that lap the board take the pit-by-pit search. Testing each s in turn (does the
   // sowing fit? is it quiet?) mispredicted a branch at the end of each origin's search.
-  template <typename F>
+  template <int kPits, typename F>
   void for_each_predecessor(const Pits& child, F&& f) {
+    // Constants for a board of known size, which frees registers in the loops.
+    const int k = kPits == kMaxPits ? k_ : kPits;
+    const int p = k / 2;
     // The previous mover sat on the other side; an in-layer move passed the turn.
-    const Pits b = rules_.rotate(child);
+    const Pits b = turn<kPits>(child);
     V16 bv;
     std::memcpy(&bv, b.data(), sizeof bv);
     const std::uint32_t nonempty = lane_mask(bv != 0);
-    if ((nonempty >> p_) == 0)
+    if ((nonempty >> p) == 0)
       return;  // a legal move never leaves the opponent without seeds
-    const std::uint32_t board = (std::uint32_t{1} << k_) - 1;
+    const std::uint32_t board = (std::uint32_t{1} << k) - 1;
     const std::uint32_t capture_at =
-        lane_mask((bv | 1) == 3) & board & ~((std::uint32_t{1} << p_) - 1);
+        lane_mask((bv | 1) == 3) & board & ~((std::uint32_t{1} << p) - 1);
     // Twice around the board, so that runs past the last pit need no wrap.
-    const std::uint32_t nonempty2 = nonempty | nonempty << k_;
-    const std::uint32_t capture_at2 = capture_at | capture_at << k_;
-    for (int origin = 0; origin < p_; ++origin) {
-      if (!(nonempty >> origin & 1)) {
-        // Bit s - 1 stands for a sowing of s seeds. The origin's own bit ends the run, so no
-        // sowing here reaches 2P seeds.
-        const int run = __builtin_ctz(~(nonempty2 >> (origin + 1)));
-        std::uint32_t sowings = (std::uint32_t{1} << run) - 1;
-        const std::uint32_t captures = (capture_at2 >> (origin + 1)) & sowings;
-        // A grand slam under kNoCapture captures nothing: such a sowing stays, and is replayed.
-        if (!quiet_grand_slams_)
-          sowings &= ~captures;
-        for (; sowings != 0; sowings &= sowings - 1) {
-          const int s = __builtin_ctz(sowings) + 1;
-          const Pits cand = unsow(bv, origin, s);
-          if ((captures >> (s - 1) & 1) && !rules_.oware_quiet_move_to_turned(cand, origin, b))
-            continue;
-          f(rank_(cand));
-        }
+    const std::uint32_t nonempty2 = nonempty | nonempty << k;
+    const std::uint32_t capture_at2 = capture_at | capture_at << k;
+    // The origins: the mover's empty pits.
+    for (std::uint32_t origins = ~nonempty & ((std::uint32_t{1} << p) - 1); origins != 0;
+         origins &= origins - 1) {
+      const int origin = __builtin_ctz(origins);
+      // Bit s - 1 stands for a sowing of s seeds. The origin's own bit ends the run, so no
+      // sowing here reaches 2P seeds.
+      const int run = __builtin_ctz(~(nonempty2 >> (origin + 1)));
+      std::uint32_t sowings = (std::uint32_t{1} << run) - 1;
+      const std::uint32_t captures = (capture_at2 >> (origin + 1)) & sowings;
+      // A grand slam under kNoCapture captures nothing: such a sowing stays, and is replayed.
+      if (!quiet_grand_slams_)
+        sowings &= ~captures;
+      for (; sowings != 0; sowings &= sowings - 1) {
+        const int s = __builtin_ctz(sowings) + 1;
+        const Pits cand = unsow(bv, origin, s);
+        if ((captures >> (s - 1) & 1) && !rules_.oware_quiet_move_to_turned(cand, origin, b))
+          continue;
+        f(rank_.rank<kPits>(cand));
       }
-      if ((nonempty | std::uint32_t{1} << origin) == board)
-        for_each_lap_predecessor(b, bv, origin, f);
+    }
+    // A sowing that laps the board leaves every pit but perhaps its origin nonempty. (These
+    // updates come after the others; the order of a level's updates does not matter, see
+    // apply().)
+    if (__builtin_popcount(nonempty) + 1 >= k) {
+      for (int origin = 0; origin < p; ++origin) {
+        if ((nonempty | std::uint32_t{1} << origin) == board)
+          for_each_lap_predecessor<kPits>(b, bv, origin, f);
+      }
+    }
+  }
+
+  // rules_.rotate(), with the shift known when the board size is: a shift by a variable count
+  // of a 128-bit number took some 50 instructions.
+  template <int kPits>
+  Pits turn(const Pits& board) const {
+    if constexpr (kPits == kMaxPits) {
+      return rules_.rotate(board);
+    } else {
+      static_assert(kPits % 2 == 0 && kPits < kMaxPits);
+      __extension__ typedef unsigned __int128 U128;
+      constexpr int kShift = 4 * kPits;  // the bits of one side's pits
+      constexpr U128 kLow = (static_cast<U128>(1) << kShift) - 1;
+      U128 x;
+      std::memcpy(&x, board.data(), sizeof x);
+      const U128 r = (x >> kShift) | ((x & kLow) << kShift);
+      Pits out;
+      std::memcpy(out.data(), &r, sizeof r);
+      return out;
     }
   }
 
   // The predecessors of for_each_predecessor() whose sowing from `origin` laps the board
   // (2P seeds or more; every pit but perhaps the origin is then nonempty).
-  template <typename F>
+  template <int kPits, typename F>
   void for_each_lap_predecessor(const Pits& b, const V16& bv, int origin, F&& f) {
     // The rows grow with s, so the first s that does not fit ends the search.
     for (int s = k_; s <= stones_; ++s) {
@@ -707,7 +752,7 @@ class LayerSolver {
       // Replaying the forward move makes the predecessor exact by construction.
       const Pits cand = unsow(bv, origin, s);
       if (rules_.oware_quiet_move_to_turned(cand, origin, b))
-        f(rank_(cand));
+        f(rank_.rank<kPits>(cand));
     }
   }
 
