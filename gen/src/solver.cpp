@@ -477,8 +477,8 @@ class LayerSolver {
         have_board = true;
         at = i;
         const std::uint64_t won = (state & kWon) ? 1 : 0;
-        for_each_predecessor<kPits>(board,
-                             [&](std::uint64_t p) { scratch.preds.push_back(p << 1 | won); });
+        for_each_predecessor<kPits>(
+            board, [&](std::uint64_t p) { scratch.preds.push_back(p << 1 | won); });
       }
     }
   }
@@ -654,12 +654,13 @@ class LayerSolver {
   // Calls f(index) once for each (position, move) pair whose in-layer move leads to `child`.
   //
   // A sowing of s < 2P seeds from `origin` leaves the origin empty and puts one seed into each
-  // of the s pits after it, the last of them pit origin + s (mod 2P). So the predecessors of
-  // that kind are read off bit masks of the turned child: the origin is empty, the s pits after
-  // it are not (the sowings are s = 1 .. the run of nonempty pits after the origin), and the
-  // move is quiet unless its last seed makes 2 or 3 in an opposing pit (a capture). Only
-  // sowings that lap the board take the pit-by-pit search. Testing each s in turn (does the
-  // sowing fit? is it quiet?) mispredicted a branch at the end of each origin's search.
+  // of the s pits after it, the last of them pit origin + s (mod 2P). So the candidates of that
+  // kind are read off bit masks of the turned child: the origin is empty, the s pits after it
+  // are not (s = 1 .. the run of nonempty pits after the origin), and the last seed does not
+  // make 2 or 3 in an opposing pit (a capture). Every candidate is then replayed, so the masks
+  // only spare the search and the replays that would fail. Only sowings that lap the board
+  // take the pit-by-pit search. Testing each s in turn (does the sowing fit?) mispredicted a
+  // branch at the end of each origin's search.
   template <int kPits, typename F>
   void for_each_predecessor(const Pits& child, F&& f) {
     // Constants for a board of known size, which frees registers in the loops.
@@ -687,13 +688,15 @@ class LayerSolver {
       const int run = __builtin_ctz(~(nonempty2 >> (origin + 1)));
       std::uint32_t sowings = (std::uint32_t{1} << run) - 1;
       const std::uint32_t captures = (capture_at2 >> (origin + 1)) & sowings;
-      // A grand slam under kNoCapture captures nothing: such a sowing stays, and is replayed.
+      // A grand slam under kNoCapture captures nothing: such a sowing stays a candidate.
       if (!quiet_grand_slams_)
         sowings &= ~captures;
       for (; sowings != 0; sowings &= sowings - 1) {
         const int s = __builtin_ctz(sowings) + 1;
         const Pits cand = unsow(bv, origin, s);
-        if ((captures >> (s - 1) & 1) && !rules_.oware_quiet_move_to_turned(cand, origin, b))
+        // Replaying the forward move makes the predecessor exact by construction; the masks
+        // only spare the replays that would fail.
+        if (!rules_.oware_quiet_move_to_turned(cand, origin, b))
           continue;
         f(rank_.rank<kPits>(cand));
       }
