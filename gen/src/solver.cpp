@@ -245,51 +245,61 @@ class LayerSolver {
   // Worth of the best move that leaves the layer; counts the in-layer moves.
   void init() {
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, size_, 1 << 14), [&](const auto& r) {
-      Pits board{};
-      unrank(r.begin(), stones_, std::span(board.data(), k_));
-      MoveList moves;
-      // Positions go in groups: first their moves, prefetching the smaller-layer values the
-      // exits need, then the worths, so that those cache misses overlap.
-      constexpr int kGroup = 16;
-      struct Exit {
-        const std::int8_t* value;
-        int gain;
-        bool extra_turn;
-      };
-      std::array<std::array<Exit, kMaxPitsPerSide>, kGroup> exits;
-      std::array<int, kGroup> exit_count;
-      for (std::uint64_t first = r.begin(); first < r.end(); first += kGroup) {
-        const int group = static_cast<int>(std::min<std::uint64_t>(kGroup, r.end() - first));
-        for (int g = 0; g < group; ++g) {
-          const std::uint64_t i = first + g;
-          int in_layer = 0;
-          const int count = rules_.oware_exits(board, moves, in_layer);
-          exit_count[g] = 0;
-          for (const Move& m : moves) {
-            const std::int8_t* v = smaller_[stones_ - m.gain()] + rank_(m.child);
-            __builtin_prefetch(v);
-            exits[g][exit_count[g]++] = {v, m.gain(), m.extra_turn};
-          }
-          if (count == 0) {
-            value_[i] = static_cast<std::int8_t>(rules_.final_value(board));
-            exit_count[g] = -1;
-          }
-          cells_[i].state = static_cast<std::uint8_t>(in_layer);
-          cells_[i].depth = count == 0 ? kTerminalMark : 0;
-          next_position(std::span(board.data(), k_));
-        }
-        for (int g = 0; g < group; ++g) {
-          if (exit_count[g] < 0)
-            continue;  // a finished game keeps its final value
-          int best = kNoExit;
-          for (int e = 0; e < exit_count[g]; ++e) {
-            const Exit& x = exits[g][e];
-            best = std::max(best, x.gain + (x.extra_turn ? *x.value : -*x.value));
-          }
-          value_[first + g] = static_cast<std::int8_t>(best);
-        }
-      }
+      // Oware's board gets a ranker of fixed size.
+      if (k_ == 12)
+        init_range<12>(r.begin(), r.end());
+      else
+        init_range<kMaxPits>(r.begin(), r.end());
     });
+  }
+
+  // init() for positions begin..end; kPits: the board's pits, or kMaxPits for any board.
+  template <int kPits>
+  void init_range(std::uint64_t begin, std::uint64_t end) {
+    Pits board{};
+    unrank(begin, stones_, std::span(board.data(), k_));
+    MoveList moves;
+    // Positions go in groups: first their moves, prefetching the smaller-layer values the
+    // exits need, then the worths, so that those cache misses overlap.
+    constexpr int kGroup = 16;
+    struct Exit {
+      const std::int8_t* value;
+      int gain;
+      bool extra_turn;
+    };
+    std::array<std::array<Exit, kMaxPitsPerSide>, kGroup> exits;
+    std::array<int, kGroup> exit_count;
+    for (std::uint64_t first = begin; first < end; first += kGroup) {
+      const int group = static_cast<int>(std::min<std::uint64_t>(kGroup, end - first));
+      for (int g = 0; g < group; ++g) {
+        const std::uint64_t i = first + g;
+        int in_layer = 0;
+        const int count = rules_.oware_exits(board, moves, in_layer);
+        exit_count[g] = 0;
+        for (const Move& m : moves) {
+          const std::int8_t* v = smaller_[stones_ - m.gain()] + rank_.rank<kPits>(m.child);
+          __builtin_prefetch(v);
+          exits[g][exit_count[g]++] = {v, m.gain(), m.extra_turn};
+        }
+        if (count == 0) {
+          value_[i] = static_cast<std::int8_t>(rules_.final_value(board));
+          exit_count[g] = -1;
+        }
+        cells_[i].state = static_cast<std::uint8_t>(in_layer);
+        cells_[i].depth = count == 0 ? kTerminalMark : 0;
+        next_position(std::span(board.data(), k_));
+      }
+      for (int g = 0; g < group; ++g) {
+        if (exit_count[g] < 0)
+          continue;  // a finished game keeps its final value
+        int best = kNoExit;
+        for (int e = 0; e < exit_count[g]; ++e) {
+          const Exit& x = exits[g][e];
+          best = std::max(best, x.gain + (x.extra_turn ? *x.value : -*x.value));
+        }
+        value_[first + g] = static_cast<std::int8_t>(best);
+      }
+    }
   }
 
   // Notes, per block, which magnitudes its value bytes hold (bit min(|v|, 63); kNoExit sets bit
@@ -704,7 +714,9 @@ class LayerSolver {
     // A sowing that laps the board leaves every pit but perhaps its origin nonempty. (These
     // updates come after the others; the order of a level's updates does not matter, see
     // apply().)
-    if (__builtin_popcount(nonempty) + 1 >= k) {
+    // (At most one empty pit; __builtin_popcount is a library call without -mpopcnt.)
+    const std::uint32_t empty = ~nonempty & board;
+    if ((empty & (empty - 1)) == 0) {
       for (int origin = 0; origin < p; ++origin) {
         if ((nonempty | std::uint32_t{1} << origin) == board)
           for_each_lap_predecessor<kPits>(b, bv, origin, f);
