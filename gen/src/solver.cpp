@@ -939,6 +939,9 @@ class AcyclicSolver {
     f.child_index[j] = child_index;
     f.child_layer[j] = gain == 0 ? value_.data() : smaller_[stones_ - gain];
     __builtin_prefetch(f.child_layer[j] + child_index);
+    // finish() reads the depth of an in-layer child that keeps the value.
+    if (gain == 0)
+      __builtin_prefetch(depth_.get() + child_index);
   }
 
   // The moves of a Kalah tile whose child index splits into a part from the mover's side and a
