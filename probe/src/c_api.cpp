@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "sowdb/probe/sowdb.h"
@@ -102,10 +103,12 @@ sowdb_status internal(const char* what) noexcept {
   return SOWDB_ERR_INTERNAL;
 }
 
-// sowdb_open and sowdb_open_with_cache; `name` is the caller's, for the error text.
+// sowdb_open and sowdb_open_with_cache(s); `name` is the caller's, for the error text.
+// `depth_blocks`: the depth blocks' own cache, or none (one cache for both).
 sowdb_status open_tables(const char* name,
                          const char* dir,
                          uint64_t cache_blocks,
+                         std::optional<uint64_t> depth_blocks,
                          sowdb_tables** out) {
   if (out)
     *out = nullptr;
@@ -116,8 +119,13 @@ sowdb_status open_tables(const char* name,
   try {
     auto t = std::make_unique<sowdb_tables>();
     sowdb::TableSetOptions options;
-    options.cache_blocks = static_cast<std::size_t>(
-        std::min<uint64_t>(cache_blocks, std::numeric_limits<std::size_t>::max()));
+    const auto blocks = [](uint64_t n) {
+      return static_cast<std::size_t>(
+          std::min<uint64_t>(n, std::numeric_limits<std::size_t>::max()));
+    };
+    options.cache_blocks = blocks(cache_blocks);
+    if (depth_blocks)
+      options.depth_cache_blocks = blocks(*depth_blocks);
     t->set = sowdb::TableSet::open(dir, options);
     t->name = t->set->variant().to_string();
     *out = t.release();
@@ -137,11 +145,18 @@ sowdb_status open_tables(const char* name,
 extern "C" {
 
 sowdb_status sowdb_open(const char* dir, sowdb_tables** out) {
-  return open_tables("sowdb_open", dir, sowdb::TableSetOptions{}.cache_blocks, out);
+  return open_tables("sowdb_open", dir, sowdb::TableSetOptions{}.cache_blocks, std::nullopt, out);
 }
 
 sowdb_status sowdb_open_with_cache(const char* dir, uint64_t cache_blocks, sowdb_tables** out) {
-  return open_tables("sowdb_open_with_cache", dir, cache_blocks, out);
+  return open_tables("sowdb_open_with_cache", dir, cache_blocks, std::nullopt, out);
+}
+
+sowdb_status sowdb_open_with_caches(const char* dir,
+                                    uint64_t value_blocks,
+                                    uint64_t depth_blocks,
+                                    sowdb_tables** out) {
+  return open_tables("sowdb_open_with_caches", dir, value_blocks, depth_blocks, out);
 }
 
 void sowdb_close(sowdb_tables* tables) {

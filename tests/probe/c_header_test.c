@@ -63,5 +63,18 @@ int sowdb_c_header_check(const char* dir, int32_t* value_out) {
       return 15;
   }
   sowdb_close(tables);
+  /* And with separate value and depth caches. */
+  tables = NULL;
+  if (sowdb_open_with_caches(dir, 4, 0, &tables) != SOWDB_OK || tables == NULL)
+    return 16;
+  {
+    int32_t again = -1000;
+    int32_t depth = -1;
+    memset(pits, 0, sizeof pits);
+    if (sowdb_probe_value(tables, pits, npits, &again, &depth) != SOWDB_OK || again != 0 ||
+        depth != 0)
+      return 17;
+  }
+  sowdb_close(tables);
   return 0;
 }

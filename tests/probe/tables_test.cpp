@@ -359,6 +359,40 @@ TEST(CApi, OpenWithCacheOfAnySize) {
   EXPECT_EQ(h, nullptr);
 }
 
+// sowdb_open_with_caches: any pair of cache sizes, none included, gives the values and depths
+// that the tables hold; its errors name it.
+TEST(CApi, OpenWithCachesOfAnySizes) {
+  TempDir tmp;
+  write_fake_tables(tmp.path(), small_rules(), 5);
+  constexpr std::uint64_t kAll = std::numeric_limits<std::uint64_t>::max();
+  const std::pair<std::uint64_t, std::uint64_t> sizes[] = {
+      {0, 0}, {1, 0}, {0, 1}, {3, 2}, {std::uint64_t{1} << 20, 0}, {kAll, kAll}};
+  for (const auto& [value_blocks, depth_blocks] : sizes) {
+    sowdb_tables* h = nullptr;
+    ASSERT_EQ(sowdb_open_with_caches(tmp.path().c_str(), value_blocks, depth_blocks, &h), SOWDB_OK)
+        << value_blocks << "," << depth_blocks << ": " << sowdb_last_error();
+    for (int n = 0; n <= 5; ++n) {
+      for (const Pits& p : layer(4, n)) {
+        std::int32_t v = -100;
+        std::int32_t d = -1;
+        ASSERT_EQ(sowdb_probe_value(h, p.data(), 4, &v, &d), SOWDB_OK);
+        EXPECT_EQ(v, fake_value(n, index_of(p, 4))) << value_blocks << "," << depth_blocks;
+        EXPECT_EQ(d, fake_depth(n, index_of(p, 4))) << value_blocks << "," << depth_blocks;
+      }
+    }
+    sowdb_close(h);
+  }
+  sowdb_tables* h = reinterpret_cast<sowdb_tables*>(1);
+  EXPECT_EQ(sowdb_open_with_caches(nullptr, 8, 8, &h), SOWDB_ERR_ARGUMENT);
+  EXPECT_EQ(h, nullptr);
+  EXPECT_STREQ(sowdb_last_error(), "sowdb_open_with_caches: null argument");
+  EXPECT_EQ(sowdb_open_with_caches(tmp.path().c_str(), 8, 8, nullptr), SOWDB_ERR_ARGUMENT);
+  h = reinterpret_cast<sowdb_tables*>(1);
+  EXPECT_EQ(sowdb_open_with_caches("/nonexistent/sowdb", 8, 8, &h), SOWDB_ERR_OPEN);
+  EXPECT_EQ(h, nullptr);
+  EXPECT_NE(std::string(sowdb_last_error()).find("/nonexistent/sowdb"), std::string::npos);
+}
+
 TEST(CApi, NullAndBadArguments) {
   sowdb_tables* h = reinterpret_cast<sowdb_tables*>(1);
   EXPECT_EQ(sowdb_open(nullptr, &h), SOWDB_ERR_ARGUMENT);

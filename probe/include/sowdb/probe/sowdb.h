@@ -70,6 +70,19 @@ sowdb_status sowdb_open(const char* dir, sowdb_tables** out);
  *  NOTES thread safe. */
 sowdb_status sowdb_open_with_cache(const char* dir, uint64_t cache_blocks, sowdb_tables** out);
 
+/** sowdb_open with two block caches per layer instead of one: `value_blocks` decoded value
+ *  blocks and, apart, `depth_blocks` decoded depth blocks (0 keeps none of that kind; each
+ *  thread still keeps the last depth block it read). For a caller that probes the values again
+ *  and again but reads each depth once (a search, then a move choice), or that sizes the two
+ *  apart; sowdb_open_with_cache keeps both kinds in one cache. A depth block holds on to its
+ *  block's value block, so up to value_blocks + depth_blocks value blocks may stay in memory.
+ *  PARAMETERS, RETURN as sowdb_open.
+ *  NOTES thread safe. */
+sowdb_status sowdb_open_with_caches(const char* dir,
+                                    uint64_t value_blocks,
+                                    uint64_t depth_blocks,
+                                    sowdb_tables** out);
+
 /** Frees a handle from sowdb_open. NULL is ignored. NOTES not while other threads use it. */
 void sowdb_close(sowdb_tables* tables);
 
