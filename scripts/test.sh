@@ -45,8 +45,10 @@ fi
 
 # Install into a prefix inside the build directory when the project has install rules, and check
 # that a separate project can consume the installed package.
-# (Ninja lists "install: phony", Makefiles "... install".)
-if cmake --build "$build_dir" --target help 2>/dev/null | grep -Eq '^(\.\.\. )?install(:|$| )'; then
+# (Ninja lists "install: phony", Makefiles "... install".) The list is read whole first: under
+# pipefail, `grep -q` quitting at the first match could kill cmake with SIGPIPE and skip this.
+targets="$(cmake --build "$build_dir" --target help 2>/dev/null || true)"
+if grep -Eq '^(\.\.\. )?install(:|$| )' <<<"$targets"; then
   prefix="$root/$build_dir/install"
   [[ "$build_dir" = /* ]] && prefix="$build_dir/install"
   step "install: $prefix"
