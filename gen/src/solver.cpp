@@ -711,10 +711,10 @@ class LayerSolver {
         f(rank_.rank<kPits>(cand));
       }
     }
-    // A sowing that laps the board leaves every pit but perhaps its origin nonempty. (These
-    // updates come after the others; the order of a level's updates does not matter, see
-    // apply().)
-    // (At most one empty pit; __builtin_popcount is a library call without -mpopcnt.)
+    // A sowing that laps the board leaves every pit but perhaps its origin nonempty, so at most
+    // one pit is empty (tested without __builtin_popcount, a library call without -mpopcnt).
+    // These updates come after the others; the order of a level's updates does not matter (see
+    // apply()).
     const std::uint32_t empty = ~nonempty & board;
     if ((empty & (empty - 1)) == 0) {
       for (int origin = 0; origin < p; ++origin) {

@@ -144,7 +144,7 @@ TEST_P(SameAnswers, WithAndWithoutRecomputeEntries) {
   generate(c.variant, c.max_stones, off.path(), false);
   std::uint64_t bytes_on = 0;
   std::uint64_t bytes_off = 0;
-  int version3 = 0;
+  int with_recompute = 0;
   for (int n = 0; n <= c.max_stones; ++n) {
     const LayerInfo a = read_info(on.path() / gen::layer_file_name(n));
     const LayerInfo b = read_info(off.path() / gen::layer_file_name(n));
@@ -152,12 +152,12 @@ TEST_P(SameAnswers, WithAndWithoutRecomputeEntries) {
     EXPECT_FALSE(b.recompute);
     EXPECT_EQ(a.format_version == 4, a.recompute);
     EXPECT_EQ(a.all_moves, a.recompute);
-    version3 += a.recompute;
+    with_recompute += a.recompute;
     bytes_on += a.file_size;
     bytes_off += b.file_size;
   }
   // The generator keeps recompute entries in a layer only where they make it smaller.
-  EXPECT_GT(version3, 0);
+  EXPECT_GT(with_recompute, 0);
   EXPECT_LT(bytes_on, bytes_off);
   EXPECT_GT(expect_one_ply(on.path(), c.max_stones), 0u);
   const auto a = TableSet::open(on.path());
