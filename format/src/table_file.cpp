@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -1216,32 +1217,40 @@ class TempFile {
   Xxh64 hash_;
 };
 
+// One frame of `in`, compressed through the thread's scratch buffer so that the result is
+// allocated at its final size.
 std::vector<std::byte> compress(ZSTD_CCtx* cctx,
                                 std::span<const std::byte> in,
                                 const std::string& where) {
-  std::vector<std::byte> out(ZSTD_compressBound(in.size()));
-  const std::size_t n = ZSTD_compress2(cctx, out.data(), out.size(), in.data(), in.size());
+  thread_local std::vector<std::byte> scratch;
+  const std::size_t bound = ZSTD_compressBound(in.size());
+  if (scratch.size() < bound)
+    scratch.resize(bound);
+  const std::size_t n = ZSTD_compress2(cctx, scratch.data(), bound, in.data(), in.size());
   if (ZSTD_isError(n)) {
     fail(Code::kIo, where, std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
   }
-  out.resize(n);
-  return out;
+  return std::vector<std::byte>(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
-// A compression context with the writer's fixed parameters ("Blocks": content size, no
-// checksum, no dictionary ID).
-std::unique_ptr<ZSTD_CCtx, CCtxDeleter> make_cctx(const WriteOptions& options,
-                                                  const std::string& where) {
-  std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(ZSTD_createCCtx());
+// The thread's compression context, set to the writer's fixed parameters ("Blocks": content
+// size, no checksum, no dictionary ID). Kept per thread: creating a context per block cost
+// more than compressing a block at the faster levels.
+ZSTD_CCtx* thread_cctx(const WriteOptions& options, const std::string& where) {
+  thread_local std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(ZSTD_createCCtx());
   if (!cctx)
     fail(Code::kIo, where, "cannot allocate a zstd context");
+  ZSTD_CCtx_reset(cctx.get(), ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, options.zstd_level);
-  if (options.zstd_min_match != 0)
-    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_minMatch, options.zstd_min_match);
+  const int min_match = options.zstd_min_match != kAutoMinMatch ? options.zstd_min_match
+                        : options.zstd_level <= 1               ? 7
+                                                                : 5;
+  if (min_match != 0)
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_minMatch, min_match);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_dictIDFlag, 0);
-  return cctx;
+  return cctx.get();
 }
 
 // One compressed block: its two frames.
@@ -1304,7 +1313,7 @@ void write_layer(const std::filesystem::path& path,
          name,
          "zstd level " + std::to_string(options.zstd_level) + " out of range");
   }
-  if (options.zstd_min_match != 0) {
+  if (options.zstd_min_match != 0 && options.zstd_min_match != kAutoMinMatch) {
     const ZSTD_bounds mm = ZSTD_cParam_getBounds(ZSTD_c_minMatch);
     if (options.zstd_min_match < mm.lowerBound || options.zstd_min_match > mm.upperBound) {
       fail(Code::kInvalidArgument,
@@ -1331,9 +1340,37 @@ void write_layer(const std::filesystem::path& path,
   const auto marked = [&](std::uint64_t i) {
     return !marks.empty() && ((marks[i / 64] >> (i % 64)) & 1) != 0;
   };
-  std::array<std::uint64_t, 256> freq{};
-  for (const std::int8_t v : values)
-    ++freq[static_cast<std::uint8_t>(v)];
+  // How often each value occurs, over all entries and over the marked ones: in chunks of whole
+  // mask words, on the executor's threads.
+  using Histogram = std::array<std::uint64_t, 256>;
+  constexpr std::uint64_t kCountChunk = std::uint64_t{1} << 20;
+  const std::size_t chunks = static_cast<std::size_t>((entries + kCountChunk - 1) / kCountChunk);
+  std::vector<Histogram> chunk_freq(chunks), chunk_marked(marks.empty() ? 0 : chunks);
+  run_tasks(options.executor, chunks, [&](std::size_t c) {
+    const std::uint64_t first = c * kCountChunk;
+    const std::uint64_t last = std::min(entries, first + kCountChunk);
+    Histogram& f = chunk_freq[c];
+    f.fill(0);
+    for (std::uint64_t i = first; i < last; ++i)
+      ++f[static_cast<std::uint8_t>(values[i])];
+    if (marks.empty())
+      return;
+    Histogram& m = chunk_marked[c];
+    m.fill(0);
+    for (std::uint64_t w = first / 64; w < (last + 63) / 64; ++w) {
+      for (std::uint64_t bits = marks[w]; bits != 0; bits &= bits - 1)
+        ++m[static_cast<std::uint8_t>(values[w * 64 + std::countr_zero(bits)])];
+    }
+  });
+  Histogram freq{};
+  Histogram marked_by_value{};
+  for (std::size_t c = 0; c < chunks; ++c) {
+    for (std::size_t v = 0; v < 256; ++v) {
+      freq[v] += chunk_freq[c][v];
+      if (!marks.empty())
+        marked_by_value[v] += chunk_marked[c][v];
+    }
+  }
   for (int v = -128; v <= 127; ++v) {
     if (freq[static_cast<std::uint8_t>(v)] != 0 && (v < -stones || v > stones)) {
       fail(Code::kInvalidArgument,
@@ -1349,18 +1386,15 @@ void write_layer(const std::filesystem::path& path,
   bool use_recompute = false;
   if (!marks.empty()) {
     std::array<std::uint64_t, 256> marked_freq = freq;
-    for (std::uint64_t w = 0; w < marks.size(); ++w) {
-      for (std::uint64_t bits = marks[w]; bits != 0; bits &= bits - 1) {
-        const std::uint64_t i = w * 64 + static_cast<std::uint64_t>(__builtin_ctzll(bits));
-        const std::int8_t v = values[i];
-        const bool stored_depth = v < 0 || source.all_moves;
-        if (stored_depth && !stored_recompute_byte)
-          continue;
-        --marked_freq[static_cast<std::uint8_t>(v)];
-        ++marked_freq[static_cast<std::uint8_t>(stored_depth ? kStoredRecomputeByte
-                                                             : kRecomputeValue)];
-        use_recompute = true;
-      }
+    for (int v = -128; v <= 127; ++v) {
+      const std::uint64_t count = marked_by_value[static_cast<std::uint8_t>(v)];
+      const bool stored_depth = v < 0 || source.all_moves;
+      if (count == 0 || (stored_depth && !stored_recompute_byte))
+        continue;
+      marked_freq[static_cast<std::uint8_t>(v)] -= count;
+      marked_freq[static_cast<std::uint8_t>(stored_depth ? kStoredRecomputeByte
+                                                         : kRecomputeValue)] += count;
+      use_recompute = true;
     }
     // A value_count is at most 255: a 127-stone layer with all 255 values has no room for the
     // recompute byte, and is written without recompute entries.
@@ -1375,14 +1409,6 @@ void write_layer(const std::filesystem::path& path,
   if (use_recompute && all_depths) {
     fail(Code::kInvalidArgument, name, "recompute entries need depth codec kNonZeroValues");
   }
-  const auto stored_byte = [&](std::uint64_t i) -> std::int8_t {
-    const std::int8_t v = values[i];
-    if (!use_recompute || !marked(i))
-      return v;
-    if (v >= 0 && !source.all_moves)
-      return kRecomputeValue;
-    return stored_recompute_byte ? kStoredRecomputeByte : v;
-  };
   // "Value encoding": symbols in order of falling frequency, ties by rising byte.
   std::vector<std::int8_t> table;
   for (int v = -128; v <= 127; ++v) {
@@ -1430,47 +1456,86 @@ void write_layer(const std::filesystem::path& path,
   out.write(table_bytes);
 
   // Compresses block `b` into `cb` with its own context, so blocks can run on any thread.
+  // The byte each value stores, unmarked and marked: a marked entry of value >= 0 stores
+  // kRecomputeValue (under the all-moves rule kStoredRecomputeByte), one of value < 0
+  // kStoredRecomputeByte (in layers of at most 126 stones; else its value).
+  std::array<std::int8_t, 256> byte_of[2];
+  for (int v = -128; v <= 127; ++v) {
+    const auto u = static_cast<std::uint8_t>(v);
+    byte_of[0][u] = static_cast<std::int8_t>(v);
+    byte_of[1][u] = static_cast<std::int8_t>(v);
+    if (use_recompute) {
+      byte_of[1][u] = v >= 0 && !source.all_moves ? kRecomputeValue
+                      : stored_recompute_byte     ? kStoredRecomputeByte
+                                                  : static_cast<std::int8_t>(v);
+    }
+  }
+  // Compresses block `b` into `cb` with its thread's context, so blocks can run on any thread.
   auto compress_block = [&](std::uint64_t b, CompressedBlock& cb) {
     const std::uint64_t first = b * options.block_entries;
     const auto n =
         static_cast<std::size_t>(std::min<std::uint64_t>(options.block_entries, entries - first));
-    const auto cctx = make_cctx(options, name);
-    std::vector<std::byte> raw(2 * n);
-    std::vector<std::int8_t> bytes(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      bytes[i] = stored_byte(first + i);
-      raw[i] = static_cast<std::byte>(symbol[static_cast<std::uint8_t>(bytes[i])]);
+    ZSTD_CCtx* const cctx = thread_cctx(options, name);
+    thread_local std::vector<std::byte> raw;
+    thread_local std::vector<std::int8_t> bytes;
+    thread_local std::vector<std::uint16_t> depths;
+    raw.resize(2 * n);
+    bytes.resize(n);
+    depths.resize(n);
+    if (use_recompute) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto v = static_cast<std::uint8_t>(values[first + i]);
+        bytes[i] = byte_of[marked(first + i) ? 1 : 0][v];
+      }
+    } else {
+      std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(first), n, bytes.begin());
     }
-    cb.values = compress(cctx.get(), std::span(raw.data(), n), name);
-    std::vector<std::uint16_t> depths(n);
-    source.fill_depths(first, depths);
+    for (std::size_t i = 0; i < n; ++i)
+      raw[i] = static_cast<std::byte>(symbol[static_cast<std::uint8_t>(bytes[i])]);
+    cb.values = compress(cctx, std::span(raw.data(), n), name);
+    source.fill_depths(first, std::span(depths.data(), n));
     // "Depth encoding": the stored depths' low bytes, then their high bytes. Codec 1 stores
     // the depths of the entries whose byte is neither 0 (their depth must be 0) nor
-    // kRecomputeValue (their depth must be the derived one, see "Recompute entries").
+    // kRecomputeValue (their depth must be the derived one, see "Recompute entries"). The pass
+    // is branch-free (whether an entry's depth is stored follows its value, which the branch
+    // predictor cannot guess); the checks only note that something failed, and a second pass
+    // finds what.
     std::size_t m = 0;
+    bool bad = false;
     for (std::size_t i = 0; i < n; ++i) {
       const std::int8_t byte = bytes[i];
-      const std::int8_t v = values[first + i];
-      if (all_depths || (byte != 0 && byte != kRecomputeValue)) {
-        if (use_recompute && depths[i] == kRecomputeDepth) {
+      const std::uint16_t d = depths[i];
+      const bool stored = all_depths || (byte != 0 && byte != kRecomputeValue);
+      bad |= stored ? use_recompute && d == kRecomputeDepth
+                    : (byte == 0 ? d != 0 : d > 1 || (d != 0 && values[first + i] == 0));
+      depths[m] = d;
+      m += stored ? 1 : 0;
+    }
+    if (bad) {
+      source.fill_depths(first, std::span(depths.data(), n));
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::int8_t byte = bytes[i];
+        const std::int8_t v = values[first + i];
+        if (all_depths || (byte != 0 && byte != kRecomputeValue)) {
+          if (use_recompute && depths[i] == kRecomputeDepth) {
+            fail(Code::kInvalidArgument,
+                 name,
+                 "entry " + std::to_string(first + i) + " has depth " +
+                     std::to_string(kRecomputeDepth) +
+                     ", which a file with recompute entries cannot store");
+          }
+        } else if (byte == 0 && depths[i] != 0) {
           fail(Code::kInvalidArgument,
                name,
-               "entry " + std::to_string(first + i) + " has depth " +
-                   std::to_string(kRecomputeDepth) +
-                   ", which a file with recompute entries cannot store");
+               "entry " + std::to_string(first + i) + " has value 0 and depth " +
+                   std::to_string(depths[i]) + " (depth codec 1 needs depth 0)");
+        } else if (byte == kRecomputeValue && (v == 0 ? depths[i] != 0 : depths[i] > 1)) {
+          fail(Code::kInvalidArgument,
+               name,
+               "recompute entry " + std::to_string(first + i) + " has value " + std::to_string(v) +
+                   " and depth " + std::to_string(depths[i]) +
+                   ", not the derived depth (0 for value 0, 0 or 1 for a value > 0)");
         }
-        depths[m++] = depths[i];
-      } else if (byte == 0 && depths[i] != 0) {
-        fail(Code::kInvalidArgument,
-             name,
-             "entry " + std::to_string(first + i) + " has value 0 and depth " +
-                 std::to_string(depths[i]) + " (depth codec 1 needs depth 0)");
-      } else if (byte == kRecomputeValue && (v == 0 ? depths[i] != 0 : depths[i] > 1)) {
-        fail(Code::kInvalidArgument,
-             name,
-             "recompute entry " + std::to_string(first + i) + " has value " + std::to_string(v) +
-                 " and depth " + std::to_string(depths[i]) +
-                 ", not the derived depth (0 for value 0, 0 or 1 for a value > 0)");
       }
     }
     raw.resize(2 * m);
@@ -1478,7 +1543,7 @@ void write_layer(const std::filesystem::path& path,
       raw[i] = static_cast<std::byte>(depths[i] & 0xFF);
       raw[m + i] = static_cast<std::byte>(depths[i] >> 8);
     }
-    cb.depths = compress(cctx.get(), raw, name);
+    cb.depths = compress(cctx, raw, name);
     if (cb.values.size() > std::numeric_limits<std::uint32_t>::max() ||
         cb.depths.size() > std::numeric_limits<std::uint32_t>::max()) {
       fail(Code::kInvalidArgument, name, "compressed block too large");
@@ -1503,6 +1568,8 @@ void write_layer(const std::filesystem::path& path,
       out.write(cb.values);
       out.write(cb.depths);
     }
+    if (options.progress)
+      options.progress(std::min(entries, (start + count) * options.block_entries), entries);
   }
   out.write(seek);
   std::array<std::byte, 8> footer{};

@@ -3,6 +3,7 @@
 #include <tbb/info.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -94,20 +95,29 @@ void add_gen(CLI::App& app, Runner& run) {
       options.recompute = !args->no_recompute;
       options.memory_limit_bytes =
           static_cast<std::uint64_t>(args->memory_limit_gib * 1024.0 * 1024.0 * 1024.0);
-      auto layer_start = std::make_shared<std::chrono::steady_clock::time_point>();
+      auto phase_start = std::make_shared<std::chrono::steady_clock::time_point>();
       auto last_draw = std::make_shared<std::chrono::steady_clock::time_point>();
+      auto current = std::make_shared<std::pair<int, gen::Phase>>(-1, gen::Phase::kSolve);
       if (tty) {
-        options.on_progress = [layer_start, last_draw, v](int n, double f) {
+        // One line per layer, redrawn: the phase, its part done, its rate and the time it has
+        // left. The rate counts the layer's positions, so phases compare.
+        options.on_progress = [phase_start, last_draw, current, v](
+                                  int n, gen::Phase phase, double f) {
           const auto now = std::chrono::steady_clock::now();
-          if (now - *last_draw < std::chrono::milliseconds(200) && f < 1)
+          if (current->first != n || current->second != phase) {
+            *current = {n, phase};
+            *phase_start = now;
+          } else if (now - *last_draw < std::chrono::milliseconds(200) && f < 1) {
             return;
+          }
           *last_draw = now;
-          const double el = std::chrono::duration<double>(now - *layer_start).count();
+          const double el = std::chrono::duration<double>(now - *phase_start).count();
           const double positions = static_cast<double>(layer_size(v.rules.pits(), n));
           const double eta = f > 0 ? el * (1 - f) / f : 0;
           std::fprintf(stderr,
-                       "\r  layer %3d: %5.1f%% of %.0f positions, %.2f M/s, ETA %.0f s   ",
+                       "\r  layer %3d: %-5s %5.1f%% of %.0f positions, %.2f M/s, ETA %.0f s   ",
                        n,
+                       gen::to_string(phase),
                        100 * f,
                        positions,
                        el > 0 ? positions * f / el / 1e6 : 0.0,
@@ -116,15 +126,26 @@ void add_gen(CLI::App& app, Runner& run) {
         };
       }
       double total_seconds = 0;
+      double solve_seconds = 0;
+      double write_seconds = 0;
       std::uint64_t total_positions = 0;
+      std::uint64_t solved_positions = 0;
       std::uint64_t total_bytes = 0;
+      int reused = 0;
+      std::uint64_t peak_rss = 0;
       int top = -1;  // above --max-stones when layers there had to be checked again
-      options.on_layer = [&, layer_start](const gen::LayerReport& r) {
-        *layer_start = std::chrono::steady_clock::now();
+      const auto run_start = std::chrono::steady_clock::now();
+      options.on_layer = [&](const gen::LayerReport& r) {
         top = r.stones;
         total_seconds += r.seconds;
+        solve_seconds += r.solve_seconds;
+        write_seconds += r.write_seconds;
         total_positions += r.positions;
+        if (!r.reused)
+          solved_positions += r.positions;
         total_bytes += r.bytes_on_disk;
+        reused += r.reused ? 1 : 0;
+        peak_rss = std::max(peak_rss, r.peak_rss_bytes);
         if (args->json) {
           nlohmann::json j;
           j["n"] = r.stones;
@@ -163,20 +184,47 @@ void add_gen(CLI::App& app, Runner& run) {
           std::fflush(stdout);
         }
       };
-      *layer_start = std::chrono::steady_clock::now();
       try {
         gen::generate(options);
       } catch (const gen::InvalidRequest& e) {
         throw UsageError(e.what());
       }
-      if (!args->quiet && !args->json) {
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+      if (args->json) {
+        // The run as a whole: the last line, told apart from the layers' by "summary".
+        nlohmann::json j;
+        j["summary"] = true;
+        j["variant"] = v.to_string();
+        j["max_stones"] = top;
+        j["layers"] = top + 1;
+        j["layers_reused"] = reused;
+        j["positions"] = total_positions;
+        j["solved_positions"] = solved_positions;
+        j["seconds"] = wall;
+        j["solve_seconds"] = solve_seconds;
+        j["write_seconds"] = write_seconds;
+        j["positions_per_s"] = wall > 0 ? static_cast<double>(solved_positions) / wall : 0.0;
+        j["bytes_on_disk"] = total_bytes;
+        j["bytes_per_position"] = total_positions > 0 ? static_cast<double>(total_bytes) /
+                                                            static_cast<double>(total_positions)
+                                                      : 0.0;
+        j["peak_rss_bytes"] = std::max(peak_rss, gen::peak_rss_bytes());
+        j["threads"] = threads;
+        j["zstd_level"] = args->level;
+        j["recompute"] = !args->no_recompute;
+        std::printf("%s\n", j.dump().c_str());
+        std::fflush(stdout);
+      } else if (!args->quiet) {
         std::printf(
-            "done: %s, layers 0..%d, %llu positions, %.2f s solving and writing, %s on disk, %d "
-            "threads\n",
+            "done: %s, layers 0..%d, %llu positions, %.2f s solving and writing (solve %.2f, "
+            "write %.2f), %s on disk, %d threads\n",
             v.to_string().c_str(),
             top,
             static_cast<unsigned long long>(total_positions),
             total_seconds,
+            solve_seconds,
+            write_seconds,
             human_bytes(static_cast<double>(total_bytes)).c_str(),
             threads);
       }

@@ -54,23 +54,26 @@ std::string describe(const RuleSet& r) {
   return s;
 }
 
-// Refuses, before any work, a run whose largest layer cannot fit: the smaller layers' values
-// (1 byte per position) and marks (1 bit) stay in memory while the largest layer is solved in
-// 3 bytes per position plus flags. Counts are estimated in floating point: for the largest
-// boards C(n + 2P - 1, 2P - 1) does not even fit in 64 bits.
+// Smallest gain of a move that leaves a layer: an Oware-family capture takes pits of 2 or 3 seeds
+// each; elsewhere one seed sown into the store is a gain.
+int min_gain(const RuleSet& rules) {
+  return rules.family == Family::kOware ? 2 : 1;
+}
+
+// Positions of layer n on k pits, C(n + k - 1, k - 1), in floating point: for the largest boards
+// it does not fit in 64 bits.
+long double positions(int k, int n) {
+  long double c = 1;
+  for (int i = 1; i <= k - 1; ++i)
+    c = c * static_cast<long double>(n + i) / i;
+  return c;
+}
+
+// Refuses, before any work, a run that cannot fit (memory_needed) or whose largest layer has more
+// positions than the solver indexes.
 void check_memory(const RuleSet& rules, int max_stones, std::uint64_t limit_bytes) {
-  const int k = rules.pits();
-  auto positions = [k](int n) {
-    long double c = 1;
-    for (int i = 1; i <= k - 1; ++i)
-      c = c * static_cast<long double>(n + i) / i;
-    return c;
-  };
-  long double smaller = 0;
-  for (int n = 0; n < max_stones; ++n)
-    smaller += positions(n);
-  const long double largest = positions(max_stones);
-  const long double need = smaller * 1.125L + largest * 3.1L;
+  const long double largest = positions(rules.pits(), max_stones);
+  const long double need = memory_needed(rules, max_stones);
   const long double gib = 1024.0L * 1024.0L * 1024.0L;
   if (largest > static_cast<long double>(std::uint64_t{1} << 40)) {
     char buf[160];
@@ -159,12 +162,52 @@ void remove_stale_temporaries(const fs::path& dir) {
   }
 }
 
-// The value of layers 0..n-1, in memory.
-using Values = std::vector<std::vector<std::int8_t>>;
+// The layers solved so far, as a later layer reads them: layer m's value bytes, which for
+// m <= kMaxMarkedStones are marked_bytes (the value and whether the file stores the entry as a
+// recompute entry), and for larger layers plain values with the marks beside them. A layer no
+// later layer reads is released (empty).
+class Solved {
+ public:
+  // Room for layer n (after layers 0..n-1).
+  void add() {
+    values_.emplace_back();
+    marks_.emplace_back();
+  }
+  int value(int m, std::uint64_t i) const {
+    const std::int8_t b = values_[static_cast<std::size_t>(m)][i];
+    return m <= kMaxMarkedStones ? marked_value(b) : b;
+  }
+  bool marked(int m, std::uint64_t i) const {
+    if (m <= kMaxMarkedStones)
+      return marked_mark(values_[static_cast<std::size_t>(m)][i]);
+    const auto& bits = marks_[static_cast<std::size_t>(m)];
+    return !bits.empty() && ((bits[i / 64] >> (i % 64)) & 1) != 0;
+  }
+  const std::int8_t* bytes(int m) const { return values_[static_cast<std::size_t>(m)].data(); }
+  // Keeps layer n's plain `values` and its recompute `mask` (empty: none).
+  void keep(int n, std::vector<std::int8_t> values, std::vector<std::uint64_t> mask) {
+    auto& v = values_[static_cast<std::size_t>(n)];
+    v = std::move(values);
+    if (n > kMaxMarkedStones) {
+      marks_[static_cast<std::size_t>(n)] = std::move(mask);
+      return;
+    }
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, v.size(), 1 << 16), [&](const auto& r) {
+      for (std::uint64_t i = r.begin(); i != r.end(); ++i) {
+        const bool m = !mask.empty() && ((mask[i / 64] >> (i % 64)) & 1) != 0;
+        v[i] = marked_byte(v[i], m);
+      }
+    });
+  }
+  void release(int m) {
+    std::vector<std::int8_t>().swap(values_[static_cast<std::size_t>(m)]);
+    std::vector<std::uint64_t>().swap(marks_[static_cast<std::size_t>(m)]);
+  }
 
-// Per layer, which entries its file stores as recompute entries: bit `i % 64` of word `i / 64`
-// marks entry `i` (the LayerSource::recompute layout); an empty vector marks none.
-using Marks = std::vector<std::vector<std::uint64_t>>;
+ private:
+  std::vector<std::vector<std::int8_t>> values_;
+  std::vector<std::vector<std::uint64_t>> marks_;
+};
 
 bool marked(const std::vector<std::uint64_t>& marks, std::uint64_t i) {
   return !marks.empty() && ((marks[i / 64] >> (i % 64)) & 1) != 0;
@@ -190,102 +233,6 @@ void for_each_position(const Rules& rules, int n, Visit&& visit) {
                  });
 }
 
-// The children of a position over every legal move (the all-moves rule): the indices of those
-// that stay in its layer, and whether every other one is an entry its smaller layer stores.
-struct Children {
-  int in_layer = 0;
-  bool smaller_stored = true;
-  std::array<std::uint64_t, kMaxPitsPerSide> index{};
-};
-
-Children children(const Rules& rules, const Pits& board, int n, const Marks& marks) {
-  Children c;
-  MoveList moves;
-  const auto pits = static_cast<std::size_t>(rules.pits());
-  const auto index = [pits](const Pits& b) {
-    return rank(std::span<const std::uint8_t>(b.data(), pits));
-  };
-  if (rules.rule_set().family == Family::kOware) {
-    // oware_exits builds only the moves that gain seeds; the others (most of them) are sown
-    // here and replayed, which costs less than building every Move.
-    int quiet = 0;
-    rules.oware_exits(board, moves, quiet);
-    for (const Move& m : moves) {
-      if (marked(marks[static_cast<std::size_t>(n - m.gain())], index(m.child)))
-        c.smaller_stored = false;
-    }
-    for (int pit = 0; quiet > 0 && pit < rules.rule_set().pits_per_side; ++pit) {
-      if (board[static_cast<std::size_t>(pit)] == 0)
-        continue;
-      const Pits& add = rules.sowing_add(pit, board[static_cast<std::size_t>(pit)]);
-      Pits sown = board;
-      sown[static_cast<std::size_t>(pit)] = 0;
-      for (std::size_t k = 0; k < pits; ++k)
-        sown[k] = static_cast<std::uint8_t>(sown[k] + add[k]);
-      if (rules.oware_quiet_move_to_turned(board, pit, sown)) {
-        c.index[static_cast<std::size_t>(c.in_layer++)] = index(rules.rotate(sown));
-        --quiet;
-      }
-    }
-    return c;
-  }
-  rules.legal_moves(board, moves);
-  for (const Move& m : moves) {
-    const std::uint64_t child = index(m.child);
-    if (m.gain() == 0)
-      c.index[static_cast<std::size_t>(c.in_layer++)] = child;
-    else if (marked(marks[static_cast<std::size_t>(n - m.gain())], child))
-      c.smaller_stored = false;
-  }
-  return c;
-}
-
-// The recompute mask of solved layer n (LayerSource::recompute) under the all-moves rule
-// (FORMAT.md, "Recompute entries"): every position satisfies value = best worth over its legal
-// moves, so any entry may be marked whose children are all stored. `marks` holds the smaller
-// layers' recompute entries; within the layer, the positions are taken in index order and
-// each is marked unless a child or a parent of smaller index already is (a greedy maximal
-// independent set of the layer's move graph: about 43% of Oware's entries, in a pattern that
-// zstd codes in fewer bytes than the values it replaces). The children are found in parallel,
-// a chunk at a time; the decisions, which depend on all earlier ones, go in index order on one
-// thread, so the mask is the same for every thread count.
-std::vector<std::uint64_t> all_moves_mask(const Rules& rules, int n, const Marks& marks) {
-  const std::uint64_t size = layer_size(rules.pits(), n);
-  std::vector<std::uint64_t> mask((size + 63) / 64, 0);
-  std::vector<std::uint64_t> barred((size + 63) / 64, 0);  // a child of a marked entry
-  constexpr std::uint64_t kChunk = std::uint64_t{1} << 16;
-  std::vector<Children> chunk(static_cast<std::size_t>(std::min(size, kChunk)));
-  for (std::uint64_t first = 0; first < size; first += kChunk) {
-    const std::uint64_t last = std::min(size, first + kChunk);
-    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(first, last, 2048), [&](const auto& r) {
-      Pits board{};
-      const std::span<std::uint8_t> pits(board.data(), static_cast<std::size_t>(rules.pits()));
-      unrank(r.begin(), n, pits);
-      for (std::uint64_t i = r.begin(); i < r.end(); ++i) {
-        chunk[i - first] = children(rules, board, n, marks);
-        next_position(pits);
-      }
-    });
-    for (std::uint64_t i = first; i < last; ++i) {
-      const Children& c = chunk[i - first];
-      if (!c.smaller_stored || marked(barred, i))
-        continue;
-      bool free = true;
-      for (int k = 0; k < c.in_layer; ++k) {
-        const std::uint64_t child = c.index[static_cast<std::size_t>(k)];
-        // A move back to the position itself would make it its own child.
-        free = free && child != i && !marked(mask, child);
-      }
-      if (!free)
-        continue;
-      mark(mask, i);
-      for (int k = 0; k < c.in_layer; ++k)
-        mark(barred, c.index[static_cast<std::size_t>(k)]);
-    }
-  }
-  return mask;
-}
-
 // Replaces the kRecomputeValue entries of reused layer n (as read_all gives them) by their
 // values, and returns the layer's recompute mask (empty when it has none). An entry resolves
 // over the moves that gain seeds (version 3) or, with `all_moves` (version 4), over every legal
@@ -295,8 +242,7 @@ std::vector<std::uint64_t> all_moves_mask(const Rules& rules, int n, const Marks
 std::vector<std::uint64_t> resolve_recompute(const Rules& rules,
                                              int n,
                                              std::span<std::int8_t> value,
-                                             const Values& smaller,
-                                             const Marks& marks,
+                                             const Solved& smaller,
                                              bool all_moves) {
   std::vector<std::uint64_t> mask((value.size() + 63) / 64, 0);
   bool any = false;
@@ -330,9 +276,9 @@ std::vector<std::uint64_t> resolve_recompute(const Rules& rules,
         continue;
       const int layer = n - m.gain();
       const std::uint64_t child = rank(std::span<const std::uint8_t>(m.child.data(), pits));
-      if (marked(layer == n ? mask : marks[static_cast<std::size_t>(layer)], child))
+      if (layer == n ? marked(mask, child) : smaller.marked(layer, child))
         fail(" leads to a recompute entry (one-ply rule)");
-      const int v = layer == n ? value[child] : smaller[static_cast<std::size_t>(layer)][child];
+      const int v = layer == n ? value[child] : smaller.value(layer, child);
       best = std::max(best.value_or(-kMaxBoardStones), Rules::worth(m, v));
     }
     if (!best)
@@ -382,17 +328,18 @@ void generate(const GenerateOptions& options) {
   remove_stale_temporaries(options.out);
   write_manifest(options.out, options.variant);
   const Rules engine(rules);
-  Values values;
-  // Which entries of each layer's file are recompute entries: about 1/8 byte per position, so
-  // each new layer can mark only entries whose exits lead to stored entries (one-ply rule).
-  Marks marks;
+  Solved solved;
   // The first layer this run wrote with recompute entries, if any. The recompute entries of the
   // layers above --max-stones that the directory already holds were marked against the earlier
   // file of that layer, and may now lead to its new recompute entries (a directory where
   // --no-recompute runs and default runs mixed): the run then goes on through those layers,
-  // reusing the ones that still keep the one-ply rule and solving the others again, so that it
-  // never leaves a table set that probes refuse.
+  // reusing the ones that still keep the rule and solving the others again, so that it never
+  // leaves a table set that probes refuse.
   std::optional<int> rewrote_marked;
+  const auto progress = [&](int n, Phase phase, double f) {
+    if (options.on_progress)
+      options.on_progress(n, phase, f);
+  };
   for (int n = 0;; ++n) {
     const fs::path path = options.out / layer_file_name(n);
     if (n > options.max_stones) {
@@ -409,8 +356,15 @@ void generate(const GenerateOptions& options) {
             std::to_string(options.max_stones) + " (probes may refuse some of their entries)");
       }
     }
-    values.emplace_back();
-    marks.emplace_back();
+    // The last layer of the run (no layer above it follows, even past --max-stones) reads no
+    // layer that its moves cannot reach, and nothing reads it: memory_needed counts on that.
+    const bool last = n >= options.max_stones &&
+                      (n == kMaxIndexedStones || !fs::exists(options.out / layer_file_name(n + 1)));
+    solved.add();
+    if (last) {
+      for (int m = std::max(0, n - min_gain(rules) + 1); m < n; ++m)
+        solved.release(m);
+    }
     const auto start = std::chrono::steady_clock::now();
     const std::uint64_t size = layer_size(rules.pits(), n);
     LayerReport report;
@@ -423,33 +377,37 @@ void generate(const GenerateOptions& options) {
         open.expected_rules = rules;
         open.expected_stones = n;
         auto reader = LayerReader::open(path, open);
-        values[n].resize(size);
-        reader->read_all(values[n], {});
+        std::vector<std::int8_t> values(size);
+        progress(n, Phase::kRead, 0);
+        reader->read_all(values, {});
+        std::vector<std::uint64_t> mask;
         if (reader->info().recompute)
-          marks[n] =
-              resolve_recompute(engine, n, values[n], values, marks, reader->info().all_moves);
+          mask = resolve_recompute(engine, n, values, solved, reader->info().all_moves);
+        progress(n, Phase::kRead, 1);
+        if (!last)
+          solved.keep(n, std::move(values), std::move(mask));
         reused = true;
       } catch (const TableError&) {
-        reused = false;  // damaged, partial or breaking the one-ply rule: solve it again
-        marks[n].clear();
+        reused = false;  // damaged, partial or breaking the rule: solve it again
       }
     }
     if (!reused) {
-      auto progress = [&](double f) {
-        if (options.on_progress)
-          options.on_progress(n, f);
-      };
-      Layer layer = solve_layer(
-          rules, n, [&](int m) { return values[m].data(); }, progress);
-      const auto solved = std::chrono::steady_clock::now();
-      report.solve_seconds = std::chrono::duration<double>(solved - start).count();
-      std::vector<std::uint64_t> mask;
+      SolveOptions solve;
       // Recompute entries need depth codec 1 (FORMAT.md, "Recompute entries").
-      if (options.recompute && options.write.depth_codec != DepthCodec::kAll)
-        mask = all_moves_mask(engine, n, marks);
+      solve.mark = options.recompute && options.write.depth_codec != DepthCodec::kAll;
+      solve.marked_smaller = true;
+      solve.progress = [&](double f) { progress(n, Phase::kSolve, f); };
+      Layer layer = solve_layer(
+          rules, n, [&](int m) { return solved.bytes(m); }, solve);
+      const auto solved_at = std::chrono::steady_clock::now();
+      report.solve_seconds = std::chrono::duration<double>(solved_at - start).count();
+      const bool any_mark =
+          std::any_of(layer.recompute.begin(), layer.recompute.end(), [](auto w) { return w; });
+      if (!any_mark)
+        layer.recompute.clear();
       LayerSource source;
       source.values = layer.value;
-      source.recompute = mask;
+      source.recompute = layer.recompute;
       source.all_moves = true;
       source.fill_depths = [&layer](std::uint64_t first, std::span<std::uint16_t> out) {
         layer.depth.fill(first, out);
@@ -461,32 +419,19 @@ void generate(const GenerateOptions& options) {
           tbb::parallel_for(std::size_t{0}, tasks, [&](std::size_t t) { task(t); });
         };
       }
+      write.progress = [&](std::uint64_t done, std::uint64_t total) {
+        progress(n, Phase::kWrite, static_cast<double>(done) / static_cast<double>(total));
+      };
       write_layer(path, rules, n, source, write);
-      if (!mask.empty() && rules.family != Family::kOware) {
-        // Recompute entries scattered among stored ones can compress worse than the values
-        // they replace (Kalah, where most moves gain seeds and the one-ply rule leaves few
-        // entries markable): write the layer without them too and keep the smaller file. In
-        // the Oware family they paid on every layer measured (8-12% on Oware 12..17), so the
-        // second write, which costs as much as the first, is skipped there.
-        const fs::path plain_path = path.string() + ".plain";
-        LayerSource plain = source;
-        plain.recompute = {};
-        write_layer(plain_path, rules, n, plain, write);
-        if (fs::file_size(plain_path) < fs::file_size(path)) {
-          fs::rename(plain_path, path);
-          mask.clear();
-        } else {
-          fs::remove(plain_path);
-        }
-      }
       report.write_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - solved).count();
-      values[n] = std::move(layer.value);
-      if (!mask.empty() && !rewrote_marked)
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - solved_at).count();
+      if (any_mark && !rewrote_marked)
         rewrote_marked = n;
-      // The writer stores every marked entry as a recompute entry, except (layer 127, the
-      // largest there is) some it cannot: no layer above reads those marks.
-      marks[n] = std::move(mask);
+      layer.depth = DepthTable();
+      // The writer stores every marked entry as a recompute entry (the solver marks none in
+      // layers of more than kMaxMarkedStones stones, where the writer might not).
+      if (!last)
+        solved.keep(n, std::move(layer.value), std::move(layer.recompute));
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -498,6 +443,38 @@ void generate(const GenerateOptions& options) {
     if (options.on_layer)
       options.on_layer(report);
   }
+}
+
+const char* to_string(Phase phase) noexcept {
+  switch (phase) {
+    case Phase::kRead:
+      return "read";
+    case Phase::kSolve:
+      return "solve";
+    case Phase::kWrite:
+      return "write";
+  }
+  return "?";
+}
+
+long double memory_needed(const RuleSet& rules, int max_stones) {
+  const int k = rules.pits();
+  // While layer n is solved: the layers below it that stay in memory, and its working set (the
+  // cyclic solver's value byte, 2-byte cell, frontier flags and mark bits; the acyclic solver's
+  // value, depth and mark bytes).
+  constexpr long double kWorking = 3.2L;
+  long double kept = 0;  // layers 0..n-1
+  long double need = 0;
+  for (int n = 0; n <= max_stones; ++n) {
+    long double held = kept;
+    if (n == max_stones) {
+      for (int m = std::max(0, n - min_gain(rules) + 1); m < n; ++m)
+        held -= positions(k, m) * (m > kMaxMarkedStones ? 1.125L : 1.0L);
+    }
+    need = std::max(need, held + positions(k, n) * kWorking);
+    kept += positions(k, n) * (n > kMaxMarkedStones ? 1.125L : 1.0L);
+  }
+  return need;
 }
 
 }  // namespace sowdb::gen

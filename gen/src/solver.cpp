@@ -158,20 +158,86 @@ class DepthOverflow {
   tbb::concurrent_hash_map<std::uint64_t, std::uint16_t> map_;
 };
 
+// The minority rule of SolveOptions::mark: which smaller layers' value bytes carry a mark in bit
+// 7 (marked_byte), and whether the layer being solved gets marks.
+class SmallerMarks {
+ public:
+  SmallerMarks(int stones, const SolveOptions& options)
+      : on_(options.mark && stones <= kMaxMarkedStones), stones_(stones) {
+    const bool coded = options.mark || options.marked_smaller;
+    for (int m = 0; m < stones; ++m)
+      shift_[m] = coded && m <= kMaxMarkedStones ? 1 : 0;
+  }
+  // The layer being solved gets marks.
+  bool on() const { return on_; }
+  // The value of byte `b` of smaller layer m.
+  int value(int m, std::int8_t b) const {
+    const int s = shift_[m];
+    return static_cast<std::int8_t>(static_cast<std::uint8_t>(b) << s) >> s;
+  }
+  // Byte `b` of smaller layer m is a recompute entry.
+  bool marked(int m, std::int8_t b) const { return shift_[m] != 0 && marked_mark(b); }
+  // The mover holds fewer than half of the seeds: the part of the rule the board decides.
+  bool minority(const Pits& board, int pits_per_side) const {
+    int a = 0;
+    for (int x = 0; x < pits_per_side; ++x)
+      a += board[x];
+    return 2 * a < stones_;
+  }
+
+ private:
+  bool on_;
+  int stones_;
+  std::array<std::uint8_t, kMaxIndexedStones + 1> shift_{};
+};
+
+// Collects the marks of consecutive positions from `first` on into 64-bit words, each OR-ed into
+// `words` once it is complete: a range's first and last word may be shared with another thread.
+class MarkWriter {
+ public:
+  MarkWriter(std::vector<std::uint64_t>& words, std::uint64_t first)
+      : words_(words.data()), at_(first) {}
+  void push(bool mark) {
+    bits_ |= std::uint64_t{mark} << (at_ & 63);
+    if ((++at_ & 63) == 0)
+      emit((at_ - 1) >> 6);
+  }
+  void flush() {
+    if ((at_ & 63) != 0)
+      emit(at_ >> 6);
+  }
+
+ private:
+  void emit(std::uint64_t word) {
+    if (bits_ != 0)
+      aref(words_[word]).fetch_or(bits_, std::memory_order_relaxed);
+    bits_ = 0;
+  }
+  std::uint64_t* words_;
+  std::uint64_t at_;
+  std::uint64_t bits_ = 0;
+};
+
 class LayerSolver {
  public:
-  LayerSolver(const RuleSet& rules, int stones, const SmallerValues& smaller)
+  LayerSolver(const RuleSet& rules,
+              int stones,
+              const SmallerValues& smaller,
+              const SolveOptions& options)
       : rules_(rules),
         stones_(stones),
         k_(rules_.pits()),
         p_(rules_.pits_per_side()),
         rank_(k_, stones),
-        quiet_grand_slams_(rules.grand_slam == GrandSlam::kNoCapture) {
+        quiet_grand_slams_(rules.grand_slam == GrandSlam::kNoCapture),
+        marks_(stones, options) {
     size_ = layer_size(k_, stones_);
     if (size_ > (std::uint64_t{1} << 40))
       throw std::runtime_error("layer too large");
     for (int m = 0; m < stones_; ++m)
       smaller_[m] = smaller(m);
+    if (marks_.on())
+      recompute_.assign((size_ + 63) / 64, 0);
     for (int pit = 0; pit < p_; ++pit)
       unit_[pit][pit] = 0xff;
     row_width_ = static_cast<std::size_t>(stones_) + 2 + kWindow;
@@ -237,6 +303,7 @@ class LayerSolver {
     layer.value = std::move(value_);
     layer.depth = DepthTable(
         DepthTable::Bytes(reinterpret_cast<std::uint8_t*>(cells_)), size_, std::move(overflow));
+    layer.recompute = std::move(recompute_);
     cells_ = nullptr;
     return layer;
   }
@@ -269,6 +336,8 @@ class LayerSolver {
     };
     std::array<std::array<Exit, kMaxPitsPerSide>, kGroup> exits;
     std::array<int, kGroup> exit_count;
+    std::array<bool, kGroup> minority{};
+    MarkWriter marks(recompute_, begin);
     for (std::uint64_t first = begin; first < end; first += kGroup) {
       const int group = static_cast<int>(std::min<std::uint64_t>(kGroup, end - first));
       for (int g = 0; g < group; ++g) {
@@ -281,6 +350,8 @@ class LayerSolver {
           __builtin_prefetch(v);
           exits[g][exit_count[g]++] = {v, m.gain(), m.extra_turn};
         }
+        if (marks_.on())
+          minority[g] = marks_.minority(board, p_);
         if (count == 0) {
           value_[i] = static_cast<std::int8_t>(rules_.final_value(board));
           exit_count[g] = -1;
@@ -290,16 +361,23 @@ class LayerSolver {
         next_position(std::span(board.data(), k_));
       }
       for (int g = 0; g < group; ++g) {
-        if (exit_count[g] < 0)
-          continue;  // a finished game keeps its final value
-        int best = kNoExit;
-        for (int e = 0; e < exit_count[g]; ++e) {
-          const Exit& x = exits[g][e];
-          best = std::max(best, x.gain + (x.extra_turn ? *x.value : -*x.value));
+        bool mark = minority[g];
+        if (exit_count[g] >= 0) {  // a finished game keeps its final value
+          int best = kNoExit;
+          for (int e = 0; e < exit_count[g]; ++e) {
+            const Exit& x = exits[g][e];
+            const int m = stones_ - x.gain;
+            const int v = marks_.value(m, *x.value);
+            mark = mark && !marks_.marked(m, *x.value);
+            best = std::max(best, x.gain + (x.extra_turn ? v : -v));
+          }
+          value_[first + g] = static_cast<std::int8_t>(best);
         }
-        value_[first + g] = static_cast<std::int8_t>(best);
+        if (marks_.on())
+          marks.push(mark);
       }
     }
+    marks.flush();
   }
 
   // Notes, per block, which magnitudes its value bytes hold (bit min(|v|, 63); kNoExit sets bit
@@ -813,12 +891,14 @@ class LayerSolver {
   std::uint64_t lines_ = 0;
   std::unique_ptr<std::uint8_t[]> line_flags_[2];
   std::unique_ptr<std::uint8_t[]> block_flags_[2];
-  std::unique_ptr<std::uint8_t[]> settled_;  // 1: every position of the block is decided
+  std::unique_ptr<std::uint8_t[]> settled_;       // 1: every position of the block is decided
   std::unique_ptr<std::uint64_t[]> seed_values_;  // per block: see mark_seed_values()
-  int bucket_shift_ = 0;                     // positions per update bucket, as a power of 2
+  int bucket_shift_ = 0;                          // positions per update bucket, as a power of 2
   std::uint64_t buckets_ = 0;
   tbb::enumerable_thread_specific<Scratch> scratch_;
   DepthOverflow overflow_;
+  SmallerMarks marks_;
+  std::vector<std::uint64_t> recompute_;
 };
 
 // Kalah-family and wari-us layers are acyclic: an in-layer move sows only the mover's own pits
@@ -828,17 +908,23 @@ class LayerSolver {
 // retrograde analysis would give (solver.h defines both from the same recursion).
 class AcyclicSolver {
  public:
-  AcyclicSolver(const RuleSet& rules, int stones, const SmallerValues& smaller)
+  AcyclicSolver(const RuleSet& rules,
+                int stones,
+                const SmallerValues& smaller,
+                const SolveOptions& options)
       : rules_(rules),
         stones_(stones),
         k_(rules_.pits()),
         kalah_(rules.family == Family::kKalah),
         capture_empty_opposite_(rules.capture_empty_opposite),
+        marks_(stones, options),
         rank_(k_, stones) {
     size_ = layer_size(k_, stones_);
     for (int m = 0; m < stones_; ++m)
       smaller_[m] = smaller(m);
     value_.assign(size_, kUnknown);
+    if (marks_.on())
+      mark_ = std::make_unique<std::uint8_t[]>(size_);
     depth_ = DepthTable::Bytes(static_cast<std::uint8_t*>(std::malloc(size_ + 1)));
     if (!depth_)
       throw std::bad_alloc();
@@ -901,6 +987,23 @@ class AcyclicSolver {
     layer.stones = stones_;
     layer.value = std::move(value_);
     layer.depth = DepthTable(std::move(depth_), size_, std::move(overflow));
+    if (mark_) {
+      // One byte per position while solving (a thread that solves a position again writes the
+      // same byte), one bit in the result.
+      layer.recompute.assign((size_ + 63) / 64, 0);
+      tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, layer.recompute.size(), 1 << 10),
+                        [&](const auto& r) {
+                          for (std::uint64_t w = r.begin(); w != r.end(); ++w) {
+                            std::uint64_t bits = 0;
+                            const std::uint64_t first = w * 64;
+                            const std::uint64_t n = std::min<std::uint64_t>(64, size_ - first);
+                            for (std::uint64_t b = 0; b < n; ++b)
+                              bits |= std::uint64_t{mark_[first + b]} << b;
+                            layer.recompute[w] = bits;
+                          }
+                        });
+      mark_.reset();
+    }
     return layer;
   }
 
@@ -919,7 +1022,8 @@ class AcyclicSolver {
   // One position being solved: its moves and where their children's values are.
   struct Frame {
     Pits board;
-    int moves;  // legal moves; 0 for a finished game
+    int moves;      // legal moves; 0 for a finished game
+    bool minority;  // the mover holds fewer than half of the seeds (SmallerMarks::minority)
     std::uint8_t pit[kMaxPitsPerSide];
     std::uint8_t gain[kMaxPitsPerSide];
     bool extra_turn[kMaxPitsPerSide];
@@ -1196,6 +1300,7 @@ class AcyclicSolver {
           // The walk reaches each position once; the fallback recursion may have solved it
           // already, and solving it again writes the same bytes: cheaper than a load of the
           // entry per position to check.
+          f.minority = 2 * seeds[w] < stones_;
           if (walk.fast)
             prepare_in_tile(f, scratch.moves[w], ja, jb);
           else
@@ -1248,16 +1353,21 @@ class AcyclicSolver {
   // Two threads may solve the same position at once; both write the same bytes. `stack[chain]`
   // and up are free for the children this position has to solve first.
   void finish(std::uint64_t i, Frame& f, std::deque<Frame>& stack, int chain) {
+    bool mark = marks_.on() && f.minority;
     if (f.moves == 0) {
-      store(i, rules_.final_value(f.board), 0);
+      store(i, rules_.final_value(f.board), 0, mark);
       return;
     }
     int worth[kMaxPitsPerSide];
     int best = -1000;
     for (int j = 0; j < f.moves; ++j) {
-      // Smaller layers are complete, so only a child in this layer can be unknown.
       int child_value = aref(f.child_layer[j][f.child_index[j]]).load(std::memory_order_acquire);
-      if (child_value == kUnknown) {
+      if (f.gain[j] != 0) {
+        // A smaller layer: complete, its bytes possibly marked.
+        const int m = stones_ - f.gain[j];
+        mark = mark && !marks_.marked(m, static_cast<std::int8_t>(child_value));
+        child_value = marks_.value(m, static_cast<std::int8_t>(child_value));
+      } else if (child_value == kUnknown) {
         if (chain >= kMaxChain) {
           throw std::runtime_error("in-layer moves cycle in an acyclic family");
         }
@@ -1267,6 +1377,7 @@ class AcyclicSolver {
         Move m;
         rules_.play(f.board, f.pit[j], m);
         c.board = m.child;
+        c.minority = marks_.minority(c.board, rules_.pits_per_side());
         prepare(c);
         finish(f.child_index[j], c, stack, chain + 1);
         child_value = aref(value_[f.child_index[j]]).load(std::memory_order_acquire);
@@ -1287,15 +1398,17 @@ class AcyclicSolver {
       }
       depth = 1 + pick;
     }
-    store(i, best, depth);
+    store(i, best, depth, mark);
   }
 
   int depth_at(std::uint64_t i) {
     return overflow_.decode(i, aref(depth_[i]).load(std::memory_order_relaxed));
   }
 
-  void store(std::uint64_t i, int value, int depth) {
+  void store(std::uint64_t i, int value, int depth, bool mark) {
     aref(depth_[i]).store(overflow_.encode(i, depth), std::memory_order_relaxed);
+    if (mark_)
+      aref(mark_[i]).store(mark ? 1 : 0, std::memory_order_relaxed);
     // The value goes last: a reader that sees it also sees the depth.
     aref(value_[i]).store(static_cast<std::int8_t>(value), std::memory_order_release);
   }
@@ -1310,6 +1423,8 @@ class AcyclicSolver {
   std::vector<std::int8_t> value_;
   DepthTable::Bytes depth_;
   DepthOverflow overflow_;
+  SmallerMarks marks_;
+  std::unique_ptr<std::uint8_t[]> mark_;  // per position while solving, when marks_.on()
   tbb::enumerable_thread_specific<std::deque<Frame>> stacks_;
   tbb::enumerable_thread_specific<PairScratch> scratch_{[this] { return PairScratch(*this); }};
   Ranker rank_;
@@ -1320,16 +1435,25 @@ class AcyclicSolver {
 Layer solve_layer(const RuleSet& rules,
                   int stones,
                   const SmallerValues& smaller,
-                  const std::function<void(double)>& progress) {
+                  const SolveOptions& options) {
   if (stones < 0 || stones > kMaxIndexedStones) {
     throw std::invalid_argument("stone count out of range: " + std::to_string(stones));
   }
   if (rules.family != Family::kOware) {
-    AcyclicSolver solver(rules, stones, smaller);
-    return solver.run(progress);
+    AcyclicSolver solver(rules, stones, smaller, options);
+    return solver.run(options.progress);
   }
-  LayerSolver solver(rules, stones, smaller);
-  return solver.run(progress);
+  LayerSolver solver(rules, stones, smaller, options);
+  return solver.run(options.progress);
+}
+
+Layer solve_layer(const RuleSet& rules,
+                  int stones,
+                  const SmallerValues& smaller,
+                  const std::function<void(double)>& progress) {
+  SolveOptions options;
+  options.progress = progress;
+  return solve_layer(rules, stones, smaller, options);
 }
 
 }  // namespace sowdb::gen

@@ -593,7 +593,7 @@ TEST(TableWriter, RejectsBadArguments) {
       Code::kInvalidArgument);
   EXPECT_TABLE_ERROR(write_layer(path, rules, 3, v, d, test::write_options(64, 1000)),
                      Code::kInvalidArgument);
-  for (int min_match : {-1, 2, 8}) {
+  for (int min_match : {-2, 2, 8}) {
     WriteOptions o = test::write_options(64, 3);
     o.zstd_min_match = min_match;
     EXPECT_TABLE_ERROR(write_layer(path, rules, 3, v, d, o), Code::kInvalidArgument);

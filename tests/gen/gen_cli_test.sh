@@ -23,24 +23,38 @@ fails_with() {
     fail "'$*': the error lacks '${pattern}': $(cat "${dir}/err")"
 }
 
-# gen --json: one object per layer with the contract fields.
+# gen --json: one object per layer with the contract fields, then one summary object whose totals
+# are the layers' sums.
 "${sowdb}" gen --variant abapa/3x4 --max-stones 9 --out "${dir}/t" --json >"${dir}/gen.json"
 python3 - "${dir}/gen.json" <<'PY' || fail "gen --json"
 import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
+lines = [json.loads(l) for l in open(sys.argv[1])]
+rows, summary = lines[:-1], lines[-1]
 assert [r["n"] for r in rows] == list(range(10)), rows
 for r in rows:
-    for f in ("n", "positions", "seconds", "positions_per_s", "peak_rss_bytes", "bytes_on_disk"):
+    for f in ("n", "positions", "seconds", "positions_per_s", "peak_rss_bytes", "bytes_on_disk",
+              "solve_seconds", "write_seconds"):
         assert f in r, (f, r)
-    assert r["bytes_on_disk"] > 0 and r["reused"] is False
+    assert r["bytes_on_disk"] > 0 and r["reused"] is False and "summary" not in r
+assert summary["summary"] is True and summary["variant"] == "abapa/3x4", summary
+assert summary["max_stones"] == 9 and summary["layers"] == 10 and summary["layers_reused"] == 0
+for f in ("positions", "bytes_on_disk"):
+    assert summary[f] == sum(r[f] for r in rows), (f, summary)
+for f in ("solve_seconds", "write_seconds"):
+    assert abs(summary[f] - sum(r[f] for r in rows)) < 1e-6, (f, summary)
+assert summary["solved_positions"] == summary["positions"]
+assert summary["seconds"] >= summary["solve_seconds"] + summary["write_seconds"] - 1e-3
+assert summary["peak_rss_bytes"] >= max(r["peak_rss_bytes"] for r in rows)
 PY
 
 # A rerun reuses every layer; one more layer is solved.
 "${sowdb}" gen --variant abapa/3x4 --max-stones 10 --out "${dir}/t" --json >"${dir}/gen2.json"
 python3 - "${dir}/gen2.json" <<'PY' || fail "resume"
 import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
+lines = [json.loads(l) for l in open(sys.argv[1])]
+rows, summary = lines[:-1], lines[-1]
 assert all(r["reused"] for r in rows[:10]) and not rows[10]["reused"], rows
+assert summary["layers_reused"] == 10 and summary["solved_positions"] == rows[10]["positions"]
 PY
 
 # A half-written temporary left behind does not count as a layer; a damaged layer is rebuilt.

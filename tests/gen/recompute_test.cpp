@@ -268,7 +268,7 @@ TEST(RecomputeResume, ChainedLayerIsReportedAndRebuilt) {
   WriteOptions write;
   write.zstd_level = 3;
   write_layer(path, rules, kLayer, source, write);
-  EXPECT_LT(fs::file_size(path), good.size());  // the chaining rule marks more
+  EXPECT_NE(bytes_of(path), good);  // the chaining rule marks other entries
   {
     const auto tables = TableSet::open(dir.path());
     Pits board{};
@@ -371,15 +371,18 @@ std::uint64_t corrupt_entries(const fs::path& dir, int max_stones) {
 // entries: the run goes on through 8..10, solves the layers that break the one-ply rule again,
 // and leaves a directory whose every entry answers. A run that writes nothing stops at its
 // --max-stones; one whose memory limit cannot take the layers above refuses with a clear message.
+// (Kalah: a move that ends in the store keeps the mover, who then still holds the fewer seeds, so
+// marked positions often move to marked ones; in the Oware family the minority rule seldom lets
+// a capture reach a marked position.)
 TEST(RecomputeResume, RewrittenLayerChecksTheLayersAbove) {
   TempDir dir("dir");
   TempDir fresh("fresh");
-  generate("oware/3x4", 10, fresh.path(), true);
-  generate("oware/3x4", 7, dir.path(), false);
-  generate("oware/3x4", 10, dir.path(), true);
+  generate("kalah/3x4", 10, fresh.path(), true);
+  generate("kalah/3x4", 7, dir.path(), false);
+  generate("kalah/3x4", 10, dir.path(), true);
   for (const int n : {6, 7})
     fs::remove(dir.path() / gen::layer_file_name(n));
-  const auto reports = generate("oware/3x4", 7, dir.path(), true);
+  const auto reports = generate("kalah/3x4", 7, dir.path(), true);
   EXPECT_EQ(corrupt_entries(dir.path(), 10), 0u);
   expect_one_ply(dir.path(), 10);
   ASSERT_EQ(reports.size(), 11u);
@@ -388,12 +391,12 @@ TEST(RecomputeResume, RewrittenLayerChecksTheLayersAbove) {
     solved_above += !reports[static_cast<std::size_t>(n)].reused;
   EXPECT_GT(solved_above, 0);
   expect_same_answers(*TableSet::open(fresh.path()), *TableSet::open(dir.path()), 10);
-  EXPECT_EQ(generate("oware/3x4", 7, dir.path(), true).size(), 8u);
+  EXPECT_EQ(generate("kalah/3x4", 7, dir.path(), true).size(), 8u);
 
   // Layers 0..7 of a 6-pit board fit in 4500 bytes of the memory estimate, layer 8 does not.
   fs::remove(dir.path() / gen::layer_file_name(7));
   gen::GenerateOptions options;
-  options.variant = *parse_variant("oware/3x4");
+  options.variant = *parse_variant("kalah/3x4");
   options.max_stones = 7;
   options.out = dir.path();
   options.memory_limit_bytes = 4500;

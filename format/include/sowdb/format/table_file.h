@@ -52,6 +52,12 @@ inline constexpr std::uint32_t kMaxBlockEntries = std::uint32_t{1} << 24;
 /// Default entries per block (FORMAT.md, "Blocks").
 inline constexpr std::uint32_t kDefaultBlockEntries = std::uint32_t{1} << 12;
 
+/// Default zstd level of the writer (WriteOptions::zstd_level).
+inline constexpr int kDefaultZstdLevel = 1;
+
+/// WriteOptions::zstd_min_match: the writer picks by level.
+inline constexpr int kAutoMinMatch = -1;
+
 /// The error every table function throws. `what()` names the file, the failed check (numbered as
 /// in FORMAT.md, "Reader checks") and what was found.
 struct TableError : std::runtime_error {
@@ -114,20 +120,24 @@ struct WriteOptions {
   /// Entries per block, 1..kMaxBlockEntries. Smaller blocks: faster random probes, worse ratio.
   std::uint32_t block_entries = kDefaultBlockEntries;
   /// zstd compression level, ZSTD_minCLevel()..ZSTD_maxCLevel(). Output is a pure function of
-  /// the input, the options (except `executor`) and the zstd library version.
-  int zstd_level = 13;
-  /// zstd's minimum match length (ZSTD_c_minMatch, 3..7), or 0 for the level's own. With 5,
-  /// Oware layer 16 at level 13 is 1.5% (values) and 3% (depths) smaller than at level 9 with
-  /// the level's own, and its frames decode in half the time (bench/format_explore.cpp,
-  /// "zstd parameters"): fewer, longer matches.
-  int zstd_min_match = 5;
+  /// the input, the options (except `executor` and `progress`) and the zstd library version.
+  /// The default, 1, compresses a 4096-entry block 8-15 times faster than level 13 for files
+  /// about 2% larger (docs/BENCHMARKS.md, "zstd level"); 19 gives the smallest files.
+  int zstd_level = kDefaultZstdLevel;
+  /// zstd's minimum match length (ZSTD_c_minMatch, 3..7), 0 for the level's own, or
+  /// kAutoMinMatch: 7 at levels up to 1, 5 above, the smallest frames measured at those levels.
+  /// Longer matches also make the frames faster to decode.
+  int zstd_min_match = kAutoMinMatch;
   /// How to store the depths. kNonZeroValues (the default, format version 2) needs every entry
   /// with value 0 to have depth 0, which the solver guarantees; kAll writes a version 1 file.
   DepthCodec depth_codec = DepthCodec::kNonZeroValues;
   /// Runs the block compression tasks; empty: one after the other on the calling thread. Each
-  /// task compresses one block with its own zstd context; the blocks are written in order, so
-  /// the file's bytes do not depend on the executor.
+  /// task compresses one block with its thread's zstd context; the blocks are written in order,
+  /// so the file's bytes do not depend on the executor.
   Executor executor;
+  /// When set, called from the calling thread as blocks are written: entries written so far, of
+  /// the layer's total. It must not throw.
+  std::function<void(std::uint64_t done, std::uint64_t total)> progress;
 };
 
 /// A layer as the writer reads it, for callers that do not hold a full `uint16` depth array

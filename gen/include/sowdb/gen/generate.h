@@ -19,12 +19,22 @@ struct LayerReport {
   std::uint64_t positions = 0;       ///< Positions in the layer, layer_size(2P, n).
   double seconds = 0;                ///< Solve and write time (0 for a reused layer).
   double positions_per_s = 0;        ///< positions / seconds (0 for a reused layer).
-  double solve_seconds = 0;          ///< Of `seconds`, the retrograde analysis.
+  double solve_seconds = 0;          ///< Of `seconds`, the retrograde analysis (with marking).
   double write_seconds = 0;          ///< Of `seconds`, compressing and writing the table.
   std::uint64_t peak_rss_bytes = 0;  ///< Peak resident set size of the process so far.
   std::uint64_t bytes_on_disk = 0;   ///< Size of the layer's table file.
   bool reused = false;               ///< The table was already present and valid.
 };
+
+/// A phase of the work on one layer, for GenerateOptions::on_progress.
+enum class Phase {
+  kRead,   ///< Reading back a layer already in the directory (decoding, recompute entries).
+  kSolve,  ///< Retrograde analysis, recompute entries marked on the way.
+  kWrite,  ///< Compressing the blocks and writing the file.
+};
+
+/// The name of `phase` in lower case ("read", "solve", "write"). Never null.
+const char* to_string(Phase phase) noexcept;
 
 /// Options of `generate`.
 struct GenerateOptions {
@@ -32,22 +42,29 @@ struct GenerateOptions {
   int max_stones = 0;         ///< Largest layer to build, 0..kMaxIndexedStones.
   std::filesystem::path out;  ///< The table directory (created if missing).
   WriteOptions write;         ///< Block size, zstd level and depth codec of the files.
-  /// Store the entries a one-ply probe recomputes as recompute entries (format version 3,
-  /// FORMAT.md "Recompute entries"; `sowdb gen --no-recompute` turns it off). Smaller tables;
-  /// the probe library recomputes those values. Only entries whose moves that gain seeds all
-  /// lead to stored entries of smaller layers are marked (the one-ply rule), so a probe never
-  /// recurses; the generator keeps one bit per position of every layer in memory for it. Off:
-  /// version 2 files, as before.
+  /// Store recompute entries (format version 4, FORMAT.md "Recompute entries"; `sowdb gen
+  /// --no-recompute` turns it off): the entries the solver marks by the minority rule
+  /// (SolveOptions::mark), which the probe library resolves from their children. Smaller
+  /// tables. Off: version 2 files.
   bool recompute = true;
-  /// Memory the run may plan for, in bytes: a run whose estimate (the smaller layers' values
-  /// and marks, the largest layer's 3 bytes per position) exceeds it is refused before any work.
-  /// 0: 90% of the machine's physical memory.
+  /// Memory the run may plan for, in bytes: a run whose estimate (memory_needed) exceeds it is
+  /// refused before any work. 0: 90% of the machine's physical memory.
   std::uint64_t memory_limit_bytes = 0;
   /// Called after each layer (from the calling thread).
   std::function<void(const LayerReport&)> on_layer;
-  /// Called while a layer is solved: stones, fraction done in [0, 1] (from the calling thread).
-  std::function<void(int, double)> on_progress;
+  /// Called while a layer is read, solved or written: stones, phase, fraction of the phase done
+  /// in [0, 1] (from the calling thread).
+  std::function<void(int, Phase, double)> on_progress;
 };
+
+/// Bytes of memory `generate` plans for layers 0..max_stones of `rules`: the most it holds at
+/// once, when it solves the layer that needs the most. While layer n is solved it holds the
+/// values of the smaller layers that a later layer still reads (1 byte per position; every
+/// layer below n, except that the last layer does without those no move reaches: layer n - 1 in
+/// the Oware family, whose captures take at least 2 seeds) and layer n's working set (3.2 bytes
+/// per position). A layer above kMaxMarkedStones also keeps a bit per position of marks. As long
+/// double: the counts of the largest boards do not fit in 64 bits.
+long double memory_needed(const RuleSet& rules, int max_stones);
 
 // The directory layout is the probe library's (sowdb/probe/tables.h).
 using sowdb::kManifestName;

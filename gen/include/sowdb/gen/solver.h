@@ -45,7 +45,9 @@ class DepthTable {
       : low_(std::move(low)), size_(size), overflow_(std::move(overflow)) {}
 
   /// Number of entries.
-  std::uint64_t size() const { return size_; }
+  std::uint64_t size() const {
+    return size_;
+  }
   /// Depth of entry i (i < size()).
   std::uint16_t operator[](std::uint64_t i) const {
     if (low_[i] != kOverflow)
@@ -93,16 +95,63 @@ struct Layer {
   int stones = 0;                  ///< n.
   std::vector<std::int8_t> value;  ///< value[index], see above.
   DepthTable depth;                ///< depth[index], see above.
+  /// With SolveOptions::mark, the entries to store as recompute entries (the minority rule,
+  /// below), one bit an entry: bit `i % 64` of word `i / 64` (LayerSource::recompute). Empty
+  /// otherwise, and for layers of more than kMaxMarkedStones stones.
+  std::vector<std::uint64_t> recompute;
 };
 
-/// Read access to the values of already solved smaller layers: value(stones, index).
+/// Read access to the value bytes of already solved smaller layers: smaller(m)[index].
 using SmallerValues = std::function<const std::int8_t*(int stones)>;
 
-/// Solves layer `stones` of `rules`. `smaller(m)` must return the value array of layer m for
-/// every m < stones (it is called once per m before the work starts). Uses the calling thread's
-/// oneTBB arena (the thread count is set by the caller with tbb::global_control). The result is
-/// the same for every thread count. `progress`, if set, is called from the calling thread with
-/// the fraction of the work done. Throws std::runtime_error when a depth exceeds 65535.
+/// Largest layer whose entries the solver marks as recompute entries, and whose value bytes
+/// carry a mark (below): its values fit in the low 7 bits of a byte.
+inline constexpr int kMaxMarkedStones = 63;
+
+/// A value byte of a marked layer (n <= kMaxMarkedStones): the value in the low 7 bits (two's
+/// complement), the recompute mark in bit 7. The generator keeps its smaller layers so, which
+/// spares it a mark array and puts the mark in the cache line the value comes from.
+inline std::int8_t marked_byte(int value, bool mark) {
+  return static_cast<std::int8_t>((static_cast<unsigned>(value) & 0x7Fu) | (mark ? 0x80u : 0u));
+}
+/// The value of a marked_byte.
+inline int marked_value(std::int8_t byte) {
+  return static_cast<std::int8_t>(static_cast<std::uint8_t>(byte) << 1) >> 1;
+}
+/// The mark of a marked_byte.
+inline bool marked_mark(std::int8_t byte) {
+  return (static_cast<std::uint8_t>(byte) & 0x80) != 0;
+}
+
+/// Options of solve_layer.
+struct SolveOptions {
+  /// Mark recompute entries (Layer::recompute) by the minority rule: a position is marked when
+  /// the mover has fewer than half of the layer's seeds and every move of it that gains seeds
+  /// leads to an entry not marked in its layer. Every move that keeps all seeds on the board
+  /// only moves seeds away from the mover's side, so its child's mover (the opponent) then holds
+  /// more than half: no two marked entries of a layer are joined by a move, and every child of a
+  /// marked entry is stored, as the all-moves rule of FORMAT.md asks. It costs the solver one
+  /// bit test per move that gains seeds, in the cache line of the value it reads anyway. Layers
+  /// above kMaxMarkedStones get no marks.
+  bool mark = false;
+  /// smaller(m) gives marked_bytes for every m <= kMaxMarkedStones, plain values above (implied
+  /// by `mark`). The generator keeps its layers so even when it marks nothing.
+  bool marked_smaller = false;
+  /// Called from the calling thread with the fraction of the work done, if set.
+  std::function<void(double)> progress;
+};
+
+/// Solves layer `stones` of `rules`. `smaller(m)` must return the value bytes of layer m for
+/// every m < stones (it is called once per m before the work starts): plain values, or
+/// marked_bytes as SolveOptions::mark says. Uses the calling thread's oneTBB arena (the thread
+/// count is set by the caller with tbb::global_control). The result is the same for every thread
+/// count. Throws std::runtime_error when a depth exceeds 65535.
+Layer solve_layer(const RuleSet& rules,
+                  int stones,
+                  const SmallerValues& smaller,
+                  const SolveOptions& options);
+
+/// As above, with plain values, no marks and an optional `progress`.
 Layer solve_layer(const RuleSet& rules,
                   int stones,
                   const SmallerValues& smaller,
