@@ -51,6 +51,39 @@ void add_verify(CLI::App& app, Runner& run) {
       std::string first_read_error;  // why the first layer with unreadable entries failed
       const auto start_all = std::chrono::steady_clock::now();
       gen::Verifier verifier(*tables);
+      const bool tty = isatty(fileno(stderr)) && !args->quiet && !args->json;
+      if (tty) {
+        // One line, redrawn: the layer, the phase, its part done, its rate and the time left.
+        struct Draw {
+          int stones = -1;
+          std::string phase;
+          std::chrono::steady_clock::time_point start, last;
+        };
+        auto draw = std::make_shared<Draw>();
+        const int pits = tables->rules().pits();
+        verifier.set_progress([draw, pits](int n, const char* phase, double f) {
+          const auto now = std::chrono::steady_clock::now();
+          if (draw->stones != n || draw->phase != phase) {
+            draw->stones = n;
+            draw->phase = phase;
+            draw->start = now;
+          } else if (now - draw->last < std::chrono::milliseconds(200) && f < 1) {
+            return;
+          }
+          draw->last = now;
+          const double el = std::chrono::duration<double>(now - draw->start).count();
+          const double positions = static_cast<double>(layer_size(pits, n));
+          std::fprintf(stderr,
+                       "\r  layer %3d: %-5s %5.1f%% of %.0f positions, %.2f M/s, ETA %.0f s   ",
+                       n,
+                       phase,
+                       100 * f,
+                       positions,
+                       el > 0 ? positions * f / el / 1e6 : 0.0,
+                       f > 0 ? el * (1 - f) / f : 0.0);
+          std::fflush(stderr);
+        });
+      }
       for (int n = 0; n <= last; ++n) {
         const auto start = std::chrono::steady_clock::now();
         const gen::VerifyReport check = verifier.verify(n);
@@ -65,6 +98,8 @@ void add_verify(CLI::App& app, Runner& run) {
           for (int m = 0; m <= n && first_read_error.empty(); ++m)
             first_read_error = tables->layer_error(m);
         }
+        if (tty)
+          std::fprintf(stderr, "\r%80s\r", "");
         if (args->json) {
           nlohmann::json j;
           j["n"] = n;
@@ -88,7 +123,21 @@ void add_verify(CLI::App& app, Runner& run) {
       }
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start_all).count();
-      if (!args->json) {
+      if (args->json) {
+        // The verdict as the last line, told apart from the layers' by "summary".
+        nlohmann::json j;
+        j["summary"] = true;
+        j["tables"] = args->tables;
+        j["variant"] = tables->variant().to_string();
+        j["max_stones"] = last;
+        j["positions"] = total;
+        j["problems"] = problems;
+        j["unreadable"] = unreadable;
+        j["seconds"] = seconds;
+        j["verified"] = problems == 0;
+        std::printf("%s\n", j.dump().c_str());
+        std::fflush(stdout);
+      } else {
         std::printf("%s: %s, layers 0..%d, %llu positions checked in %.1f s: %s\n",
                     args->tables.c_str(),
                     tables->variant().to_string().c_str(),

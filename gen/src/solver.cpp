@@ -1,5 +1,6 @@
 #include "sowdb/gen/solver.h"
 
+#include <sys/mman.h>
 #include <tbb/blocked_range.h>
 #include <tbb/concurrent_hash_map.h>
 #include <tbb/enumerable_thread_specific.h>
@@ -53,6 +54,29 @@ static_assert(sizeof(Cell) == 2);
 constexpr int kLineShift = 6;
 constexpr std::uint64_t kLine = std::uint64_t{1} << kLineShift;
 constexpr int kBlockShift = 12;
+
+// Asks the kernel to back the whole 2 MiB pages of [p, p + bytes) with huge pages (transparent
+// huge pages, which Debian gives on request): the solvers' look-ups are random over arrays of
+// gigabytes, and with 4 KiB pages most of them also miss the TLB. Oware layer 24 on 2 threads
+// solved in 53.0 s against 60.7 s without (layers 21-23 alike). Call it before the memory is
+// first touched. Best effort: without huge pages only the speed changes.
+void advise_huge_pages(const void* p, std::size_t bytes) {
+  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t begin = (at + kHuge - 1) & ~(kHuge - 1);
+  const std::uintptr_t end = (at + bytes) & ~(kHuge - 1);
+  if (end > begin)
+    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
+// A vector of `size` copies of `fill`, in huge pages where the kernel gives them.
+std::vector<std::int8_t> huge_vector(std::uint64_t size, std::int8_t fill) {
+  std::vector<std::int8_t> v;
+  v.reserve(size);
+  advise_huge_pages(v.data(), size);
+  v.assign(size, fill);
+  return v;
+}
 
 template <typename T>
 std::atomic_ref<T> aref(T& x) {
@@ -246,10 +270,11 @@ class LayerSolver {
       for (int v = 0; v <= stones_ + 1; ++v)
         rows_[j * row_width_ + kWindow + v] = binomial(v + j, j + 1);
     }
-    value_.resize(size_);
+    value_ = huge_vector(size_, 0);
     cells_ = static_cast<Cell*>(std::malloc(size_ * sizeof(Cell) + 1));
     if (!cells_)
       throw std::bad_alloc();
+    advise_huge_pages(cells_, size_ * sizeof(Cell));
     lines_ = (size_ + kLine - 1) >> kLineShift;
     blocks_ = (size_ + (std::uint64_t{1} << kBlockShift) - 1) >> kBlockShift;
     settled_ = std::make_unique<std::uint8_t[]>(blocks_);
@@ -922,12 +947,15 @@ class AcyclicSolver {
     size_ = layer_size(k_, stones_);
     for (int m = 0; m < stones_; ++m)
       smaller_[m] = smaller(m);
-    value_.assign(size_, kUnknown);
-    if (marks_.on())
-      mark_ = std::make_unique<std::uint8_t[]>(size_);
+    value_ = huge_vector(size_, kUnknown);
+    if (marks_.on()) {
+      mark_.reset(new std::uint8_t[size_]);
+      advise_huge_pages(mark_.get(), size_);
+    }
     depth_ = DepthTable::Bytes(static_cast<std::uint8_t*>(std::malloc(size_ + 1)));
     if (!depth_)
       throw std::bad_alloc();
+    advise_huge_pages(depth_.get(), size_);
   }
 
   Layer run(const std::function<void(double)>& progress) {

@@ -43,10 +43,25 @@ std::string board_text(const Rules& rules, const Pits& board) {
 
 Verifier::Verifier(const TableSet& tables) : tables_(tables) {}
 
+void Verifier::report(int stones, const char* phase, std::uint64_t done, std::uint64_t total) {
+  if (!progress_)
+    return;
+  const double fraction = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
+  if (fraction >= 1.0) {
+    const std::lock_guard lock(progress_mutex_);
+    progress_(stones, phase, 1.0);
+    return;
+  }
+  const std::unique_lock lock(progress_mutex_, std::try_to_lock);
+  if (lock.owns_lock())
+    progress_(stones, phase, fraction);
+}
+
 void Verifier::load(int n, LayerDepths* depths) {
   const int pits = tables_.rules().pits();
   std::vector<std::int8_t> values(layer_size(pits, n));
   std::mutex mutex;
+  std::atomic<std::uint64_t> read{0};
   if (depths) {
     depths->depth.assign(values.size(), 0);
     depths->unreadable.clear();
@@ -76,7 +91,9 @@ void Verifier::load(int n, LayerDepths* depths) {
                                      ? static_cast<std::int8_t>(v)
                                      : kUnreadable;
                    }
+                   report(n, "read", read += last - first, values.size() + 1);
                  });
+  report(n, "read", 1, 1);
   if (depths)
     std::sort(depths->unreadable.begin(), depths->unreadable.end());
   if (values_.size() <= static_cast<std::size_t>(n))
@@ -109,6 +126,7 @@ VerifyReport Verifier::verify(int stones) {
   for (int m = 0; m <= stones; ++m)
     layer_values[m] = values_[static_cast<std::size_t>(m)].data();
   const std::span<const std::int8_t> own(layer_values[stones], report.positions);
+  std::atomic<std::uint64_t> checked{0};
   for_each_range(
       rules,
       stones,
@@ -189,7 +207,9 @@ VerifyReport Verifier::verify(int stones) {
             }
           }
         }
+        this->report(stones, "check", checked += last - first, report.positions + 1);
       });
+  this->report(stones, "check", 1, 1);
   report.bad_values = tally.bad_values;
   report.bad_depths = tally.bad_depths;
   report.unreadable = tally.unreadable;

@@ -74,8 +74,12 @@ fails_with 2 "is not a directory" gen --variant abapa/3x4 --max-stones 3 --out "
 "${sowdb}" verify --tables "${dir}/t" --json >"${dir}/verify.json" || fail "verify"
 python3 - "${dir}/verify.json" <<'PY' || fail "verify --json"
 import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
+lines = [json.loads(l) for l in open(sys.argv[1])]
+rows, summary = lines[:-1], lines[-1]
 assert len(rows) == 11 and all(r["bad_values"] == r["bad_depths"] == r["unreadable"] == 0 for r in rows)
+assert summary["summary"] is True and summary["verified"] is True and summary["problems"] == 0
+assert summary["max_stones"] == 10 and summary["positions"] == sum(r["positions"] for r in rows)
+assert summary["variant"] == "abapa/3x4", summary
 PY
 
 # stats --json: wins + draws + losses = positions, and the histogram adds up too.

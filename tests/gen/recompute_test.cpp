@@ -1,6 +1,7 @@
 // Recompute entries (FORMAT.md, "Recompute entries"): tables generated with and without them
-// answer every TableSet query identically, the files are version 3 and smaller, every recompute
-// entry obeys the one-ply rule (its moves that gain seeds lead to stored entries), and resuming
+// answer every TableSet query identically, the files are version 4 and smaller, the recompute
+// entries are exactly those of the minority rule, every recompute entry obeys the one-ply rule
+// (its moves that gain seeds lead to stored entries), and resuming
 // a directory (with or without recompute entries) reads them back into the same tables; a layer
 // that breaks the one-ply rule is reported by the probe and solved again on resume.
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/gen/generate.h"
+#include "sowdb/probe/rules.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/probe/variant.h"
 #include "test_support.h"
@@ -156,13 +158,64 @@ TEST_P(SameAnswers, WithAndWithoutRecomputeEntries) {
     bytes_on += a.file_size;
     bytes_off += b.file_size;
   }
-  // The generator keeps recompute entries in a layer only where they make it smaller.
   EXPECT_GT(with_recompute, 0);
   EXPECT_LT(bytes_on, bytes_off);
   EXPECT_GT(expect_one_ply(on.path(), c.max_stones), 0u);
   const auto a = TableSet::open(on.path());
   const auto b = TableSet::open(off.path());
   expect_same_answers(*a, *b, c.max_stones);
+}
+
+// The minority rule (gen::SolveOptions::mark), checked on the raw files: an entry is a recompute
+// entry exactly when the mover holds fewer than half of the seeds and no move of it that gains
+// seeds leads to a recompute entry; and then no move of it at all does (the all-moves rule).
+TEST_P(SameAnswers, RecomputeEntriesFollowTheMinorityRule) {
+  const Case c = GetParam();
+  TempDir dir("dir");
+  generate(c.variant, c.max_stones, dir.path(), true);
+  const RuleSet rules = parse_variant(c.variant)->rules;
+  const Rules engine(rules);
+  const int pits = rules.pits();
+  const int p = rules.pits_per_side;
+  std::vector<std::vector<std::int8_t>> raw(static_cast<std::size_t>(c.max_stones) + 1);
+  std::uint64_t marked = 0;
+  std::uint64_t minority = 0;
+  for (int n = 0; n <= c.max_stones; ++n) {
+    auto& layer = raw[static_cast<std::size_t>(n)];
+    layer.resize(layer_size(pits, n));
+    LayerReader::open(dir.path() / gen::layer_file_name(n))->read_all(layer, {});
+  }
+  const auto is_marked = [&](int n, const Pits& board) {
+    const std::uint64_t i = rank(std::span<const std::uint8_t>(board.data(), pits));
+    return raw[static_cast<std::size_t>(n)][i] == kRecomputeValue;
+  };
+  for (int n = 0; n <= c.max_stones; ++n) {
+    Pits board{};
+    const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(pits));
+    unrank(0, n, span);
+    for (std::uint64_t i = 0; i < layer_size(pits, n); ++i, next_position(span)) {
+      int mover = 0;
+      for (int x = 0; x < p; ++x)
+        mover += board[static_cast<std::size_t>(x)];
+      MoveList moves;
+      engine.legal_moves(board, moves);
+      bool exit_to_mark = false;
+      bool move_to_mark = false;
+      for (const Move& m : moves) {
+        const bool child = is_marked(n - m.gain(), m.child);
+        move_to_mark |= child;
+        exit_to_mark |= child && m.gain() > 0;
+      }
+      const bool want = 2 * mover < n && !exit_to_mark;
+      const bool got = raw[static_cast<std::size_t>(n)][i] == kRecomputeValue;
+      ASSERT_EQ(got, want) << "layer " << n << " index " << i;
+      ASSERT_FALSE(got && move_to_mark) << "layer " << n << " index " << i;
+      marked += got;
+      minority += 2 * mover < n;
+    }
+  }
+  // Most positions where the mover holds the fewer seeds qualify.
+  EXPECT_GT(marked, minority / 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants,

@@ -121,8 +121,9 @@ struct WriteOptions {
   std::uint32_t block_entries = kDefaultBlockEntries;
   /// zstd compression level, ZSTD_minCLevel()..ZSTD_maxCLevel(). Output is a pure function of
   /// the input, the options (except `executor` and `progress`) and the zstd library version.
-  /// The default, 1, compresses a 4096-entry block 8-15 times faster than level 13 for files
-  /// about 2% larger (docs/BENCHMARKS.md, "zstd level"); 19 gives the smallest files.
+  /// The default, 1, compresses a 4096-entry block 12-24 times faster than level 13, whose
+  /// files are 2-3% (Oware) to 10% (Kalah) smaller (docs/BENCHMARKS.md, "zstd level"); 19
+  /// gives the smallest files.
   int zstd_level = kDefaultZstdLevel;
   /// zstd's minimum match length (ZSTD_c_minMatch, 3..7), 0 for the level's own, or
   /// kAutoMinMatch: 7 at levels up to 1, 5 above, the smallest frames measured at those levels.

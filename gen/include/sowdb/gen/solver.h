@@ -63,8 +63,15 @@ class DepthTable {
   }
   /// Writes entries first .. first + out.size() - 1 into `out`.
   void fill(std::uint64_t first, std::span<std::uint16_t> out) const {
+    // The low bytes in one pass the compiler widens in vector registers, then the few
+    // overflow entries of the range over them.
+    const std::uint8_t* low = low_.get() + first;
     for (std::size_t j = 0; j < out.size(); ++j)
-      out[j] = (*this)[first + j];
+      out[j] = low[j];
+    auto it =
+        std::lower_bound(overflow_.begin(), overflow_.end(), std::pair{first, std::uint16_t{0}});
+    for (; it != overflow_.end() && it->first < first + out.size(); ++it)
+      out[it->first - first] = it->second;
   }
   /// Same entries (compares the bytes and the overflow list).
   bool operator==(const DepthTable& o) const {

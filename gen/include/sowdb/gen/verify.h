@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -41,7 +43,18 @@ class Verifier {
   /// in memory.
   VerifyReport verify(int stones);
 
+  /// Progress of the work `verify` does: `stones` the layer, `phase` "read" (a layer's values and
+  /// depths read through the table set) or "check" (the layer's entries checked), `fraction` of
+  /// that phase done, in [0, 1], ending at 1. Called from the threads of the arena, one call at
+  /// a time (a call that would wait for another is skipped, except the last of a phase, which
+  /// comes from the calling thread). Set before verify; empty: none.
+  using Progress = std::function<void(int stones, const char* phase, double fraction)>;
+  void set_progress(Progress progress) { progress_ = std::move(progress); }
+
  private:
+  // Reports `done` of `total` of a phase (see Progress) unless another report is under way.
+  void report(int stones, const char* phase, std::uint64_t done, std::uint64_t total);
+
   // The depths of the layer being checked, and the entries whose value reads but whose depth
   // does not (sorted).
   struct LayerDepths {
@@ -53,6 +66,8 @@ class Verifier {
 
   const TableSet& tables_;
   std::vector<std::vector<std::int8_t>> values_;  // per layer read; empty: not read
+  Progress progress_;
+  std::mutex progress_mutex_;
 };
 
 /// Checks every position of layer `stones` of `tables`, in parallel on the calling thread's

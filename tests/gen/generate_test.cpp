@@ -1,0 +1,105 @@
+// gen::generate beyond the tables it writes: the memory it plans for, the refusal that plan
+// drives, and the progress it reports per phase.
+#include "sowdb/gen/generate.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "sowdb/format/index.h"
+#include "sowdb/probe/variant.h"
+#include "test_support.h"
+
+namespace sowdb {
+namespace {
+
+using test::TempDir;
+
+long double positions(int pits, int n) {
+  return static_cast<long double>(layer_size(pits, n));
+}
+
+// The plan: the last layer's 3.2 bytes per position beside the layers below it that a later
+// layer still reads; in the Oware family (captures take 2 seeds or more) without layer N - 1.
+TEST(MemoryNeeded, LastLayerBesideTheLayersItReads) {
+  const RuleSet oware = parse_variant("oware")->rules;
+  const RuleSet kalah = parse_variant("kalah")->rules;
+  for (const int n : {2, 12, 24, 30}) {
+    SCOPED_TRACE(n);
+    long double below = 0;
+    for (int m = 0; m < n - 1; ++m)
+      below += positions(12, m);
+    const long double last = 3.2L * positions(12, n);
+    EXPECT_NEAR(static_cast<double>(gen::memory_needed(oware, n) / (below + last)), 1.0, 1e-9);
+    EXPECT_NEAR(
+        static_cast<double>(gen::memory_needed(kalah, n) / (below + positions(12, n - 1) + last)),
+        1.0,
+        1e-9);
+  }
+  EXPECT_NEAR(static_cast<double>(gen::memory_needed(oware, 0)), 3.2, 1e-9);
+  // Oware 0..30, the largest run the project machine builds: about 15.7 GB.
+  EXPECT_NEAR(static_cast<double>(gen::memory_needed(oware, 30) / 1e9), 15.697, 0.001);
+}
+
+// generate() refuses, before writing anything, a run whose plan exceeds the memory limit, and
+// takes one that fits.
+TEST(MemoryNeeded, DrivesTheRefusal) {
+  const Variant v = *parse_variant("oware/3x4");
+  const long double need = gen::memory_needed(v.rules, 9);
+  TempDir dir("dir");
+  gen::GenerateOptions options;
+  options.variant = v;
+  options.max_stones = 9;
+  options.out = dir.path() / "t";
+  options.memory_limit_bytes = static_cast<std::uint64_t>(std::floor(need)) - 1;
+  EXPECT_THROW(gen::generate(options), gen::InvalidRequest);
+  EXPECT_FALSE(std::filesystem::exists(options.out / gen::layer_file_name(0)));
+  options.memory_limit_bytes = static_cast<std::uint64_t>(std::ceil(need));
+  gen::generate(options);
+  EXPECT_TRUE(std::filesystem::exists(options.out / gen::layer_file_name(9)));
+}
+
+// Each layer reports its phases in order, each with a rising fraction that ends at 1: solve then
+// write for a layer it builds, read for one it reads back.
+TEST(GenerateProgress, EveryPhaseRunsToTheEnd) {
+  TempDir dir("dir");
+  gen::GenerateOptions options;
+  options.variant = *parse_variant("oware/3x4");
+  options.max_stones = 10;
+  options.out = dir.path();
+  std::vector<std::tuple<int, gen::Phase, double>> seen;
+  options.on_progress = [&](int n, gen::Phase phase, double f) { seen.emplace_back(n, phase, f); };
+  const auto check = [&](const std::vector<gen::Phase>& phases) {
+    for (int n = 0; n <= options.max_stones; ++n) {
+      SCOPED_TRACE(n);
+      std::vector<gen::Phase> order;
+      double last = -1;
+      for (const auto& [m, phase, f] : seen) {
+        if (m != n)
+          continue;
+        if (order.empty() || order.back() != phase) {
+          order.push_back(phase);
+          last = -1;
+        }
+        EXPECT_GE(f, last) << gen::to_string(phase);
+        EXPECT_LE(f, 1.0);
+        last = f;
+      }
+      EXPECT_EQ(order, phases);
+      EXPECT_EQ(last, 1.0);
+    }
+  };
+  gen::generate(options);
+  check({gen::Phase::kSolve, gen::Phase::kWrite});
+  seen.clear();
+  gen::generate(options);
+  check({gen::Phase::kRead});
+  EXPECT_STREQ(gen::to_string(gen::Phase::kWrite), "write");
+}
+
+}  // namespace
+}  // namespace sowdb
