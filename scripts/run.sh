@@ -2,7 +2,7 @@
 # Installs what sowdb needs, builds it (Release) and runs the main job.
 #
 # The main job: solve Oware (oware/6x4) for every stone count up to SOWDB_RUN_STONES (default 20,
-# about a minute on 2 cores) into tables/oware-6 and look up the VARIANTS.md reference position
+# about 25 seconds on 2 cores) into tables/oware-6 and look up the VARIANTS.md reference position
 # (value 0; moves -1 -1 -2 -2 -2 0). A second run reuses the layers already written.
 #
 # Usage: scripts/run.sh
