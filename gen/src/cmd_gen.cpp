@@ -128,6 +128,7 @@ void add_gen(CLI::App& app, Runner& run) {
       double total_seconds = 0;
       double solve_seconds = 0;
       double write_seconds = 0;
+      double read_seconds = 0;
       std::uint64_t total_positions = 0;
       std::uint64_t solved_positions = 0;
       std::uint64_t total_bytes = 0;
@@ -140,6 +141,7 @@ void add_gen(CLI::App& app, Runner& run) {
         total_seconds += r.seconds;
         solve_seconds += r.solve_seconds;
         write_seconds += r.write_seconds;
+        read_seconds += r.read_seconds;
         total_positions += r.positions;
         if (!r.reused)
           solved_positions += r.positions;
@@ -154,6 +156,7 @@ void add_gen(CLI::App& app, Runner& run) {
           j["positions_per_s"] = r.positions_per_s;
           j["solve_seconds"] = r.solve_seconds;
           j["write_seconds"] = r.write_seconds;
+          j["read_seconds"] = r.read_seconds;
           j["peak_rss_bytes"] = r.peak_rss_bytes;
           j["bytes_on_disk"] = r.bytes_on_disk;
           j["reused"] = r.reused;
@@ -204,6 +207,7 @@ void add_gen(CLI::App& app, Runner& run) {
         j["seconds"] = wall;
         j["solve_seconds"] = solve_seconds;
         j["write_seconds"] = write_seconds;
+        j["read_seconds"] = read_seconds;
         j["positions_per_s"] = wall > 0 ? static_cast<double>(solved_positions) / wall : 0.0;
         j["bytes_on_disk"] = total_bytes;
         j["bytes_per_position"] = total_positions > 0 ? static_cast<double>(total_bytes) /

@@ -436,6 +436,7 @@ void generate(const GenerateOptions& options) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     report.reused = reused;
+    report.read_seconds = reused ? seconds : 0;
     report.seconds = reused ? 0 : seconds;
     report.positions_per_s = (!reused && seconds > 0) ? static_cast<double>(size) / seconds : 0;
     report.peak_rss_bytes = peak_rss_bytes();

@@ -19,6 +19,7 @@
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/gen/generate.h"
+#include "sowdb/gen/solver.h"
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/probe/variant.h"
@@ -232,6 +233,36 @@ INSTANTIATE_TEST_SUITE_P(Variants,
                                ch = '_';
                            return name;
                          });
+
+// Layers of more than gen::kMaxMarkedStones stones (values that need all 8 bits of a byte) get no
+// recompute entries, and read the smaller layers' marked bytes right: a 1-pit board past that
+// answers as without recompute entries, in a run from scratch and in one resumed below it.
+TEST(RecomputeEntries, LayersPastTheMarkedBytes) {
+  for (const char* variant : {"oware/1x40", "kalah/1x40"}) {
+    SCOPED_TRACE(variant);
+    constexpr int kTop = 70;
+    TempDir on("on");
+    TempDir off("off");
+    generate(variant, kTop, on.path(), true);
+    generate(variant, kTop, off.path(), false);
+    int marked_layers = 0;
+    for (int n = 0; n <= kTop; ++n) {
+      const LayerInfo info = read_info(on.path() / gen::layer_file_name(n));
+      EXPECT_FALSE(n > gen::kMaxMarkedStones && info.recompute) << n;
+      marked_layers += info.recompute;
+    }
+    EXPECT_GT(marked_layers, 10);
+    expect_same_answers(*TableSet::open(on.path()), *TableSet::open(off.path()), kTop);
+    TempDir resumed("resumed");
+    generate(variant, 40, resumed.path(), true);
+    generate(variant, kTop, resumed.path(), true);
+    for (int n = 0; n <= kTop; ++n) {
+      EXPECT_EQ(bytes_of(resumed.path() / gen::layer_file_name(n)),
+                bytes_of(on.path() / gen::layer_file_name(n)))
+          << n;
+    }
+  }
+}
 
 // Resuming reads recompute entries back as values (the generator resolves them from the smaller
 // layers) and rebuilds which entries are recompute entries, so the layers it then solves are

@@ -21,6 +21,7 @@ struct LayerReport {
   double positions_per_s = 0;        ///< positions / seconds (0 for a reused layer).
   double solve_seconds = 0;          ///< Of `seconds`, the retrograde analysis (with marking).
   double write_seconds = 0;          ///< Of `seconds`, compressing and writing the table.
+  double read_seconds = 0;  ///< A reused layer: reading it back (not counted in `seconds`).
   std::uint64_t peak_rss_bytes = 0;  ///< Peak resident set size of the process so far.
   std::uint64_t bytes_on_disk = 0;   ///< Size of the layer's table file.
   bool reused = false;               ///< The table was already present and valid.
