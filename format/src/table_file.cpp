@@ -1242,8 +1242,11 @@ ZSTD_CCtx* thread_cctx(const WriteOptions& options, const std::string& where) {
     fail(Code::kIo, where, "cannot allocate a zstd context");
   ZSTD_CCtx_reset(cctx.get(), ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, options.zstd_level);
+  // kAutoMinMatch: 7 for zstd's fast strategy (level 1 and the negative levels), else 5 (level
+  // 0 is zstd's default, level 3).
+  const bool fast = options.zstd_level <= 1 && options.zstd_level != 0;
   const int min_match = options.zstd_min_match != kAutoMinMatch ? options.zstd_min_match
-                        : options.zstd_level <= 1               ? 7
+                        : fast                                  ? 7
                                                                 : 5;
   if (min_match != 0)
     ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_minMatch, min_match);
@@ -1461,7 +1464,6 @@ void write_layer(const std::filesystem::path& path,
     table_bytes[i] = static_cast<std::byte>(table[i]);
   out.write(table_bytes);
 
-  // Compresses block `b` into `cb` with its own context, so blocks can run on any thread.
   // The byte each value stores, unmarked and marked: a marked entry of value >= 0 stores
   // kRecomputeValue (under the all-moves rule kStoredRecomputeByte), one of value < 0
   // kStoredRecomputeByte (in layers of at most 126 stones; else its value).
@@ -1476,15 +1478,30 @@ void write_layer(const std::filesystem::path& path,
                                                   : static_cast<std::int8_t>(v);
     }
   }
-  // Compresses block `b` into `cb` with its thread's context, so blocks can run on any thread.
+  // Compresses block `b` into `cb`, so blocks can run on any thread. The buffers are the thread's,
+  // unless a task of this thread is already using them (a fill_depths or an executor that waits
+  // on nested parallel work can run another block's task on the waiting thread).
+  struct Buffers {
+    std::vector<std::byte> raw;
+    std::vector<std::int8_t> bytes;
+    std::vector<std::uint16_t> depths;
+    bool busy = false;
+  };
   auto compress_block = [&](std::uint64_t b, CompressedBlock& cb) {
     const std::uint64_t first = b * options.block_entries;
     const auto n =
         static_cast<std::size_t>(std::min<std::uint64_t>(options.block_entries, entries - first));
-    ZSTD_CCtx* const cctx = thread_cctx(options, name);
-    thread_local std::vector<std::byte> raw;
-    thread_local std::vector<std::int8_t> bytes;
-    thread_local std::vector<std::uint16_t> depths;
+    thread_local Buffers thread_buffers;
+    Buffers own;
+    Buffers& buffers = thread_buffers.busy ? own : thread_buffers;
+    buffers.busy = true;
+    struct Release {
+      Buffers& b;
+      ~Release() { b.busy = false; }
+    } release{buffers};
+    std::vector<std::byte>& raw = buffers.raw;
+    std::vector<std::int8_t>& bytes = buffers.bytes;
+    std::vector<std::uint16_t>& depths = buffers.depths;
     raw.resize(2 * n);
     bytes.resize(n);
     depths.resize(n);
@@ -1495,7 +1512,7 @@ void write_layer(const std::filesystem::path& path,
       bytes[i] = byte;
       raw[i] = static_cast<std::byte>(symbol[static_cast<std::uint8_t>(byte)]);
     }
-    cb.values = compress(cctx, std::span(raw.data(), n), name);
+    cb.values = compress(thread_cctx(options, name), std::span(raw.data(), n), name);
     source.fill_depths(first, std::span(depths.data(), n));
     // "Depth encoding": the stored depths' low bytes, then their high bytes. Codec 1 stores
     // the depths of the entries whose byte is neither 0 (their depth must be 0) nor
@@ -1540,13 +1557,15 @@ void write_layer(const std::filesystem::path& path,
                    ", not the derived depth (0 for value 0, 0 or 1 for a value > 0)");
         }
       }
+      fail(Code::kInvalidArgument, name, "a depth check failed without a cause (internal error)");
     }
     raw.resize(2 * m);
     for (std::size_t i = 0; i < m; ++i) {
       raw[i] = static_cast<std::byte>(depths[i] & 0xFF);
       raw[m + i] = static_cast<std::byte>(depths[i] >> 8);
     }
-    cb.depths = compress(cctx, raw, name);
+    // The thread's context again: a nested task may have used it meanwhile.
+    cb.depths = compress(thread_cctx(options, name), raw, name);
     if (cb.values.size() > std::numeric_limits<std::uint32_t>::max() ||
         cb.depths.size() > std::numeric_limits<std::uint32_t>::max()) {
       fail(Code::kInvalidArgument, name, "compressed block too large");

@@ -57,6 +57,7 @@ void add_verify(CLI::App& app, Runner& run) {
         struct Draw {
           int stones = -1;
           std::string phase;
+          double fraction = 0;
           std::chrono::steady_clock::time_point start, last;
         };
         auto draw = std::make_shared<Draw>();
@@ -67,9 +68,12 @@ void add_verify(CLI::App& app, Runner& run) {
             draw->stones = n;
             draw->phase = phase;
             draw->start = now;
-          } else if (now - draw->last < std::chrono::milliseconds(200) && f < 1) {
-            return;
+            draw->fraction = 0;
+          } else if (f < draw->fraction ||
+                     (now - draw->last < std::chrono::milliseconds(200) && f < 1)) {
+            return;  // a worker's older count, or too soon
           }
+          draw->fraction = f;
           draw->last = now;
           const double el = std::chrono::duration<double>(now - draw->start).count();
           const double positions = static_cast<double>(layer_size(pits, n));

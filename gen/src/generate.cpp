@@ -69,11 +69,21 @@ long double positions(int k, int n) {
   return c;
 }
 
-// Refuses, before any work, a run that cannot fit (memory_needed) or whose largest layer has more
-// positions than the solver indexes.
-void check_memory(const RuleSet& rules, int max_stones, std::uint64_t limit_bytes) {
+// Whether layer n is the last of a run into `out` that goes up to at least `max_stones`: a run
+// goes on past --max-stones only through layers the directory holds.
+bool last_layer(const fs::path& out, int max_stones, int n) {
+  return n >= max_stones && (n == kMaxIndexedStones || !fs::exists(out / layer_file_name(n + 1)));
+}
+
+// Refuses, before any work, a run into `out` that cannot fit (memory_needed) or whose largest
+// layer has more positions than the solver indexes.
+void check_memory(const RuleSet& rules,
+                  int max_stones,
+                  const fs::path& out,
+                  std::uint64_t limit_bytes) {
   const long double largest = positions(rules.pits(), max_stones);
-  const long double need = memory_needed(rules, max_stones);
+  const long double need =
+      memory_needed(rules, max_stones, last_layer(out, max_stones, max_stones));
   const long double gib = 1024.0L * 1024.0L * 1024.0L;
   if (largest > static_cast<long double>(std::uint64_t{1} << 40)) {
     char buf[160];
@@ -137,8 +147,9 @@ void write_manifest(const fs::path& dir, const Variant& v) {
 }
 
 // Removes what a killed run left behind: "<name>.tmp.<pid>" of a process that no longer exists
-// (TempFile and write_manifest), and "layer-NNN.sdb.plain" (the Kalah second write, between its
-// write and its rename). A temporary of a live process (a concurrent run) is left alone.
+// (TempFile and write_manifest), and "layer-NNN.sdb.plain" (left by earlier generators, which
+// wrote Kalah layers a second time). A temporary of a live process (a concurrent run) is left
+// alone.
 void remove_stale_temporaries(const fs::path& dir) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -295,7 +306,7 @@ void generate(const GenerateOptions& options) {
   if (options.max_stones < 0 || options.max_stones > kMaxIndexedStones) {
     throw InvalidRequest("--max-stones must be 0.." + std::to_string(kMaxIndexedStones));
   }
-  check_memory(rules, options.max_stones, options.memory_limit_bytes);
+  check_memory(rules, options.max_stones, options.out, options.memory_limit_bytes);
   std::error_code ec;
   if (fs::exists(options.out, ec) && !fs::is_directory(options.out, ec))
     throw InvalidRequest(options.out.string() + " exists and is not a directory");
@@ -346,7 +357,7 @@ void generate(const GenerateOptions& options) {
       if (!rewrote_marked || n > kMaxIndexedStones || !fs::exists(path))
         break;
       try {
-        check_memory(rules, n, options.memory_limit_bytes);
+        check_memory(rules, n, options.out, options.memory_limit_bytes);
       } catch (const InvalidRequest& e) {
         throw InvalidRequest(
             std::string(e.what()) + ". " + options.out.string() + " holds layer " +
@@ -358,8 +369,7 @@ void generate(const GenerateOptions& options) {
     }
     // The last layer of the run (no layer above it follows, even past --max-stones) reads no
     // layer that its moves cannot reach, and nothing reads it: memory_needed counts on that.
-    const bool last = n >= options.max_stones &&
-                      (n == kMaxIndexedStones || !fs::exists(options.out / layer_file_name(n + 1)));
+    const bool last = last_layer(options.out, options.max_stones, n);
     solved.add();
     if (last) {
       for (int m = std::max(0, n - min_gain(rules) + 1); m < n; ++m)
@@ -458,7 +468,7 @@ const char* to_string(Phase phase) noexcept {
   return "?";
 }
 
-long double memory_needed(const RuleSet& rules, int max_stones) {
+long double memory_needed(const RuleSet& rules, int max_stones, bool last_releases) {
   const int k = rules.pits();
   // While layer n is solved: the layers below it that stay in memory, and its working set (the
   // cyclic solver's value byte, 2-byte cell, frontier flags and mark bits; the acyclic solver's
@@ -468,7 +478,7 @@ long double memory_needed(const RuleSet& rules, int max_stones) {
   long double need = 0;
   for (int n = 0; n <= max_stones; ++n) {
     long double held = kept;
-    if (n == max_stones) {
+    if (n == max_stones && last_releases) {
       for (int m = std::max(0, n - min_gain(rules) + 1); m < n; ++m)
         held -= positions(k, m) * (m > kMaxMarkedStones ? 1.125L : 1.0L);
     }

@@ -15,13 +15,13 @@ namespace sowdb::gen {
 
 /// What happened to one layer.
 struct LayerReport {
-  int stones = 0;                    ///< n: the layer's stone count.
-  std::uint64_t positions = 0;       ///< Positions in the layer, layer_size(2P, n).
-  double seconds = 0;                ///< Solve and write time (0 for a reused layer).
-  double positions_per_s = 0;        ///< positions / seconds (0 for a reused layer).
-  double solve_seconds = 0;          ///< Of `seconds`, the retrograde analysis (with marking).
-  double write_seconds = 0;          ///< Of `seconds`, compressing and writing the table.
-  double read_seconds = 0;  ///< A reused layer: reading it back (not counted in `seconds`).
+  int stones = 0;               ///< n: the layer's stone count.
+  std::uint64_t positions = 0;  ///< Positions in the layer, layer_size(2P, n).
+  double seconds = 0;           ///< Solve and write time (0 for a reused layer).
+  double positions_per_s = 0;   ///< positions / seconds (0 for a reused layer).
+  double solve_seconds = 0;     ///< Of `seconds`, the retrograde analysis (with marking).
+  double write_seconds = 0;     ///< Of `seconds`, compressing and writing the table.
+  double read_seconds = 0;      ///< A reused layer: reading it back (not counted in `seconds`).
   std::uint64_t peak_rss_bytes = 0;  ///< Peak resident set size of the process so far.
   std::uint64_t bytes_on_disk = 0;   ///< Size of the layer's table file.
   bool reused = false;               ///< The table was already present and valid.
@@ -61,11 +61,13 @@ struct GenerateOptions {
 /// Bytes of memory `generate` plans for layers 0..max_stones of `rules`: the most it holds at
 /// once, when it solves the layer that needs the most. While layer n is solved it holds the
 /// values of the smaller layers that a later layer still reads (1 byte per position; every
-/// layer below n, except that the last layer does without those no move reaches: layer n - 1 in
-/// the Oware family, whose captures take at least 2 seeds) and layer n's working set (3.2 bytes
-/// per position). A layer above kMaxMarkedStones also keeps a bit per position of marks. As long
-/// double: the counts of the largest boards do not fit in 64 bits.
-long double memory_needed(const RuleSet& rules, int max_stones);
+/// layer below n, except that, with `last_releases`, the last layer does without those no move
+/// reaches: layer n - 1 in the Oware family, whose captures take at least 2 seeds) and layer n's
+/// working set (3.2 bytes per position). A layer above kMaxMarkedStones also keeps a bit per
+/// position of marks. `generate` releases those layers unless the directory holds the layer
+/// above max_stones (which it may go on to check). As long double: the counts of the largest
+/// boards do not fit in 64 bits.
+long double memory_needed(const RuleSet& rules, int max_stones, bool last_releases = true);
 
 // The directory layout is the probe library's (sowdb/probe/tables.h).
 using sowdb::kManifestName;

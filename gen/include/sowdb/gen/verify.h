@@ -47,7 +47,8 @@ class Verifier {
   /// depths read through the table set) or "check" (the layer's entries checked), `fraction` of
   /// that phase done, in [0, 1], ending at 1. Called from the threads of the arena, one call at
   /// a time (a call that would wait for another is skipped, except the last of a phase, which
-  /// comes from the calling thread). Set before verify; empty: none.
+  /// comes from the calling thread); a report may come after one with a larger fraction. Set
+  /// before verify; empty: none.
   using Progress = std::function<void(int stones, const char* phase, double fraction)>;
   void set_progress(Progress progress) { progress_ = std::move(progress); }
 
