@@ -35,6 +35,18 @@ done
 cmake -S "${root}" -B "${build}" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "${build}" --target sowdb sowdb_solve_bench >/dev/null
 
+# Calls "$1 VARIANT MAX_STONES THREADS" for every job of the benchmark: the same jobs for sowdb
+# gen and for the solver alone ($2 is the Kalah preset to use).
+each_job() {
+  "$1" oware "${stones}" 1
+  "$1" oware "${stones}" 2
+  "$1" "$2" "${stones}" 1
+  "$1" "$2" "${stones}" 2
+  if [[ "${full}" == 1 ]]; then
+    "$1" oware 24 2
+  fi
+}
+
 work="$(mktemp -d)"
 out_root="${SOWDB_BENCH_OUT:-${work}}"
 trap 'rm -rf "${work}"' EXIT
@@ -52,13 +64,7 @@ gen() {  # variant max_stones threads
     --json | tail -n 1 >>"${gen_runs}"
   rm -rf "${dir}"
 }
-gen oware "${stones}" 1
-gen oware "${stones}" 2
-gen kalah-irving "${stones}" 1
-gen kalah-irving "${stones}" 2
-if [[ "${full}" == 1 ]]; then
-  gen oware 24 2
-fi
+each_job gen kalah-irving
 python3 - "${gen_runs}" <<'PY'
 import json, sys
 runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
@@ -87,13 +93,7 @@ run() {  # variant max_stones threads
   { time "${build}/bench/sowdb_solve_bench" "$1" "$2" "$3" | grep '"summary"' >>"${out}"; } \
     2>>"${out}"
 }
-run oware "${stones}" 1
-run oware "${stones}" 2
-run kalah "${stones}" 1
-run kalah "${stones}" 2
-if [[ "${full}" == 1 ]]; then
-  run oware 24 2
-fi
+each_job run kalah
 
 python3 - "${out}" <<'PY'
 import json, sys
