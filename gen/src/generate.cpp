@@ -407,6 +407,7 @@ void generate(const GenerateOptions& options) {
       solve.mark = options.recompute && options.write.depth_codec != DepthCodec::kAll;
       solve.marked_smaller = true;
       solve.progress = [&](double f) { progress(n, Phase::kSolve, f); };
+      progress(n, Phase::kSolve, 0);  // the phase starts: its rate and ETA count from here
       Layer layer = solve_layer(
           rules, n, [&](int m) { return solved.bytes(m); }, solve);
       const auto solved_at = std::chrono::steady_clock::now();
@@ -432,6 +433,7 @@ void generate(const GenerateOptions& options) {
       write.progress = [&](std::uint64_t done, std::uint64_t total) {
         progress(n, Phase::kWrite, static_cast<double>(done) / static_cast<double>(total));
       };
+      progress(n, Phase::kWrite, 0);
       write_layer(path, rules, n, source, write);
       report.write_seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - solved_at).count();
