@@ -12,6 +12,7 @@
 
 #include "board_text.h"
 #include "commands.h"
+#include "progress_line.h"
 #include "sowdb/format/index.h"
 #include "sowdb/gen/generate.h"
 
@@ -95,34 +96,10 @@ void add_gen(CLI::App& app, Runner& run) {
       options.recompute = !args->no_recompute;
       options.memory_limit_bytes =
           static_cast<std::uint64_t>(args->memory_limit_gib * 1024.0 * 1024.0 * 1024.0);
-      auto phase_start = std::make_shared<std::chrono::steady_clock::time_point>();
-      auto last_draw = std::make_shared<std::chrono::steady_clock::time_point>();
-      auto current = std::make_shared<std::pair<int, gen::Phase>>(-1, gen::Phase::kSolve);
       if (tty) {
-        // One line per layer, redrawn: the phase, its part done, its rate and the time it has
-        // left. The rate counts the layer's positions, so phases compare.
-        options.on_progress = [phase_start, last_draw, current, v](
-                                  int n, gen::Phase phase, double f) {
-          const auto now = std::chrono::steady_clock::now();
-          if (current->first != n || current->second != phase) {
-            *current = {n, phase};
-            *phase_start = now;
-          } else if (now - *last_draw < std::chrono::milliseconds(200) && f < 1) {
-            return;
-          }
-          *last_draw = now;
-          const double el = std::chrono::duration<double>(now - *phase_start).count();
-          const double positions = static_cast<double>(layer_size(v.rules.pits(), n));
-          const double eta = f > 0 ? el * (1 - f) / f : 0;
-          std::fprintf(stderr,
-                       "\r  layer %3d: %-5s %5.1f%% of %.0f positions, %.2f M/s, ETA %.0f s   ",
-                       n,
-                       gen::to_string(phase),
-                       100 * f,
-                       positions,
-                       el > 0 ? positions * f / el / 1e6 : 0.0,
-                       eta);
-          std::fflush(stderr);
+        auto line = std::make_shared<ProgressLine>(v.rules.pits());
+        options.on_progress = [line](int n, gen::Phase phase, double f) {
+          line->show(n, gen::to_string(phase), f);
         };
       }
       double total_seconds = 0;
@@ -164,7 +141,7 @@ void add_gen(CLI::App& app, Runner& run) {
           std::fflush(stdout);
         } else if (!args->quiet) {
           if (tty)
-            std::fprintf(stderr, "\r%80s\r", "");
+            ProgressLine::clear();
           if (r.reused) {
             std::printf("layer %3d: %12llu positions, reused (%s on disk)\n",
                         r.stones,

@@ -14,6 +14,7 @@
 
 #include "board_text.h"
 #include "commands.h"
+#include "progress_line.h"
 #include "sowdb/format/index.h"
 #include "sowdb/gen/verify.h"
 #include "sowdb/probe/tables.h"
@@ -53,40 +54,9 @@ void add_verify(CLI::App& app, Runner& run) {
       gen::Verifier verifier(*tables);
       const bool tty = isatty(fileno(stderr)) && !args->quiet && !args->json;
       if (tty) {
-        // One line, redrawn: the layer, the phase, its part done, its rate and the time left.
-        struct Draw {
-          int stones = -1;
-          std::string phase;
-          double fraction = 0;
-          std::chrono::steady_clock::time_point start, last;
-        };
-        auto draw = std::make_shared<Draw>();
-        const int pits = tables->rules().pits();
-        verifier.set_progress([draw, pits](int n, const char* phase, double f) {
-          const auto now = std::chrono::steady_clock::now();
-          if (draw->stones != n || draw->phase != phase) {
-            draw->stones = n;
-            draw->phase = phase;
-            draw->start = now;
-            draw->fraction = 0;
-          } else if (f < draw->fraction ||
-                     (now - draw->last < std::chrono::milliseconds(200) && f < 1)) {
-            return;  // a worker's older count, or too soon
-          }
-          draw->fraction = f;
-          draw->last = now;
-          const double el = std::chrono::duration<double>(now - draw->start).count();
-          const double positions = static_cast<double>(layer_size(pits, n));
-          std::fprintf(stderr,
-                       "\r  layer %3d: %-5s %5.1f%% of %.0f positions, %.2f M/s, ETA %.0f s   ",
-                       n,
-                       phase,
-                       100 * f,
-                       positions,
-                       el > 0 ? positions * f / el / 1e6 : 0.0,
-                       f > 0 ? el * (1 - f) / f : 0.0);
-          std::fflush(stderr);
-        });
+        auto line = std::make_shared<ProgressLine>(tables->rules().pits());
+        verifier.set_progress(
+            [line](int n, const char* phase, double f) { line->show(n, phase, f); });
       }
       for (int n = 0; n <= last; ++n) {
         const auto start = std::chrono::steady_clock::now();
@@ -103,7 +73,7 @@ void add_verify(CLI::App& app, Runner& run) {
             first_read_error = tables->layer_error(m);
         }
         if (tty)
-          std::fprintf(stderr, "\r%80s\r", "");
+          ProgressLine::clear();
         if (args->json) {
           nlohmann::json j;
           j["n"] = n;
