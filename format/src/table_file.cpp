@@ -1516,48 +1516,37 @@ void write_layer(const std::filesystem::path& path,
     source.fill_depths(first, std::span(depths.data(), n));
     // "Depth encoding": the stored depths' low bytes, then their high bytes. Codec 1 stores
     // the depths of the entries whose byte is neither 0 (their depth must be 0) nor
-    // kRecomputeValue (their depth must be the derived one, see "Recompute entries"). The pass
-    // is branch-free (whether an entry's depth is stored follows its value, which the branch
-    // predictor cannot guess); the checks only note that something failed, and a second pass
-    // finds what.
+    // kRecomputeValue (their depth must be the derived one, see "Recompute entries"). Which
+    // entries store a depth follows their values, which no branch predictor guesses: the
+    // compaction goes without a branch, and the checks branch only to fail.
     std::size_t m = 0;
-    bool bad = false;
     for (std::size_t i = 0; i < n; ++i) {
       const std::int8_t byte = bytes[i];
+      const std::int8_t v = values[first + i];
       const std::uint16_t d = depths[i];
       const bool stored = all_depths || (byte != 0 && byte != kRecomputeValue);
-      bad |= stored ? use_recompute && d == kRecomputeDepth
-                    : (byte == 0 ? d != 0 : d > 1 || (d != 0 && values[first + i] == 0));
+      if (stored && use_recompute && d == kRecomputeDepth) {
+        fail(Code::kInvalidArgument,
+             name,
+             "entry " + std::to_string(first + i) + " has depth " +
+                 std::to_string(kRecomputeDepth) +
+                 ", which a file with recompute entries cannot store");
+      }
+      if (!stored && byte == 0 && d != 0) {
+        fail(Code::kInvalidArgument,
+             name,
+             "entry " + std::to_string(first + i) + " has value 0 and depth " + std::to_string(d) +
+                 " (depth codec 1 needs depth 0)");
+      }
+      if (!stored && byte == kRecomputeValue && (v == 0 ? d != 0 : d > 1)) {
+        fail(Code::kInvalidArgument,
+             name,
+             "recompute entry " + std::to_string(first + i) + " has value " + std::to_string(v) +
+                 " and depth " + std::to_string(d) +
+                 ", not the derived depth (0 for value 0, 0 or 1 for a value > 0)");
+      }
       depths[m] = d;
       m += stored ? 1 : 0;
-    }
-    if (bad) {
-      source.fill_depths(first, std::span(depths.data(), n));
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::int8_t byte = bytes[i];
-        const std::int8_t v = values[first + i];
-        if (all_depths || (byte != 0 && byte != kRecomputeValue)) {
-          if (use_recompute && depths[i] == kRecomputeDepth) {
-            fail(Code::kInvalidArgument,
-                 name,
-                 "entry " + std::to_string(first + i) + " has depth " +
-                     std::to_string(kRecomputeDepth) +
-                     ", which a file with recompute entries cannot store");
-          }
-        } else if (byte == 0 && depths[i] != 0) {
-          fail(Code::kInvalidArgument,
-               name,
-               "entry " + std::to_string(first + i) + " has value 0 and depth " +
-                   std::to_string(depths[i]) + " (depth codec 1 needs depth 0)");
-        } else if (byte == kRecomputeValue && (v == 0 ? depths[i] != 0 : depths[i] > 1)) {
-          fail(Code::kInvalidArgument,
-               name,
-               "recompute entry " + std::to_string(first + i) + " has value " + std::to_string(v) +
-                   " and depth " + std::to_string(depths[i]) +
-                   ", not the derived depth (0 for value 0, 0 or 1 for a value > 0)");
-        }
-      }
-      fail(Code::kInvalidArgument, name, "a depth check failed without a cause (internal error)");
     }
     raw.resize(2 * m);
     for (std::size_t i = 0; i < m; ++i) {

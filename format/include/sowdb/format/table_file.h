@@ -147,9 +147,9 @@ struct LayerSource {
   /// layer_size(rules.pits(), stones) values in index order, each in [-n, n].
   std::span<const std::int8_t> values;
   /// Writes the depths of indices `first .. first + out.size() - 1` into `out`. Called once per
-  /// block (twice for a block whose depths fail a check, to name the entry), for disjoint
-  /// ranges, possibly concurrently from the executor's threads (so it must be thread safe for
-  /// disjoint ranges). An exception it throws aborts the write and leaves the old file in place.
+  /// block, for disjoint ranges, possibly concurrently from the executor's threads (so it must
+  /// be thread safe for disjoint ranges). An exception it throws aborts the write and leaves
+  /// the old file in place.
   std::function<void(std::uint64_t first, std::span<std::uint16_t> out)> fill_depths;
   /// Optional: the entries to store as recompute entries (FORMAT.md, "Recompute entries"), one
   /// bit an entry: bit `i % 64` of word `i / 64` marks entry `i`. Empty: none (the file is
