@@ -173,6 +173,14 @@ void remove_stale_temporaries(const fs::path& dir) {
   }
 }
 
+bool marked(const std::vector<std::uint64_t>& marks, std::uint64_t i) {
+  return !marks.empty() && ((marks[i / 64] >> (i % 64)) & 1) != 0;
+}
+
+void mark(std::vector<std::uint64_t>& marks, std::uint64_t i) {
+  marks[i / 64] |= std::uint64_t{1} << (i % 64);
+}
+
 // The layers solved so far, as a later layer reads them: layer m's value bytes, which for
 // m <= kMaxMarkedStones are marked_bytes (the value and whether the file stores the entry as a
 // recompute entry), and for larger layers plain values with the marks beside them. A layer no
@@ -191,8 +199,7 @@ class Solved {
   bool marked(int m, std::uint64_t i) const {
     if (m <= kMaxMarkedStones)
       return marked_mark(values_[static_cast<std::size_t>(m)][i]);
-    const auto& bits = marks_[static_cast<std::size_t>(m)];
-    return !bits.empty() && ((bits[i / 64] >> (i % 64)) & 1) != 0;
+    return gen::marked(marks_[static_cast<std::size_t>(m)], i);
   }
   const std::int8_t* bytes(int m) const { return values_[static_cast<std::size_t>(m)].data(); }
   // Keeps layer n's plain `values` and its recompute `mask` (empty: none).
@@ -205,8 +212,7 @@ class Solved {
     }
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, v.size(), 1 << 16), [&](const auto& r) {
       for (std::uint64_t i = r.begin(); i != r.end(); ++i) {
-        const bool m = !mask.empty() && ((mask[i / 64] >> (i % 64)) & 1) != 0;
-        v[i] = marked_byte(v[i], m);
+        v[i] = marked_byte(v[i], gen::marked(mask, i));
       }
     });
   }
@@ -219,14 +225,6 @@ class Solved {
   std::vector<std::vector<std::int8_t>> values_;
   std::vector<std::vector<std::uint64_t>> marks_;
 };
-
-bool marked(const std::vector<std::uint64_t>& marks, std::uint64_t i) {
-  return !marks.empty() && ((marks[i / 64] >> (i % 64)) & 1) != 0;
-}
-
-void mark(std::vector<std::uint64_t>& marks, std::uint64_t i) {
-  marks[i / 64] |= std::uint64_t{1} << (i % 64);
-}
 
 // Calls visit(index, board) for every position of layer n, as for_each_range.
 template <typename Visit>
