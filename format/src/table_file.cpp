@@ -1120,6 +1120,69 @@ void LayerReader::read_all(std::span<std::int8_t> values, std::span<std::uint16_
   }
 }
 
+std::uint32_t LayerReader::block_size(std::uint32_t block) const noexcept {
+  return block < impl_->info().block_count ? entries_in_block(impl_->info(), block) : 0;
+}
+
+LayerReader::BlockRead LayerReader::read_block(std::uint32_t block,
+                                               std::span<std::int8_t> values,
+                                               std::span<std::uint16_t> depths) const noexcept {
+  BlockRead out;
+  const LayerInfo& info = impl_->info();
+  const std::size_t n = block_size(block);
+  const auto failed = [&](const std::string& why) {
+    if (out.error.empty())
+      out.error = why;
+  };
+  if (n == 0 || (!values.empty() && values.size() != n) ||
+      (!depths.empty() && depths.size() != n)) {
+    failed(impl_->src->name() + ": read_block: block " + std::to_string(block) +
+           " does not exist or a span does not match its " + std::to_string(n) + " entries");
+    return out;
+  }
+  // Depth codec 1 needs the block's value-table bytes (with the "stored depth" recompute byte
+  // still apart from kRecomputeValue): decode them into `values`, or a scratch block.
+  const bool need_values =
+      !values.empty() || (!depths.empty() && info.depth_codec != DepthCodec::kAll);
+  try {
+    thread_local std::vector<std::int8_t> scratch;
+    std::span<std::int8_t> raw = values;
+    if (need_values && raw.empty()) {
+      scratch.resize(n);
+      raw = scratch;
+    }
+    if (need_values) {
+      try {
+        impl_->decode_values(block, raw);
+        out.values = true;
+      } catch (const std::exception& e) {
+        failed(e.what());
+      }
+    } else {
+      out.values = true;
+    }
+    if (depths.empty()) {
+      out.depths = true;
+    } else if (out.values) {
+      try {
+        impl_->decode_depths(block, raw, depths);
+        out.depths = true;
+      } catch (const std::exception& e) {
+        failed(e.what());
+      }
+    }
+    if (out.values && !values.empty() && info.recompute) {
+      for (std::int8_t& v : values)
+        v = impl_->public_value(v);
+    }
+    if (values.empty())
+      out.values = true;
+  } catch (...) {
+    failed(impl_->src->name() + ": block " + std::to_string(block) + ": out of memory");
+  }
+  return out;
+}
+
 LayerInfo read_info(const std::filesystem::path& path) {
   FileSource src(path);
   return parse_header(src, true).info;

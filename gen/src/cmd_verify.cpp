@@ -41,7 +41,8 @@ void add_verify(CLI::App& app, Runner& run) {
   cmd->add_flag("--quiet", args->quiet, "Print only problems and the final line");
   cmd->callback([&run, args] {
     run = [args] {
-      const std::unique_ptr<TableSet> tables = open_tables(args->tables, whole_layer_options());
+      // The layers are read whole (TableSet::read_layer): no block cache is needed.
+      const std::unique_ptr<TableSet> tables = open_tables(args->tables, TableSetOptions{});
       const int threads = args->threads > 0 ? args->threads : tbb::info::default_concurrency();
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(threads));
@@ -51,7 +52,7 @@ void add_verify(CLI::App& app, Runner& run) {
       std::uint64_t unreadable = 0;
       std::string first_read_error;  // why the first layer with unreadable entries failed
       const auto start_all = std::chrono::steady_clock::now();
-      gen::Verifier verifier(*tables);
+      gen::Verifier verifier(*tables, last);
       const bool tty = isatty(fileno(stderr)) && !args->quiet && !args->json;
       if (tty) {
         auto line = std::make_shared<ProgressLine>(tables->rules().pits());

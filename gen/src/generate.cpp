@@ -54,12 +54,6 @@ std::string describe(const RuleSet& r) {
   return s;
 }
 
-// Smallest gain of a move that leaves a layer: an Oware-family capture takes pits of 2 or 3 seeds
-// each; elsewhere one seed sown into the store is a gain.
-int min_gain(const RuleSet& rules) {
-  return rules.family == Family::kOware ? 2 : 1;
-}
-
 // Positions of layer n on k pits, C(n + k - 1, k - 1), in floating point: for the largest boards
 // it does not fit in 64 bits.
 long double positions(int k, int n) {
@@ -370,7 +364,7 @@ void generate(const GenerateOptions& options) {
     const bool last = last_layer(options.out, options.max_stones, n);
     solved.add();
     if (last) {
-      for (int m = std::max(0, n - min_gain(rules) + 1); m < n; ++m)
+      for (int m = std::max(0, n - engine.min_gain() + 1); m < n; ++m)
         solved.release(m);
     }
     const auto start = std::chrono::steady_clock::now();
@@ -479,7 +473,7 @@ long double memory_needed(const RuleSet& rules, int max_stones, bool last_releas
   for (int n = 0; n <= max_stones; ++n) {
     long double held = kept;
     if (n == max_stones && last_releases) {
-      for (int m = std::max(0, n - min_gain(rules) + 1); m < n; ++m)
+      for (int m = std::max(0, n - Rules(rules).min_gain() + 1); m < n; ++m)
         held -= positions(k, m) * (m > kMaxMarkedStones ? 1.125L : 1.0L);
     }
     need = std::max(need, held + positions(k, n) * kWorking);

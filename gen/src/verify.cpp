@@ -8,12 +8,12 @@
 
 #include "layer_ranges.h"
 #include "sowdb/format/index.h"
+#include "tbb/parallel_for.h"
 
 namespace sowdb::gen {
 namespace {
 
-// No value is -128 (|value| <= n <= 127): it marks an entry the table set could not answer.
-constexpr std::int8_t kUnreadable = -128;
+constexpr std::int8_t kUnreadable = kUnreadableValue;
 
 struct Tally {
   std::atomic<std::uint64_t> bad_values{0};
@@ -41,7 +41,8 @@ std::string board_text(const Rules& rules, const Pits& board) {
 
 }  // namespace
 
-Verifier::Verifier(const TableSet& tables) : tables_(tables) {}
+Verifier::Verifier(const TableSet& tables, std::optional<int> last)
+    : tables_(tables), last_(last) {}
 
 void Verifier::report(int stones, const char* phase, std::uint64_t done, std::uint64_t total) {
   if (!progress_)
@@ -60,63 +61,88 @@ void Verifier::report(int stones, const char* phase, std::uint64_t done, std::ui
 void Verifier::load(int n, LayerDepths* depths) {
   const int pits = tables_.rules().pits();
   std::vector<std::int8_t> values(layer_size(pits, n));
+  std::vector<LayerValues> below(static_cast<std::size_t>(n));
+  for (int m = 0; m < n && static_cast<std::size_t>(m) < values_.size(); ++m)
+    below[static_cast<std::size_t>(m)] = {values_[static_cast<std::size_t>(m)],
+                                          masks_[static_cast<std::size_t>(m)]};
+  ReadLayerOptions read;
+  read.executor = [](std::size_t tasks, const std::function<void(std::size_t)>& task) {
+    tbb::parallel_for(std::size_t{0}, tasks, task);
+  };
+  read.progress = [&](std::uint64_t done, std::uint64_t total) {
+    report(n, "read", done, total + 1);
+  };
   std::mutex mutex;
-  std::atomic<std::uint64_t> read{0};
   if (depths) {
     depths->depth.assign(values.size(), 0);
-    depths->unreadable.clear();
+    depths->overflow.clear();
+    // A depth in a byte, 255 sending the lookup to the sorted overflow list: 1 byte a position
+    // instead of 2, which is what lets the largest layer be checked in the memory it was built in.
+    read.depths = [&](std::uint64_t first, std::span<const std::uint16_t> block) {
+      std::vector<std::pair<std::uint64_t, std::uint16_t>> big;
+      for (std::size_t j = 0; j < block.size(); ++j) {
+        const std::uint16_t d = block[j];
+        depths->depth[first + j] = static_cast<std::uint8_t>(std::min<int>(d, kDepthInList));
+        if (d >= kDepthInList)
+          big.emplace_back(first + j, d);
+      }
+      if (!big.empty()) {
+        std::lock_guard lock(mutex);
+        depths->overflow.insert(depths->overflow.end(), big.begin(), big.end());
+      }
+    };
   }
-  // In index order, so that each block of the layer is decoded once.
-  for_each_range(tables_.engine(),
-                 n,
-                 [&](std::uint64_t first,
-                     std::uint64_t last,
-                     const Pits& board,
-                     std::span<std::uint8_t> span) {
-                   for (std::uint64_t i = first; i != last; ++i, next_position(span)) {
-                     int v = 0;
-                     int d = 0;
-                     if (depths) {
-                       if (tables_.value(board, v, d) == ProbeStatus::kOk) {
-                         values[i] = static_cast<std::int8_t>(v);
-                         depths->depth[i] = static_cast<std::uint16_t>(d);
-                         continue;
-                       }
-                       // The value may still read: the layers above need only that of a move that
-                       // gains seeds.
-                       std::lock_guard lock(mutex);
-                       depths->unreadable.push_back(i);
-                     }
-                     values[i] = tables_.value(board, v) == ProbeStatus::kOk
-                                     ? static_cast<std::int8_t>(v)
-                                     : kUnreadable;
-                   }
-                   report(n, "read", read += last - first, values.size() + 1);
-                 });
+  std::vector<std::uint64_t> mask;
+  // Entries that do not read are counted by the check; the status adds nothing to that.
+  (void)tables_.read_layer(n, below, values, &mask, read);
   report(n, "read", 1, 1);
   if (depths)
-    std::sort(depths->unreadable.begin(), depths->unreadable.end());
-  if (values_.size() <= static_cast<std::size_t>(n))
+    std::sort(depths->overflow.begin(), depths->overflow.end());
+  if (values_.size() <= static_cast<std::size_t>(n)) {
     values_.resize(static_cast<std::size_t>(n) + 1);
+    masks_.resize(static_cast<std::size_t>(n) + 1);
+  }
   values_[static_cast<std::size_t>(n)] = std::move(values);
+  masks_[static_cast<std::size_t>(n)] = std::move(mask);
+}
+
+std::uint16_t Verifier::LayerDepths::at(std::uint64_t i) const {
+  if (depth[i] < kDepthInList)
+    return depth[i];
+  const auto it = std::lower_bound(
+      overflow.begin(), overflow.end(), std::pair<std::uint64_t, std::uint16_t>(i, 0));
+  return it->second;
+}
+
+void Verifier::release(int stones) {
+  if (static_cast<std::size_t>(stones) < values_.size()) {
+    std::vector<std::int8_t>().swap(values_[static_cast<std::size_t>(stones)]);
+    std::vector<std::uint64_t>().swap(masks_[static_cast<std::size_t>(stones)]);
+  }
 }
 
 VerifyReport Verifier::verify(int stones) {
   const Rules& rules = tables_.engine();
   const int pits = rules.pits();
-  for (int m = 0; m < stones; ++m) {
+  // Layer `stones` moves into itself and into layers 0..stones - min_gain; when no later check
+  // follows, the layers in between are let go before this one is read.
+  const int reach = stones - rules.min_gain();
+  if (last_ && stones >= *last_) {
+    for (int m = std::max(0, reach + 1); m < stones; ++m)
+      release(m);
+  }
+  for (int m = 0; m <= reach; ++m) {
     if (values_.size() <= static_cast<std::size_t>(m) ||
         values_[static_cast<std::size_t>(m)].empty())
       load(m, nullptr);
   }
   LayerDepths layer;
   load(stones, &layer);
-  const std::vector<std::uint16_t>& depths = layer.depth;
+  const std::vector<std::uint8_t>& depths = layer.depth;
   // An entry whose depth does not read, as TableSet::moves reads the depth of a move that
   // gains nothing.
   const auto depth_unreadable = [&layer](std::uint64_t i) {
-    return !layer.unreadable.empty() &&
-           std::binary_search(layer.unreadable.begin(), layer.unreadable.end(), i);
+    return layer.at(i) == kUnreadableDepth;
   };
   VerifyReport report;
   report.stones = stones;
@@ -190,7 +216,7 @@ VerifyReport Verifier::verify(int stones) {
                   const Move& m = moves[g].moves[j];
                   if (Rules::worth(m, *children[g][j].value) != want_value)
                     continue;
-                  const int d = m.gain() == 0 ? depths[children[g][j].index] : 0;
+                  const int d = m.gain() == 0 ? layer.at(children[g][j].index) : 0;
                   pick = want_value > 0 ? std::min(pick, d) : std::max(pick, d);
                 }
                 want_depth = 1 + pick;
@@ -200,10 +226,11 @@ VerifyReport Verifier::verify(int stones) {
               tally.bad_values.fetch_add(1);
               tally.note("value: " + board_text(rules, b) + " stores " + std::to_string(own[i]) +
                          ", its moves give " + std::to_string(want_value));
-            } else if (depths[i] != want_depth) {
+            } else if (layer.at(i) != want_depth) {
               tally.bad_depths.fetch_add(1);
-              tally.note("depth: " + board_text(rules, b) + " stores " + std::to_string(depths[i]) +
-                         ", its moves give " + std::to_string(want_depth));
+              tally.note("depth: " + board_text(rules, b) + " stores " +
+                         std::to_string(layer.at(i)) + ", its moves give " +
+                         std::to_string(want_depth));
             }
           }
         }

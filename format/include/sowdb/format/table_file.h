@@ -305,6 +305,28 @@ class LayerReader {
   /// THREAD SAFETY thread safe.
   void read_all(std::span<std::int8_t> values, std::span<std::uint16_t> depths) const;
 
+  /// What `read_block` decoded.
+  struct BlockRead {
+    bool values = false;  ///< The value stream decoded (or was not asked for).
+    bool depths = false;  ///< The depth stream decoded (or was not asked for).
+    std::string error;    ///< Why the first stream that failed did, else empty.
+  };
+
+  /// Decodes block `block` (entries block * block_entries onwards, entries_in_block of them),
+  /// bypassing the cache, as read_all does for the whole layer: for callers that read a layer
+  /// in parallel and carry on past a damaged block.
+  /// PARAMETERS values, depths: each either empty (that stream is skipped) or exactly the
+  ///   block's entry count long. A stream that fails leaves its span unspecified. With depth
+  ///   codec 1 the depths need the block's values: they fail with them.
+  /// RETURN which streams decoded; a block index past the last fails both.
+  /// THREAD SAFETY thread safe; never throws (a failed allocation fails the stream).
+  BlockRead read_block(std::uint32_t block,
+                       std::span<std::int8_t> values,
+                       std::span<std::uint16_t> depths) const noexcept;
+
+  /// Entries in block `block` (the last block may be short); 0 past the last block.
+  std::uint32_t block_size(std::uint32_t block) const noexcept;
+
   struct Impl;
 
  private:

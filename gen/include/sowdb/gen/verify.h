@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sowdb/probe/tables.h"
@@ -26,14 +28,19 @@ struct VerifyReport {
 };
 
 /// Checks the layers of a table set, keeping what it read of the layers below. Each layer's
-/// values (and, for the layer being checked, its depths) are read once through the table set, in
-/// index order, into arrays of 1 byte per position (2 more for the depths of the layer being
-/// checked); every position's successors are then looked up in those arrays. Checking layers
-/// 0..N in order so reads each layer once. Not thread safe (it uses the calling thread's oneTBB
-/// arena itself); the table set must outlive it.
+/// values (and, for the layer being checked, its depths) are read once with
+/// TableSet::read_layer, which answers as the table set's probes do, into arrays of 1 byte per
+/// position, 1/8 more for its recompute bits, and 1 more for the depths of the layer being
+/// checked (a depth past 254 goes in a short list); every position's successors are then
+/// looked up in those arrays. Checking layers 0..N in order so reads each layer once. Not
+/// thread safe (it uses the calling thread's oneTBB arena itself); the table set must outlive
+/// it.
 class Verifier {
  public:
-  explicit Verifier(const TableSet& tables);
+  /// PARAMETERS tables: the table set to check. last: the largest layer `verify` will be asked
+  ///   for, when known: checking it first lets go of the layers its moves cannot reach (Oware:
+  ///   layer last - 1), so 0..last needs no more memory than the generator did.
+  explicit Verifier(const TableSet& tables, std::optional<int> last = std::nullopt);
 
   /// Checks every position of layer `stones` as verify_layer does; reads the layers below that it
   /// has not read yet. Requires stones <= tables.max_stones(). Never throws for bad tables: an
@@ -56,17 +63,25 @@ class Verifier {
   // Reports `done` of `total` of a phase (see Progress) unless another report is under way.
   void report(int stones, const char* phase, std::uint64_t done, std::uint64_t total);
 
-  // The depths of the layer being checked, and the entries whose value reads but whose depth
-  // does not (sorted).
+  // A depth byte that sends the lookup to LayerDepths::overflow.
+  static constexpr int kDepthInList = 255;
+  // The depths of the layer being checked: a byte each, and the larger ones (kUnreadableDepth
+  // where the depth does not read) in a list sorted by index.
   struct LayerDepths {
-    std::vector<std::uint16_t> depth;
-    std::vector<std::uint64_t> unreadable;
+    std::vector<std::uint8_t> depth;
+    std::vector<std::pair<std::uint64_t, std::uint16_t>> overflow;
+    std::uint16_t at(std::uint64_t i) const;
   };
-  // Reads layer `stones`' values into values_, and with `depths` its depths too.
+  // Reads layer `stones`' values and recompute bits into values_ and masks_, and with `depths`
+  // its depths too.
   void load(int stones, LayerDepths* depths);
+  // Lets go of layer `stones`' arrays.
+  void release(int stones);
 
   const TableSet& tables_;
-  std::vector<std::vector<std::int8_t>> values_;  // per layer read; empty: not read
+  std::optional<int> last_;
+  std::vector<std::vector<std::int8_t>> values_;   // per layer read; empty: not read
+  std::vector<std::vector<std::uint64_t>> masks_;  // its recompute bits; empty: none
   Progress progress_;
   std::mutex progress_mutex_;
 };

@@ -53,6 +53,10 @@ class Rules {
   int pits_per_side() const { return p_; }
   /// Pits on the board, 2P.
   int pits() const { return k_; }
+  /// The fewest seeds a move that gains any gains: 2 in the Oware family (a capture takes pits
+  /// of 2 or 3 seeds), else 1 (one seed sown into the store). A move of a position with n seeds
+  /// leads to layer n or to a layer of at most n - min_gain() seeds.
+  int min_gain() const { return rules_.family == Family::kOware ? 2 : 1; }
 
   /// Writes every legal move of `board` into `out` (in pit order) and returns how many there
   /// are. Zero means the game is over (see final_value). Requires at most 255 seeds in all.

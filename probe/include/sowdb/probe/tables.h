@@ -10,12 +10,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "sowdb/format/rule_set.h"
+#include "sowdb/format/table_file.h"
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/variant.h"
 
@@ -103,6 +106,39 @@ struct PrincipalLine {
   int net_gain = 0;
 };
 
+/// What TableSet::read_layer writes for an entry whose value does not read. Never a value:
+/// values are in [-127, 127].
+inline constexpr std::int8_t kUnreadableValue = -128;
+
+/// What TableSet::read_layer passes for an entry whose depth does not read.
+inline constexpr std::uint16_t kUnreadableDepth = 0xFFFF;
+
+/// One smaller layer as the caller of TableSet::read_layer holds it.
+struct LayerValues {
+  /// The layer's values in index order, as read_layer wrote them (kUnreadableValue where they
+  /// did not read); empty: not at hand, the entries needed are probed through the table set.
+  std::span<const std::int8_t> values;
+  /// The layer's recompute entries as read_layer reported them (bit i % 64 of word i / 64);
+  /// empty: none known, so every entry of `values` counts as a stored one.
+  std::span<const std::uint64_t> recompute;
+};
+
+/// Options of TableSet::read_layer.
+struct ReadLayerOptions {
+  /// Runs the independent tasks of each pass (sowdb::Executor: e.g. a tbb::parallel_for
+  /// wrapper, since the probe library has no thread library); empty: all on the calling thread.
+  /// The results do not depend on it.
+  Executor executor;
+  /// When set, read_layer also reads the depths and calls this once per block, for disjoint
+  /// ranges (entry `first` onwards, in index order) and possibly concurrently from the
+  /// executor's threads: each entry's depth as value(position, v, d) gives it, or
+  /// kUnreadableDepth where that fails. Unset: no depth frame is read.
+  std::function<void(std::uint64_t first, std::span<const std::uint16_t> depths)> depths;
+  /// When set, called from the executor's threads, possibly concurrently, as work is done:
+  /// `done` of `total` units (an entry in each pass). It must not throw.
+  std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+};
+
 /// A directory of tables of one rule set. Create with `open`.
 class TableSet {
  public:
@@ -186,6 +222,36 @@ class TableSet {
   ProbeStatus principal_line(const Pits& position,
                              PrincipalLine& out,
                              int max_plies = 1000) const noexcept;
+
+  /// Reads every entry of layer `stones` in index order: for the caller that wants a whole layer
+  /// (verify, statistics) rather than a position. Each block is decoded once, and recompute
+  /// entries are resolved from the caller's arrays of the smaller layers with the rules that
+  /// `value` uses, so reading a layer costs no block cache.
+  /// PARAMETERS
+  ///   stones     n, 0..max_stones().
+  ///   below      below[m] for the layers m < n that the caller holds (read by read_layer
+  ///              before); shorter than n, or an entry with empty values: that layer's entries
+  ///              are probed through the table set when a recompute entry needs them.
+  ///   values     layer_size(pits, n) entries, written: each entry's value as
+  ///              value(position, v) gives it, or kUnreadableValue where that fails.
+  ///   recompute  when not null, set to the layer's recompute entries (one bit each, bit i % 64
+  ///              of word i / 64), for a later call's `below`; empty when the file has none.
+  ///   options    executor, depths, progress.
+  /// RETURN kOk when every value (and every depth asked for) read; else the status of a failure
+  ///   (kMissingTable or kCorruptTable; layer_error() says why), the other entries still read.
+  ///   kTooManyStones when n > max_stones().
+  /// NOTES an entry of `below` with recompute bits lets the one-ply rule be checked as `value`
+  ///   checks it: a recompute entry whose move leads to one of them does not read. Without the
+  ///   bits such a child counts as stored, and the entry reads as the child's value gives it.
+  /// ERRORS throws std::invalid_argument when `values` or an entry of `below` has the wrong
+  ///   size, std::bad_alloc when memory runs out; an exception of the executor or a callback
+  ///   propagates.
+  /// THREAD SAFETY thread safe; the work runs on the executor.
+  ProbeStatus read_layer(int stones,
+                         std::span<const LayerValues> below,
+                         std::span<std::int8_t> values,
+                         std::vector<std::uint64_t>* recompute,
+                         const ReadLayerOptions& options = {}) const;
 
   /// The error recorded for layer `stones`: why it failed to open, or the last block that
   /// failed to read. Empty when there is none. Thread safe.
