@@ -1,18 +1,19 @@
 // `sowdb stats`: per-layer statistics of a table directory, for solved-game write-ups.
-#include <tbb/blocked_range.h>
 #include <tbb/global_control.h>
 #include <tbb/info.h>
-#include <tbb/parallel_reduce.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "board_text.h"
 #include "commands.h"
+#include "layer_ranges.h"
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/probe/tables.h"
@@ -61,7 +62,7 @@ void add_stats(CLI::App& app, Runner& run) {
   cmd->add_flag("--json", args->json, "One JSON object per layer");
   cmd->callback([&run, args] {
     run = [args] {
-      const std::unique_ptr<TableSet> tables = open_tables(args->tables, whole_layer_options());
+      const std::unique_ptr<TableSet> tables = open_tables(args->tables);
       const int threads = args->threads > 0 ? args->threads : tbb::info::default_concurrency();
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(threads));
@@ -82,38 +83,52 @@ void add_stats(CLI::App& app, Runner& run) {
                     "max d",
                     "a position of the largest depth");
       }
+      // Each layer is read whole (TableSet::read_layer) and kept for the recompute entries of
+      // the layers above, up to the layers the last one's moves cannot reach.
+      std::vector<std::vector<std::int8_t>> held(static_cast<std::size_t>(last) + 1);
+      std::vector<std::vector<std::uint64_t>> masks(held.size());
       for (int n = 0; n <= last; ++n) {
         const std::uint64_t size = layer_size(k, n);
-        // Values come from the probe library, so recompute entries are resolved as any user
-        // would see them.
-        const LayerStats stats = tbb::parallel_reduce(
-            tbb::blocked_range<std::uint64_t>(0, size, 1 << 14),
-            LayerStats{},
-            [&](const auto& r, LayerStats acc) {
-              Pits board{};
-              unrank(r.begin(), n, std::span(board.data(), k));
-              for (std::uint64_t i = r.begin(); i != r.end(); ++i) {
-                int value = 0;
-                int depth = 0;
-                if (tables->value(board, value, depth) != ProbeStatus::kOk) {
-                  ++acc.unreadable;
-                } else {
-                  ++acc.histogram[value + 128];
-                  if (value != 0)
-                    acc.depth_sum += static_cast<std::uint64_t>(depth);
-                  if (depth > acc.max_depth) {
-                    acc.max_depth = depth;
-                    acc.max_depth_index = i;
-                  }
-                }
-                next_position(std::span(board.data(), k));
-              }
-              return acc;
-            },
-            [](LayerStats a, const LayerStats& b) {
-              a.merge(b);
-              return a;
-            });
+        if (n == last) {
+          for (int m = std::max(0, n - rules.min_gain() + 1); m < n; ++m) {
+            std::vector<std::int8_t>().swap(held[static_cast<std::size_t>(m)]);
+            std::vector<std::uint64_t>().swap(masks[static_cast<std::size_t>(m)]);
+          }
+        }
+        std::vector<LayerValues> below;
+        for (int m = 0; m < n; ++m)
+          below.push_back({held[static_cast<std::size_t>(m)], masks[static_cast<std::size_t>(m)]});
+        std::vector<std::int8_t> values(size);
+        LayerStats stats;
+        std::mutex mutex;
+        ReadLayerOptions read;
+        read.executor = gen::tbb_executor();
+        // Values and depths as the probe library answers them, recompute entries resolved as
+        // any user would see them.
+        read.depths = [&](std::uint64_t first, std::span<const std::uint16_t> depths) {
+          LayerStats acc;
+          for (std::size_t j = 0; j < depths.size(); ++j) {
+            const std::uint64_t i = first + j;
+            const int value = values[i];
+            const int depth = depths[j];
+            if (value == kUnreadableValue || depth == kUnreadableDepth) {
+              ++acc.unreadable;
+              continue;
+            }
+            ++acc.histogram[value + 128];
+            if (value != 0)
+              acc.depth_sum += static_cast<std::uint64_t>(depth);
+            if (depth > acc.max_depth) {
+              acc.max_depth = depth;
+              acc.max_depth_index = i;
+            }
+          }
+          std::lock_guard lock(mutex);
+          stats.merge(acc);
+        };
+        (void)tables->read_layer(n, below, values, &masks[static_cast<std::size_t>(n)], read);
+        if (n < last)
+          held[static_cast<std::size_t>(n)] = std::move(values);
         // A damaged layer gets no line: a consumer reading line by line would take one for
         // statistics.
         if (stats.unreadable) {

@@ -22,13 +22,6 @@ struct UsageError : std::runtime_error {
 /// rule sets) is bad input: throws UsageError with the probe library's reason.
 std::unique_ptr<TableSet> open_tables(const std::string& dir, const TableSetOptions& options = {});
 
-/// Table-set options for a command that reads whole layers in index order (verify, stats):
-/// every value block stays decoded, since a layer's recompute entries (and verify's successor
-/// look-ups) go all over the smaller layers' values, about 1 byte per position; each depth
-/// block is read once, so only a few are kept (keeping them all held 2.5 GB more in a verify
-/// of Oware 0..24). With the default cache of 8 blocks, stats took 50 s on Oware 0..16, not 3.
-TableSetOptions whole_layer_options();
-
 /// The last layer a whole-directory command covers: every layer `tables` holds, or
 /// `max_stones` when that is >= 0. Asking for layers the directory does not hold throws
 /// UsageError (an error, not a silent clamp).

@@ -418,9 +418,7 @@ void generate(const GenerateOptions& options) {
       WriteOptions write = options.write;
       if (!write.executor) {
         // Blocks compress independently: spread them over the oneTBB arena.
-        write.executor = [](std::size_t tasks, const std::function<void(std::size_t)>& task) {
-          tbb::parallel_for(std::size_t{0}, tasks, [&](std::size_t t) { task(t); });
-        };
+        write.executor = tbb_executor();
       }
       write.progress = [&](std::uint64_t done, std::uint64_t total) {
         progress(n, Phase::kWrite, static_cast<double>(done) / static_cast<double>(total));

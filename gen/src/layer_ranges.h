@@ -1,4 +1,5 @@
-// Parallel walks over the positions of a layer, shared by the generator and the verifier.
+// Parallel walks over the positions of a layer, and the executor of bulk reads and writes, shared
+// by the generator, the verifier and the commands.
 #pragma once
 
 #include <tbb/blocked_range.h>
@@ -6,12 +7,22 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "sowdb/format/index.h"
+#include "sowdb/format/table_file.h"
 #include "sowdb/probe/rules.h"
 
 namespace sowdb::gen {
+
+// Runs the tasks of the format and probe libraries' bulk calls (sowdb::Executor) on the calling
+// thread's oneTBB arena.
+inline Executor tbb_executor() {
+  return [](std::size_t tasks, const std::function<void(std::size_t)>& task) {
+    tbb::parallel_for(std::size_t{0}, tasks, [&](std::size_t t) { task(t); });
+  };
+}
 
 // Calls visit(first, last, board, pits) in parallel over the ranges [first, last) of layer n
 // that hold whole 64-entry words (so a visitor may update the bit words of its range without

@@ -15,13 +15,6 @@ std::unique_ptr<TableSet> open_tables(const std::string& dir, const TableSetOpti
   }
 }
 
-TableSetOptions whole_layer_options() {
-  TableSetOptions options;
-  options.cache_blocks = std::size_t{1} << 20;
-  options.depth_cache_blocks = 64;
-  return options;
-}
-
 int last_layer(const TableSet& tables, int max_stones, const std::string& dir) {
   const int held = tables.max_stones();
   if (max_stones < 0) {

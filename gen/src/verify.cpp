@@ -8,7 +8,6 @@
 
 #include "layer_ranges.h"
 #include "sowdb/format/index.h"
-#include "tbb/parallel_for.h"
 
 namespace sowdb::gen {
 namespace {
@@ -66,9 +65,7 @@ void Verifier::load(int n, LayerDepths* depths) {
     below[static_cast<std::size_t>(m)] = {values_[static_cast<std::size_t>(m)],
                                           masks_[static_cast<std::size_t>(m)]};
   ReadLayerOptions read;
-  read.executor = [](std::size_t tasks, const std::function<void(std::size_t)>& task) {
-    tbb::parallel_for(std::size_t{0}, tasks, task);
-  };
+  read.executor = tbb_executor();
   read.progress = [&](std::uint64_t done, std::uint64_t total) {
     report(n, "read", done, total + 1);
   };

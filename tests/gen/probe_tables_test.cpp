@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
@@ -350,6 +351,91 @@ TEST_P(ProbeTables, PrincipalLinesEndAndAddUp) {
       EXPECT_EQ(mover, line.last_mover);
     }
   }
+}
+
+// Reads layers 0..max of `set` with read_layer, each with the layers below as `below` (or none
+// when `with_below` is false, so recompute entries probe the smaller layers), the tasks run in
+// reverse order, and checks every entry against value(p, v, d) and value(p, v): the same value
+// and depth, and kUnreadableValue / kUnreadableDepth exactly where those fail. Returns the
+// entries whose value did not read in `unreadable`.
+void expect_read_layer_answers_as_value(const TableSet& set,
+                                        int max,
+                                        bool with_below,
+                                        std::uint64_t& unreadable) {
+  const int k = set.rules().pits();
+  std::vector<std::vector<std::int8_t>> values(static_cast<std::size_t>(max) + 1);
+  std::vector<std::vector<std::uint64_t>> masks(values.size());
+  unreadable = 0;
+  for (int n = 0; n <= max; ++n) {
+    SCOPED_TRACE("layer " + std::to_string(n));
+    std::vector<LayerValues> below;
+    for (int m = 0; with_below && m < n; ++m)
+      below.push_back({values[m], masks[m]});
+    const std::uint64_t size = layer_size(k, n);
+    values[n].assign(size, 99);
+    std::vector<std::uint16_t> depths(size, 7777);
+    std::vector<int> calls(size, 0);
+    std::uint64_t last_done = 0;
+    ReadLayerOptions options;
+    options.executor = [](std::size_t tasks, const std::function<void(std::size_t)>& task) {
+      for (std::size_t t = tasks; t-- > 0;)
+        task(t);
+    };
+    options.depths = [&](std::uint64_t first, std::span<const std::uint16_t> block) {
+      for (std::size_t j = 0; j < block.size(); ++j) {
+        depths[first + j] = block[j];
+        ++calls[first + j];
+      }
+    };
+    options.progress = [&](std::uint64_t done, std::uint64_t total) {
+      EXPECT_EQ(total, 3 * size);
+      last_done = done;
+    };
+    const ProbeStatus status = set.read_layer(n, below, values[n], &masks[n], options);
+    EXPECT_EQ(last_done, 3 * size);
+    std::uint64_t failed = 0;
+    Pits p{};
+    const std::span<std::uint8_t> span(p.data(), static_cast<std::size_t>(k));
+    unrank(0, n, span);
+    for (std::uint64_t i = 0; i < size; ++i, next_position(span)) {
+      ASSERT_EQ(calls[i], 1) << "index " << i;
+      int v = 0;
+      int d = 0;
+      if (set.value(p, v) == ProbeStatus::kOk) {
+        ASSERT_EQ(values[n][i], v) << "index " << i;
+      } else {
+        ASSERT_EQ(values[n][i], kUnreadableValue) << "index " << i;
+        ++unreadable;
+      }
+      if (set.value(p, v, d) == ProbeStatus::kOk) {
+        ASSERT_EQ(depths[i], d) << "index " << i;
+      } else {
+        ASSERT_EQ(depths[i], kUnreadableDepth) << "index " << i;
+        ++failed;
+      }
+    }
+    EXPECT_EQ(status == ProbeStatus::kOk, failed == 0) << to_string(status);
+  }
+}
+
+TEST_P(ProbeTables, ReadLayerAnswersAsValue) {
+  const Generated& g = tables(GetParam().variant, GetParam().max_stones);
+  auto set = TableSet::open(g.dir);
+  std::uint64_t unreadable = 1;
+  expect_read_layer_answers_as_value(*set, g.max_stones, true, unreadable);
+  EXPECT_EQ(unreadable, 0u);
+  // The layers' recompute bits come back, and the top layer of a recompute file has some.
+  std::vector<std::int8_t> top(layer_size(set->rules().pits(), g.max_stones));
+  std::vector<std::uint64_t> mask{1, 2, 3};
+  ASSERT_EQ(set->read_layer(g.max_stones, {}, top, &mask), ProbeStatus::kOk);
+  EXPECT_EQ(mask.empty(),
+            !LayerReader::open(g.dir / layer_file_name(g.max_stones))->info().recompute);
+  // Wrong sizes are the caller's error; a layer past the tables a status.
+  std::vector<std::int8_t> short_values(top.size() - 1);
+  EXPECT_THROW(set->read_layer(g.max_stones, {}, short_values, nullptr), std::invalid_argument);
+  const std::vector<LayerValues> wrong{{top, {}}};
+  EXPECT_THROW(set->read_layer(g.max_stones, wrong, top, nullptr), std::invalid_argument);
+  EXPECT_EQ(set->read_layer(g.max_stones + 1, {}, top, nullptr), ProbeStatus::kTooManyStones);
 }
 
 TEST_P(ProbeTables, CApiAgreesWithCpp) {
@@ -711,6 +797,39 @@ TEST(ProbeErrors, DirectoriesThatAreRefused) {
   auto set = TableSet::open(bare);
   EXPECT_EQ(set->variant().to_string(), "abapa/3x4");
   EXPECT_EQ(set->rules(), ab.variant.rules.normalised());
+}
+
+// read_layer over damaged tables (a flipped byte in one layer, another truncated, a third
+// missing its recompute entries' children) answers entry by entry as the probes do, with or
+// without the layers below at hand, and names the damage in layer_error.
+TEST(ProbeErrors, ReadLayerAnswersAsValueOnDamagedTables) {
+  const Generated& g = tables("oware/6x4", 12);
+  const fs::path dir = copy_tables(g, "read-layer-damaged");
+  const fs::path seven = dir / "layer-007.sdb";
+  flip_byte(seven, fs::file_size(seven) / 2);
+  fs::resize_file(dir / "layer-010.sdb", fs::file_size(dir / "layer-010.sdb") * 3 / 4);
+  for (const bool with_below : {true, false}) {
+    SCOPED_TRACE(with_below ? "with the layers below" : "probing the layers below");
+    auto set = TableSet::open(dir);
+    std::uint64_t unreadable = 0;
+    expect_read_layer_answers_as_value(*set, 10, with_below, unreadable);
+    EXPECT_GT(unreadable, 0u);
+    EXPECT_NE(set->layer_error(7).find("layer-007.sdb"), std::string::npos) << set->layer_error(7);
+  }
+  // A layer that does not open: every entry unreadable, and the status says so.
+  std::ofstream(dir / "layer-005.sdb", std::ios::trunc) << "not a table";
+  auto set = TableSet::open(dir);
+  std::vector<std::int8_t> five(layer_size(12, 5), 0);
+  std::vector<std::uint16_t> depths;
+  ReadLayerOptions options;
+  options.depths = [&](std::uint64_t first, std::span<const std::uint16_t> block) {
+    EXPECT_EQ(first, depths.size());
+    depths.insert(depths.end(), block.begin(), block.end());
+  };
+  EXPECT_EQ(set->read_layer(5, {}, five, nullptr, options), ProbeStatus::kCorruptTable);
+  EXPECT_EQ(std::count(five.begin(), five.end(), kUnreadableValue),
+            static_cast<std::ptrdiff_t>(five.size()));
+  EXPECT_EQ(depths, std::vector<std::uint16_t>(five.size(), kUnreadableDepth));
 }
 
 }  // namespace
