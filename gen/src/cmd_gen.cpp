@@ -12,6 +12,7 @@
 
 #include "board_text.h"
 #include "commands.h"
+#include "interrupt.h"
 #include "progress_line.h"
 #include "sowdb/format/index.h"
 #include "sowdb/gen/generate.h"
@@ -113,7 +114,16 @@ void add_gen(CLI::App& app, Runner& run) {
       std::uint64_t peak_rss = 0;
       int top = -1;  // above --max-stones when layers there had to be checked again
       const auto run_start = std::chrono::steady_clock::now();
+      options.on_rebuild = [&](int n, const std::string& why) {
+        if (tty)
+          ProgressLine::clear();
+        // On stdout among the layer lines; on stderr when stdout carries JSON or nothing.
+        std::FILE* to = args->json || args->quiet ? stderr : stdout;
+        std::fprintf(to, "layer %3d: %s; solving it again\n", n, why.c_str());
+        std::fflush(to);
+      };
       options.on_layer = [&](const gen::LayerReport& r) {
+        interrupt_progress(r.stones);
         top = r.stones;
         total_seconds += r.seconds;
         solve_seconds += r.solve_seconds;
@@ -137,6 +147,8 @@ void add_gen(CLI::App& app, Runner& run) {
           j["peak_rss_bytes"] = r.peak_rss_bytes;
           j["bytes_on_disk"] = r.bytes_on_disk;
           j["reused"] = r.reused;
+          if (!r.rebuilt_because.empty())
+            j["rebuilt_because"] = r.rebuilt_because;
           std::printf("%s\n", j.dump().c_str());
           std::fflush(stdout);
         } else if (!args->quiet) {
@@ -164,6 +176,7 @@ void add_gen(CLI::App& app, Runner& run) {
           std::fflush(stdout);
         }
       };
+      catch_interrupts(options.out);
       try {
         gen::generate(options);
       } catch (const gen::InvalidRequest& e) {

@@ -32,6 +32,7 @@ void add_show(CLI::App& app, Runner& run);
 void add_gen(CLI::App& app, Runner& run);
 void add_probe(CLI::App& app, Runner& run);
 void add_verify(CLI::App& app, Runner& run);
+void add_manifest(CLI::App& app, Runner& run);
 void add_stats(CLI::App& app, Runner& run);
 
 }  // namespace sowdb::cli

@@ -20,6 +20,7 @@
 
 #include "layer_ranges.h"
 #include "sowdb/format/index.h"
+#include "sowdb/gen/directory_lock.h"
 #include "sowdb/gen/solver.h"
 #include "sowdb/probe/rules.h"
 
@@ -41,18 +42,6 @@ std::uint64_t peak_rss_bytes() {
 }
 
 namespace {
-
-std::string describe(const RuleSet& r) {
-  std::string s = std::string(to_string(r.family)) + " rules, " + std::to_string(r.pits_per_side) +
-                  " pits per side, skip_origin=" + (r.skip_origin ? "on" : "off");
-  if (r.family == Family::kOware)
-    s += ", grand_slam=" + std::string(to_string(r.grand_slam));
-  if (r.family == Family::kKalah) {
-    s += ", capture_empty_opposite=" + std::string(r.capture_empty_opposite ? "on" : "off") +
-         ", end=" + std::string(to_string(r.end));
-  }
-  return s;
-}
 
 // Positions of layer n on k pits, C(n + k - 1, k - 1), in floating point: for the largest boards
 // it does not fit in 64 bits.
@@ -106,38 +95,6 @@ void check_memory(const RuleSet& rules,
                   static_cast<double>(limit / gib));
     throw InvalidRequest(buf);
   }
-}
-
-void write_manifest(const fs::path& dir, const Variant& v) {
-  // The manifest only names the variant for display; the rules that count are in each table.
-  const fs::path path = dir / kManifestName;
-  const std::string text = "{\"variant\": \"" + v.to_string() + "\"}\n";
-  {
-    // Already right (a rerun over a complete directory): write nothing, so that a read-only
-    // or full file system does not fail a run that has nothing to write.
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream have;
-    have << in.rdbuf();
-    if (in && have.str() == text)
-      return;
-  }
-  const fs::path tmp = dir / (std::string(kManifestName) + ".tmp." + std::to_string(getpid()));
-  {
-    errno = 0;
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      const std::string why = errno ? std::strerror(errno) : "write failed";
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw std::runtime_error("cannot write " + path.string() + ": " + why);
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec)
-    throw std::runtime_error("cannot rename " + tmp.string() + ": " + ec.message());
 }
 
 // Removes what a killed run left behind: "<name>.tmp.<pid>" of a process that no longer exists
@@ -310,6 +267,10 @@ void generate(const GenerateOptions& options) {
       throw InvalidRequest(why);
     throw std::runtime_error(why);
   }
+  // One writer at a time: a second run into the same directory would mix its layers with ours.
+  const DirectoryLock lock(
+      options.out,
+      "sowdb gen " + options.variant.to_string() + " 0.." + std::to_string(options.max_stones));
   // Refuse a directory that holds tables of another rule set or board before touching anything.
   for (const auto& entry : fs::directory_iterator(options.out)) {
     const std::string name = entry.path().filename().string();
@@ -322,10 +283,22 @@ void generate(const GenerateOptions& options) {
       continue;  // unreadable: it will be rebuilt if its layer is needed
     }
     if (!(info.rules == rules)) {
-      throw InvalidRequest(options.out.string() + " holds tables of another rule set (" +
-                           describe(info.rules) + "); asked for " + describe(rules) +
+      throw InvalidRequest(options.out.string() + " holds tables of another rule set: " + name +
+                           " has " + describe(info.rules) + "; asked for " + describe(rules) +
                            ". Use another --out directory.");
     }
+  }
+  // The manifest names the seeds per pit, which the tables do not hold: a run for another
+  // count over the same tables would relabel them behind the user's back.
+  if (const auto manifest = read_manifest(options.out);
+      manifest && manifest->variant && manifest->variant->rules.normalised() == rules &&
+      !(manifest->variant->to_string() == options.variant.to_string())) {
+    throw InvalidRequest(options.out.string() + " holds the tables of " +
+                         manifest->variant->to_string() + " (" + kManifestName + "); asked for " +
+                         options.variant.to_string() + ". The tables are the same: use --variant " +
+                         manifest->variant->to_string() +
+                         ", or relabel the directory with `sowdb manifest --tables " +
+                         options.out.string() + " --variant " + options.variant.to_string() + "`.");
   }
 
   remove_stale_temporaries(options.out);
@@ -389,8 +362,12 @@ void generate(const GenerateOptions& options) {
         if (!last)
           solved.keep(n, std::move(values), std::move(mask));
         reused = true;
-      } catch (const TableError&) {
-        reused = false;  // damaged, partial or breaking the rule: solve it again
+      } catch (const TableError& e) {
+        // Damaged, partial or breaking the rule: solve it again, and say why.
+        reused = false;
+        report.rebuilt_because = e.what();
+        if (options.on_rebuild)
+          options.on_rebuild(n, report.rebuilt_because);
       }
     }
     if (!reused) {

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   sowdb::cli::add_probe(app, run);
   sowdb::cli::add_verify(app, run);
   sowdb::cli::add_stats(app, run);
+  sowdb::cli::add_manifest(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -27,7 +28,7 @@ int main(int argc, char** argv) {
     if (app.get_subcommands().empty() && !app.remaining().empty()) {
       std::fprintf(stderr,
                    "sowdb: error: unknown command '%s' (commands: variants, show, gen, probe, "
-                   "verify, stats; see sowdb --help)\n",
+                   "verify, stats, manifest; see sowdb --help)\n",
                    app.remaining().front().c_str());
       return 2;
     }

@@ -49,7 +49,8 @@ struct TableSet::Impl {
   RuleSet rules;
   std::optional<Rules> engine;
   int max_stones = -1;
-  std::vector<std::unique_ptr<LayerSlot>> slots;  // layers 0..max_stones
+  int top = -1;  // the largest layer with a file; above max_stones only when a layer is missing
+  std::vector<std::unique_ptr<LayerSlot>> slots;  // layers 0..top
 
   // The open reader of layer `n`, or the reason there is none.
   ProbeStatus reader(int n, const LayerReader*& out) const noexcept {
@@ -158,8 +159,10 @@ struct TableSet::Impl {
     }
     if (n > kMaxBoardStones)
       return ProbeStatus::kBadPosition;
-    if (n > max_stones)
+    if (n > top)
       return ProbeStatus::kTooManyStones;
+    if (n > max_stones)
+      return probe_detail::failed_at(max_stones + 1, ProbeStatus::kMissingTable);
     stones = n;
     return ProbeStatus::kOk;
   }

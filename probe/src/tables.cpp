@@ -68,58 +68,6 @@ std::optional<int> parse_layer_name(const std::string& name) {
   return n;
 }
 
-// The "variant" string of the manifest, which gen writes as {"variant": "<canonical text>"}.
-// A deliberately small reader: the probe library carries no JSON dependency.
-std::optional<std::string> read_manifest_variant(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in)
-    return std::nullopt;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  const std::size_t key = text.find("\"variant\"");
-  if (key == std::string::npos)
-    return std::nullopt;
-  std::size_t i = text.find(':', key);
-  if (i == std::string::npos)
-    return std::nullopt;
-  i = text.find('"', i);
-  if (i == std::string::npos)
-    return std::nullopt;
-  const std::size_t end = text.find('"', i + 1);
-  if (end == std::string::npos)
-    return std::nullopt;
-  return text.substr(i + 1, end - i - 1);
-}
-
-std::string describe(const RuleSet& r) {
-  std::string s = std::string(to_string(r.family)) + " rules, " + std::to_string(r.pits_per_side) +
-                  " pits per side";
-  if (r.family == Family::kOware)
-    s += ", grand_slam=" + std::string(to_string(r.grand_slam));
-  if (r.family == Family::kKalah) {
-    s += ", capture_empty_opposite=" + std::string(r.capture_empty_opposite ? "on" : "off") +
-         ", end=" + std::string(to_string(r.end));
-  }
-  s += std::string(", skip_origin=") + (r.skip_origin ? "on" : "off");
-  return s;
-}
-
-// The variant of tables without a manifest: the first preset with the same rules on this board,
-// else the first preset of the family with the tables' options.
-Variant guess_variant(const RuleSet& rules) {
-  const Preset* family_match = nullptr;
-  for (const Preset& p : presets()) {
-    RuleSet r = p.rules;
-    r.pits_per_side = rules.pits_per_side;
-    if (r.normalised() == rules)
-      return Variant{std::string(p.name), rules, 4};
-    if (!family_match && p.rules.family == rules.family)
-      family_match = &p;
-  }
-  return Variant{std::string(family_match ? family_match->name : "oware"), rules, 4};
-}
-
 }  // namespace
 
 TableSet::TableSet(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -192,8 +140,19 @@ std::unique_ptr<TableSet> TableSet::open(const fs::path& dir, const TableSetOpti
   while (found.count(max + 1))
     ++max;
   impl->max_stones = max;
-  for (int n = 0; n <= max; ++n) {
+  impl->top = found.rbegin()->first;
+  for (int n = 0; n <= impl->top; ++n) {
     auto slot = std::make_unique<LayerSlot>();
+    if (!found.count(n)) {
+      // A gap: the layers above it stay unreadable, and say which file is missing.
+      slot->path = dir / layer_file_name(n);
+      slot->failure = ProbeStatus::kMissingTable;
+      slot->error = slot->path.string() + " is missing (the directory holds layers up to " +
+                    std::to_string(impl->top) + "; `sowdb gen` builds it again)";
+      slot->state.store(2);
+      impl->slots.push_back(std::move(slot));
+      continue;
+    }
     const Found& f = found.at(n);
     slot->path = f.path;
     if (!f.info) {
@@ -209,25 +168,30 @@ std::unique_ptr<TableSet> TableSet::open(const fs::path& dir, const TableSetOpti
     impl->slots.push_back(std::move(slot));
   }
 
+  // The manifest names the variant (the seeds per pit are nowhere else) and must agree with
+  // every layer's header: a missing, damaged or lying one is refused, never guessed around.
   const fs::path manifest = dir / kManifestName;
-  std::optional<std::string> name;
-  if (fs::exists(manifest, ec))
-    name = read_manifest_variant(manifest);
-  if (name) {
-    std::string error;
-    auto v = parse_variant(*name, &error);
-    if (!v) {
-      throw std::runtime_error(manifest.string() + ": bad variant '" + *name + "': " + error);
-    }
-    if (!(v->rules.normalised() == *rules)) {
-      throw std::runtime_error(manifest.string() + " names " + v->to_string() + " (" +
-                               describe(v->rules.normalised()) + ") but the tables hold " +
-                               describe(*rules));
-    }
-    impl->variant = *v;
-  } else {
-    impl->variant = guess_variant(*rules);
+  const std::string repair = "; `sowdb manifest --tables " + dir.string() +
+                             " --variant V` writes it from the layer "
+                             "headers (" +
+                             describe(*rules) + ")";
+  const std::optional<ManifestContent> content = read_manifest(dir);
+  if (!content)
+    throw std::runtime_error(manifest.string() + " is missing" + repair);
+  if (!content->error.empty()) {
+    throw std::runtime_error(manifest.string() + ": " + content->error +
+                             (content->legacy
+                                  ? "; `sowdb manifest --tables " + dir.string() + "` confirms it"
+                                  : repair));
   }
+  for (const auto& [n, f] : found) {
+    if (f.info && !(f.info->rules.normalised() == content->variant->rules.normalised())) {
+      throw std::runtime_error(manifest.string() + " names " + content->variant->to_string() +
+                               " (" + describe(content->variant->rules.normalised()) + ") but " +
+                               layer_file_name(n) + " holds " + describe(*rules) + repair);
+    }
+  }
+  impl->variant = *content->variant;
   return std::unique_ptr<TableSet>(new TableSet(std::move(impl)));
 }
 
@@ -396,7 +360,7 @@ ProbeStatus TableSet::principal_line(const Pits& position,
 }
 
 std::string TableSet::layer_error(int stones) const {
-  if (stones < 0 || stones > impl_->max_stones)
+  if (stones < 0 || stones > impl_->top)
     return {};
   LayerSlot& slot = *impl_->slots[stones];
   std::lock_guard lock(slot.mutex);
@@ -428,12 +392,12 @@ std::string TableSet::explain(ProbeStatus status, const Pits& position) const {
     case ProbeStatus::kMissingTable:
     case ProbeStatus::kCorruptTable:
       if (probe_detail::tl_failed_layer >= 0 &&
-          probe_detail::tl_failed_layer <= std::min(n, impl_->max_stones)) {
+          probe_detail::tl_failed_layer <= std::min(n, impl_->top)) {
         std::string e = layer_error(probe_detail::tl_failed_layer);
         if (!e.empty())
           return e;
       }
-      for (int m = std::min(n, impl_->max_stones); m >= 0; --m) {
+      for (int m = std::min(n, impl_->top); m >= 0; --m) {
         std::string e = layer_error(m);
         if (!e.empty())
           return e;

@@ -656,13 +656,24 @@ TEST(ProbeErrors, MissingLayerFile) {
   // Other layers still work.
   const Pits p6 = some_position(6, 12);
   EXPECT_EQ(set->value(p6, v, d), ProbeStatus::kOk);
-  // A gap found at open: the tables end below it.
+  // A gap found at open: the complete tables end below it, and a position above it names the
+  // missing file (not "too many seeds"); one past every file is too many seeds.
   auto reopened = TableSet::open(dir);
   EXPECT_EQ(reopened->max_stones(), 4);
-  EXPECT_EQ(reopened->value(p6, v, d), ProbeStatus::kTooManyStones);
+  const Pits p12 = some_position(12, 12);
+  for (const Pits& p : {p5, p6, p12}) {
+    EXPECT_EQ(reopened->value(p, v, d), ProbeStatus::kMissingTable);
+    const std::string why = reopened->explain(ProbeStatus::kMissingTable, p);
+    EXPECT_NE(why.find("layer-005.sdb is missing"), std::string::npos) << why;
+  }
+  EXPECT_EQ(reopened->value(some_position(13, 12), v, d), ProbeStatus::kTooManyStones);
   sowdb_tables* h = nullptr;
   ASSERT_EQ(sowdb_open(dir.c_str(), &h), SOWDB_OK);
   EXPECT_EQ(sowdb_max_stones(h), 4);
+  std::int32_t cv = 0;
+  EXPECT_EQ(sowdb_probe_value(h, p12.data(), 12, &cv, nullptr), SOWDB_ERR_MISSING_TABLE);
+  EXPECT_NE(std::string(sowdb_last_error()).find("layer-005.sdb"), std::string::npos)
+      << sowdb_last_error();
   sowdb_close(h);
   // Without layer 0 the directory is refused.
   fs::remove(dir / "layer-000.sdb");
@@ -791,12 +802,15 @@ TEST(ProbeErrors, DirectoriesThatAreRefused) {
   const fs::path wrong = copy_tables(ow, "wrong-manifest");
   std::ofstream(wrong / "sowdb.json", std::ios::trunc) << "{\"variant\": \"kalah/6x4\"}\n";
   EXPECT_THROW(TableSet::open(wrong), std::runtime_error);
-  // No manifest: the variant is named after the first preset with the same rules.
+  // No manifest: refused, with the repair.
   const fs::path bare = copy_tables(ab, "no-manifest");
   fs::remove(bare / "sowdb.json");
-  auto set = TableSet::open(bare);
-  EXPECT_EQ(set->variant().to_string(), "abapa/3x4");
-  EXPECT_EQ(set->rules(), ab.variant.rules.normalised());
+  try {
+    TableSet::open(bare);
+    ADD_FAILURE() << "opened without a manifest";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("sowdb.json is missing"), std::string::npos) << e.what();
+  }
 }
 
 // read_layer over damaged tables (a flipped byte in one layer, another truncated, a third

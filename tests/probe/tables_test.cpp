@@ -19,6 +19,7 @@
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/probe/sowdb.h"
+#include "sowdb/probe/variant.h"
 #include "test_support.h"
 
 extern "C" int sowdb_c_header_check(const char* dir, int32_t* value_out);
@@ -59,6 +60,7 @@ void write_fake_tables(const fs::path& dir, const RuleSet& rules, int max_stones
     std::snprintf(name, sizeof name, "layer-%03d.sdb", n);
     write_layer(dir / name, rules, n, values, depths, options);
   }
+  write_manifest(dir, Variant{"oware", rules, 4});
 }
 
 std::uint64_t index_of(const Pits& p, int pits) {
@@ -218,16 +220,64 @@ TEST_F(FakeTables, MoveWorthsFollowFromTheChildren) {
   }
 }
 
+// The manifest names the variant, and a missing, damaged, edited, older or lying one is refused
+// with a message naming the file and the repair, never guessed around.
 TEST_F(FakeTables, ManifestNamesTheVariant) {
   EXPECT_EQ(TableSet::open(dir())->variant().to_string(), "oware/2x4");
-  std::ofstream(dir() / "sowdb.json") << "{\"variant\": \"wari-kc/2x3\"}\n";
+  const Variant wari = *parse_variant("wari-kc/2x3");
+  write_manifest(dir(), wari);
   auto set = TableSet::open(dir());
   EXPECT_EQ(set->variant().to_string(), "wari-kc/2x3");
   EXPECT_EQ(set->variant().seeds_per_pit, 3);
-  std::ofstream(dir() / "sowdb.json", std::ios::trunc) << "{\"variant\": \"abapa/2x4\"}\n";
-  EXPECT_THROW(TableSet::open(dir()), std::runtime_error);
-  std::ofstream(dir() / "sowdb.json", std::ios::trunc) << "{\"variant\": \"nonsense/2x4\"}\n";
-  EXPECT_THROW(TableSet::open(dir()), std::runtime_error);
+  const auto refused = [&](const std::string& text, const std::string& want) {
+    SCOPED_TRACE(text);
+    if (text.empty())
+      fs::remove(dir() / kManifestName);
+    else
+      std::ofstream(dir() / kManifestName, std::ios::trunc) << text;
+    try {
+      TableSet::open(dir());
+      ADD_FAILURE() << "opened";
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(want), std::string::npos) << what;
+      EXPECT_NE(what.find("sowdb manifest --tables"), std::string::npos) << what;
+    }
+  };
+  std::string text = manifest_text(wari);
+  std::string edited = text;
+  edited.replace(edited.find("2x3"), 3, "2x4");
+  refused(edited, "checksum does not match");
+  refused("", "sowdb.json is missing");
+  refused("garbage", "not a manifest");
+  refused("{\"variant\": \"nonsense/2x4\"}\n", "bad variant");
+  refused("{\"variant\": \"wari-kc/2x3\"}\n", "no checksum");
+  refused(manifest_text(*parse_variant("abapa/2x4")), "layer-000.sdb holds");
+  std::string corrupt = text;
+  corrupt[corrupt.size() - 4] ^= 1;
+  refused(corrupt, "checksum does not match");
+}
+
+// The manifest's text reads back as what was written, and every field counts.
+TEST(Manifest, ReadsBackWhatIsWritten) {
+  for (const char* name : {"oware/6x4", "kalah-irving/4x3", "wari-us/3x2/skip_origin=off"}) {
+    const Variant v = *parse_variant(name);
+    const ManifestContent c = parse_manifest(manifest_text(v));
+    EXPECT_TRUE(c.error.empty()) << c.error;
+    ASSERT_TRUE(c.variant);
+    EXPECT_EQ(c.variant->to_string(), v.to_string());
+    EXPECT_FALSE(c.legacy);
+  }
+  const ManifestContent legacy = parse_manifest("{\"variant\": \"oware/6x4\"}\n");
+  EXPECT_TRUE(legacy.legacy);
+  EXPECT_FALSE(legacy.error.empty());
+  ASSERT_TRUE(legacy.variant);
+  EXPECT_EQ(legacy.variant->to_string(), "oware/6x4");
+  // The rules text must be the variant's, even with a checksum made to match.
+  std::string text = manifest_text(*parse_variant("oware/6x4"));
+  EXPECT_TRUE(parse_manifest(text).error.empty());
+  text.replace(text.find("6 pits"), 6, "5 pits");
+  EXPECT_FALSE(parse_manifest(text).error.empty());
 }
 
 TEST_F(FakeTables, ProbesFromManyThreadsAgree) {

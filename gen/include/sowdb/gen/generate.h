@@ -25,6 +25,9 @@ struct LayerReport {
   std::uint64_t peak_rss_bytes = 0;  ///< Peak resident set size of the process so far.
   std::uint64_t bytes_on_disk = 0;   ///< Size of the layer's table file.
   bool reused = false;               ///< The table was already present and valid.
+  /// The layer's file was present but failed a check (the reader's message, naming the file
+  /// and the check), so the layer was solved again; empty otherwise.
+  std::string rebuilt_because;
 };
 
 /// A phase of the work on one layer, for GenerateOptions::on_progress.
@@ -56,6 +59,9 @@ struct GenerateOptions {
   /// Called while a layer is read, solved or written: stones, phase, fraction of the phase done
   /// in [0, 1] (from the calling thread).
   std::function<void(int, Phase, double)> on_progress;
+  /// Called when a layer's file is present but fails a check, before the layer is solved again:
+  /// stones, and the reader's message naming the file and the check (from the calling thread).
+  std::function<void(int, const std::string&)> on_rebuild;
 };
 
 /// Bytes of memory `generate` plans for layers 0..max_stones of `rules`: the most it holds at

@@ -112,11 +112,8 @@ const char* sowdb_variant_name(const sowdb_tables* tables);
  *  RETURN SOWDB_OK, or SOWDB_ERR_ARGUMENT, _BAD_POSITION, _TOO_MANY_STONES, _MISSING_TABLE,
  *    _CORRUPT_TABLE; outputs are written only on SOWDB_OK.
  *  NOTES thread safe: any number of threads may probe one handle at once. */
-sowdb_status sowdb_probe_value(const sowdb_tables* tables,
-                               const uint8_t* pits,
-                               int32_t npits,
-                               int32_t* value,
-                               int32_t* depth);
+sowdb_status sowdb_probe_value(
+    const sowdb_tables* tables, const uint8_t* pits, int32_t npits, int32_t* value, int32_t* depth);
 
 /** The value of a position without its depth, for engines: the same value as
  *  sowdb_probe_value, but the tables' depth streams are never read or decoded, so a probe that

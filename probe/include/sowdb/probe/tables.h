@@ -19,6 +19,7 @@
 
 #include "sowdb/format/rule_set.h"
 #include "sowdb/format/table_file.h"
+#include "sowdb/probe/manifest.h"
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/variant.h"
 
@@ -26,9 +27,6 @@ namespace sowdb {
 
 /// File name of layer `stones` inside a table directory: "layer-NNN.sdb". Thread safe.
 std::string layer_file_name(int stones);
-
-/// File name of a table directory's manifest (the variant's canonical text, as JSON).
-inline constexpr const char* kManifestName = "sowdb.json";
 
 /// The outcome of a probe.
 enum class ProbeStatus : std::uint8_t {
@@ -150,11 +148,13 @@ class TableSet {
   /// RETURN the table set, never null.
   /// ERRORS throws std::runtime_error with a one-line message naming `dir` when the directory is
   ///   missing or unreadable, holds no layer files, lacks layer-000.sdb, holds layers of
-  ///   different rule sets, or its manifest names a variant whose rules differ from the
-  ///   tables'. A layer whose header cannot be read does not fail `open`: its probes return
-  ///   kCorruptTable (or kMissingTable) later.
-  /// NOTES the variant comes from the manifest; without one it is the first preset of the
-  ///   tables' family, with the tables' options and 4 seeds per pit.
+  ///   different rule sets, or its manifest (sowdb.json) is missing, damaged, edited by hand,
+  ///   written by an older sowdb, or names a variant whose rules differ from a layer's header
+  ///   (the message names that file and says how to repair the manifest: `sowdb manifest`). A
+  ///   layer whose header cannot be read does not fail `open`: its probes return kCorruptTable
+  ///   later; positions above a missing layer give kMissingTable, naming it.
+  /// NOTES the variant (with its seeds per pit) comes from the manifest; the rules from the
+  ///   layer headers, which the manifest must agree with.
   /// THREAD SAFETY any number of opens may run in parallel.
   static std::unique_ptr<TableSet> open(const std::filesystem::path& dir,
                                         const TableSetOptions& options = {});

@@ -1,0 +1,53 @@
+#include "sowdb/gen/directory_lock.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace sowdb::gen {
+
+DirectoryLock::DirectoryLock(const std::filesystem::path& dir, const std::string& what) {
+  const std::filesystem::path path = dir / kLockName;
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    throw std::runtime_error("cannot create the lock file " + path.string() + ": " +
+                             std::strerror(errno));
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    std::string holder;
+    if (err == EWOULDBLOCK) {
+      char buf[512];
+      const ssize_t got = ::pread(fd_, buf, sizeof buf - 1, 0);
+      if (got > 0) {
+        holder.assign(buf, static_cast<std::size_t>(got));
+        while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\0'))
+          holder.pop_back();
+      }
+    }
+    ::close(fd_);
+    fd_ = -1;
+    if (err == EWOULDBLOCK) {
+      throw DirectoryBusy(dir.string() + " is being written by another sowdb (" +
+                          (holder.empty() ? std::string("it has not said who yet") : holder) +
+                          "); wait for it to finish, or use another directory");
+    }
+    throw std::runtime_error("cannot lock " + path.string() + ": " + std::strerror(err));
+  }
+  // Who holds it, for the message of the next writer that tries.
+  const std::string text = "pid " + std::to_string(::getpid()) + ": " + what + "\n";
+  if (::ftruncate(fd_, 0) != 0 ||
+      ::pwrite(fd_, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) {
+    // The lock holds without the record; only the next writer's message is poorer.
+  }
+}
+
+DirectoryLock::~DirectoryLock() {
+  if (fd_ >= 0)
+    ::close(fd_);  // releases the lock
+}
+
+}  // namespace sowdb::gen

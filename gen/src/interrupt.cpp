@@ -1,0 +1,71 @@
+#include "interrupt.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <string>
+
+#include "sowdb/probe/tables.h"
+
+namespace sowdb::cli {
+namespace {
+
+// What the handler needs, formatted beforehand: a handler may only call async-signal-safe
+// functions (unlink, write, _exit), so it formats nothing. Two copies: the job fills the one
+// the handler is not reading, then publishes it.
+struct Prepared {
+  char line[256] = {};
+  std::size_t line_size = 0;
+  char layer_temp[4096] = {};
+  char manifest_temp[4096] = {};
+};
+Prepared g_prepared[2];
+std::atomic<int> g_current{0};
+std::filesystem::path g_dir;
+
+void copy(char (&to)[4096], const std::string& from) {
+  const std::size_t n = std::min(from.size(), sizeof to - 1);
+  from.copy(to, n);
+  to[n] = '\0';
+}
+
+extern "C" void on_interrupt(int signal) {
+  const Prepared& p = g_prepared[g_current.load()];
+  ::unlink(p.layer_temp);
+  ::unlink(p.manifest_temp);
+  const ssize_t written = ::write(STDERR_FILENO, p.line, p.line_size);
+  (void)written;  // nothing more can be done about a failed write here
+  ::_exit(128 + signal);
+}
+
+}  // namespace
+
+void interrupt_progress(int complete) {
+  const int next = 1 - g_current.load();
+  Prepared& p = g_prepared[next];
+  const std::string suffix = ".tmp." + std::to_string(::getpid());
+  copy(p.layer_temp, (g_dir / (layer_file_name(complete + 1) + suffix)).string());
+  copy(p.manifest_temp, (g_dir / (std::string(kManifestName) + suffix)).string());
+  const std::string line =
+      complete < 0    ? "sowdb: interrupted; no layer is complete yet, a rerun starts over\n"
+      : complete == 0 ? "sowdb: interrupted; layer 0 is complete, a rerun continues\n"
+                      : "sowdb: interrupted; layers 0.." + std::to_string(complete) +
+                            " are complete, a rerun continues\n";
+  p.line_size = std::min(line.size(), sizeof p.line);
+  line.copy(p.line, p.line_size);
+  g_current.store(next);
+}
+
+void catch_interrupts(const std::filesystem::path& dir) {
+  g_dir = dir;
+  interrupt_progress(-1);
+  struct sigaction action = {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP})
+    sigaction(signal, &action, nullptr);
+}
+
+}  // namespace sowdb::cli
