@@ -300,7 +300,9 @@ bool read_position(const TableSet& set,
   int n = 0;
   for (int i = 0; i < set.rules().pits(); ++i)
     n += board[i];
-  if (n > set.max_stones()) {
+  // Above a missing layer the probe itself names the missing file (kMissingTable).
+  int value = 0;
+  if (n > set.max_stones() && set.value(board, value) == ProbeStatus::kTooManyStones) {
     error = set.explain(ProbeStatus::kTooManyStones, board);
     return false;
   }

@@ -283,7 +283,7 @@ bad probe --tables "$OW" - # stdin needs --json
 cp -r "$OW" "$TMP/damaged"
 rm "$TMP/damaged/layer-004.sdb"
 bad probe --tables "$TMP/damaged" 1 1 1 1 1 1 0 0 0 0 0 0
-grep -q 'hold up to 3' "$TMP/err" || fail "a gap at layer 4: $(cat "$TMP/err")"
+grep -q 'layer-004.sdb is missing' "$TMP/err" || fail "a gap at layer 4: $(cat "$TMP/err")"
 cp -r "$OW" "$TMP/corrupt"
 f="$TMP/corrupt/layer-006.sdb"
 size=$(stat -c %s "$f")
