@@ -6,11 +6,16 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <barrier>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <limits>
+#include <mutex>
 #include <span>
 #include <string>
 #include <thread>
@@ -302,6 +307,85 @@ TEST_F(FakeTables, ProbesFromManyThreadsAgree) {
     th.join();
   for (int m : mismatches)
     EXPECT_EQ(m, 0);
+}
+
+// read_layer with its tasks on four threads gives what it gives on one, and what value() gives.
+TEST_F(FakeTables, ReadLayerFromThreads) {
+  auto set = TableSet::open(dir());
+  ReadLayerOptions threaded;
+  threaded.executor = [](std::size_t tasks, const std::function<void(std::size_t)>& task) {
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < tasks;)
+          task(i);
+      });
+    }
+    for (auto& th : threads)
+      th.join();
+  };
+  for (int n = 0; n <= kMax; ++n) {
+    const std::uint64_t size = layer_size(4, n);
+    std::vector<std::int8_t> one(size);
+    std::vector<std::int8_t> four(size);
+    std::vector<std::uint16_t> depths(size, 7777);
+    std::mutex mutex;
+    threaded.depths = [&](std::uint64_t first, std::span<const std::uint16_t> block) {
+      std::lock_guard lock(mutex);
+      std::copy(block.begin(), block.end(), depths.begin() + static_cast<std::ptrdiff_t>(first));
+    };
+    ASSERT_EQ(set->read_layer(n, {}, one, nullptr), ProbeStatus::kOk);
+    ASSERT_EQ(set->read_layer(n, {}, four, nullptr, threaded), ProbeStatus::kOk);
+    EXPECT_EQ(one, four);
+    for (std::uint64_t i = 0; i < size; ++i) {
+      EXPECT_EQ(four[i], fake_value(n, i));
+      EXPECT_EQ(depths[i], fake_depth(n, i));
+    }
+  }
+}
+
+// The C ABI from several threads at once: probes of one handle agree, and each thread's
+// sowdb_last_error() keeps its own last failure while the others fail differently.
+TEST(CApi, ThreadsProbeOneHandleAndKeepTheirOwnErrors) {
+  TempDir tmp;
+  write_fake_tables(tmp.path(), small_rules(), 5);
+  sowdb_tables* h = nullptr;
+  ASSERT_EQ(sowdb_open(tmp.path().c_str(), &h), SOWDB_OK);
+  constexpr int kThreads = 4;
+  std::barrier sync(kThreads);
+  std::vector<int> wrong(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 50; ++round) {
+        for (const Pits& p : layer(4, 5)) {
+          std::int32_t v = 0;
+          std::int32_t d = 0;
+          if (sowdb_probe_value(h, p.data(), 4, &v, &d) != SOWDB_OK ||
+              v != fake_value(5, index_of(p, 4)) || d != fake_depth(5, index_of(p, 4))) {
+            ++wrong[t];
+          }
+        }
+        // Each thread fails with its own seed count, then waits until all have failed.
+        Pits too_many{};
+        too_many[0] = static_cast<std::uint8_t>(6 + t);
+        std::int32_t v = 0;
+        if (sowdb_probe_value(h, too_many.data(), 4, &v, nullptr) != SOWDB_ERR_TOO_MANY_STONES)
+          ++wrong[t];
+        sync.arrive_and_wait();
+        const std::string mine = "has " + std::to_string(6 + t) + " seeds";
+        if (std::string(sowdb_last_error()).find(mine) == std::string::npos)
+          ++wrong[t];
+        sync.arrive_and_wait();
+      }
+    });
+  }
+  for (auto& th : threads)
+    th.join();
+  sowdb_close(h);
+  for (int t = 0; t < kThreads; ++t)
+    EXPECT_EQ(wrong[t], 0) << "thread " << t;
 }
 
 TEST_F(FakeTables, TooManyStonesIsAStatus) {
