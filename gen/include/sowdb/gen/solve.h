@@ -1,0 +1,66 @@
+// Solving a game from its start position: by complete tables, or by a search that probes the
+// tables it has at every position whose seed count they cover.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sowdb/probe/rules.h"
+#include "sowdb/probe/tables.h"
+#include "sowdb/probe/variant.h"
+
+namespace sowdb::gen {
+
+/// A move of the start position (or, after an extra turn, of the position it leads to) with its
+/// worth under perfect play.
+struct StartMove {
+  int pit = 0;              ///< The pit sown, 0..P-1, from the first player's side.
+  int gain = 0;             ///< Seeds the move sends to the first player's store.
+  bool extra_turn = false;  ///< The first player moves again.
+  /// Seeds the first player nets from the start position on, when this move (after the moves
+  /// before it, for a continuation) is followed by perfect play on both sides.
+  int worth = 0;
+  /// After an extra turn: every move of the first player's next turn, with its worth counted
+  /// from the start position (Rawlings's table of Kalah(6,6)). Empty otherwise.
+  std::vector<StartMove> continuations;
+};
+
+/// The solution of a start position.
+struct StartSolution {
+  Pits start{};    ///< S seeds in each pit, stores empty.
+  int stones = 0;  ///< Seeds on the board, 2PS.
+  int value = 0;   ///< The first player's net under perfect play (stores count from 0).
+  int best = -1;   ///< The pit of a best first move (the lowest among equals); -1: none.
+  std::vector<StartMove> moves;  ///< Every legal first move, in pit order.
+  bool by_tables = false;        ///< Every answer came from the tables (nothing searched).
+  std::uint64_t nodes = 0;       ///< Positions the search expanded (0 with complete tables).
+  int tables_max = -1;           ///< The largest layer of the tables used; -1: none.
+};
+
+/// Options of `solve_start`.
+struct SolveStartOptions {
+  /// Tables of the variant's rules, probed at every position of at most max_stones() seeds; when
+  /// they cover the start (2PS <= max_stones()) the answer comes from them alone. May be null.
+  const TableSet* tables = nullptr;
+  /// log2 of the transposition table's entries per thread (16 bytes each).
+  int table_bits = 23;
+  /// Called now and then from the threads of the search (one call at a time): positions
+  /// expanded so far, and the searches (one per first move and continuation) finished of all.
+  std::function<void(std::uint64_t nodes, int done, int total)> progress;
+};
+
+/// Solves the start position of `variant` (S seeds in each pit): its value for the first player
+/// and the worth of every first move and, after an extra turn, of every continuation.
+/// The search is an alpha-beta search to the end of the game (values are exact), with a
+/// transposition table of bounds per thread, enhanced transposition cut-offs, extra turns and
+/// captures tried first, and the first moves and continuations spread over the calling thread's
+/// oneTBB arena. Only the families whose positions never repeat (Kalah, wari-us) are searched.
+/// ERRORS throws InvalidRequest (generate.h) for an Oware-family variant that the tables do not
+///   cover (its positions can repeat: a search cannot prove a value there), or tables of other
+///   rules; std::runtime_error, with the table set's explanation, when a probe fails.
+/// THREAD SAFETY one call at a time per table set is not required: the tables are read only.
+StartSolution solve_start(const Variant& variant, const SolveStartOptions& options = {});
+
+}  // namespace sowdb::gen
