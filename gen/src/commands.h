@@ -33,6 +33,7 @@ void add_gen(CLI::App& app, Runner& run);
 void add_probe(CLI::App& app, Runner& run);
 void add_verify(CLI::App& app, Runner& run);
 void add_manifest(CLI::App& app, Runner& run);
+void add_solve(CLI::App& app, Runner& run);
 void add_stats(CLI::App& app, Runner& run);
 
 }  // namespace sowdb::cli

@@ -1,0 +1,276 @@
+// `sowdb solve`: the value of a game's start position and the worth of every first move, from
+// complete tables or by a search that probes the tables it has (gen::solve_start).
+#include <tbb/global_control.h>
+#include <tbb/info.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "board_text.h"
+#include "commands.h"
+#include "progress_line.h"
+#include "sowdb/format/index.h"
+#include "sowdb/gen/generate.h"
+#include "sowdb/gen/solve.h"
+#include "sowdb/probe/manifest.h"
+#include "sowdb/probe/tables.h"
+
+namespace sowdb::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Building tables of this many positions (layers 0..L together) takes about half a minute on
+// two cores: cheap enough to do for the user.
+constexpr long double kCheapPositions = 3e8L;
+
+// Where solve keeps the tables it builds: $SOWDB_CACHE_DIR, else $XDG_CACHE_HOME/sowdb, else
+// ~/.cache/sowdb; one directory per rule set (the tables serve every seed count).
+fs::path cache_dir(const RuleSet& rules) {
+  fs::path root;
+  if (const char* d = std::getenv("SOWDB_CACHE_DIR"); d && *d)
+    root = d;
+  else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    root = fs::path(x) / "sowdb";
+  else if (const char* h = std::getenv("HOME"); h && *h)
+    root = fs::path(h) / ".cache" / "sowdb";
+  else
+    throw std::runtime_error("no cache directory: set SOWDB_CACHE_DIR or use --tables");
+  std::string name;
+  for (const char c : describe(rules)) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '=' || c == '-')
+      name.push_back(c);
+    else if (!name.empty() && name.back() != '_')
+      name.push_back('_');
+  }
+  return root / name;
+}
+
+// The largest L <= top whose layers 0..L hold at most kCheapPositions positions together.
+int cheap_layers(const RuleSet& rules, int top) {
+  long double total = 0;
+  int last = -1;
+  for (int n = 0; n <= top; ++n) {
+    long double c = 1;  // C(n + k - 1, k - 1), in floating point
+    for (int i = 1; i < rules.pits(); ++i)
+      c = c * static_cast<long double>(n + i) / i;
+    total += c;
+    if (total > kCheapPositions)
+      break;
+    last = n;
+  }
+  return last;
+}
+
+nlohmann::json move_json(const gen::StartMove& m) {
+  nlohmann::json j;
+  j["pit"] = m.pit;
+  j["worth"] = m.worth;
+  j["gain"] = m.gain;
+  j["extra_turn"] = m.extra_turn;
+  if (!m.continuations.empty()) {
+    nlohmann::json next = nlohmann::json::array();
+    for (const gen::StartMove& c : m.continuations)
+      next.push_back(move_json(c));
+    j["continuations"] = next;
+  }
+  return j;
+}
+
+}  // namespace
+
+void add_solve(CLI::App& app, Runner& run) {
+  struct Args {
+    std::string variant;
+    int pits = 0;
+    int seeds = 0;
+    std::string tables;
+    int threads = 0;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("solve",
+                                 "The value of a start position and the worth of every first move");
+  cmd->add_option("--variant", args->variant, "Rule system, e.g. kalah or kalah-irving/6x4")
+      ->required();
+  cmd->add_option("--pits", args->pits, "Pits per side (overrides the variant's board)")
+      ->check(CLI::Range(1, 8));
+  cmd->add_option(
+         "--seeds", args->seeds, "Seeds in each pit at the start (overrides the variant's)")
+      ->check(CLI::Range(1, kMaxBoardStones));
+  cmd->add_option("--tables",
+                  args->tables,
+                  "Table directory of the variant's rules (default: tables built in the cache "
+                  "when that is cheap)");
+  cmd->add_option("--threads", args->threads, "Worker threads (default: all cores)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_flag("--json", args->json, "One JSON object on stdout");
+  cmd->callback([&run, args] {
+    run = [args] {
+      Variant v;
+      std::string error;
+      if (!resolve_variant(args->variant, args->pits, v, error))
+        throw UsageError(error);
+      if (args->seeds > 0) {
+        if (v.rules.pits() * args->seeds > kMaxBoardStones) {
+          throw UsageError("--seeds " + std::to_string(args->seeds) + " on " +
+                           std::to_string(v.rules.pits()) + " pits is more than the " +
+                           std::to_string(kMaxBoardStones) + " seeds a board holds");
+        }
+        v.seeds_per_pit = args->seeds;
+      }
+      const int threads = args->threads > 0 ? args->threads : tbb::info::default_concurrency();
+      tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                                static_cast<std::size_t>(threads));
+      const RuleSet rules = v.rules.normalised();
+      const int stones = v.total_stones();
+      const bool tty = isatty(fileno(stderr)) && !args->json;
+      const auto start = std::chrono::steady_clock::now();
+      // The search probes values only, again and again across every layer: keep every decoded
+      // value block (about 1 byte a position of the tables), no depth block.
+      TableSetOptions cached;
+      cached.cache_blocks = std::size_t{1} << 24;
+      cached.depth_cache_blocks = 0;
+      std::unique_ptr<TableSet> tables;
+      std::string source;  // where the tables came from, in words
+      bool built = false;
+      if (!args->tables.empty()) {
+        tables = open_tables(args->tables, cached);
+        source = args->tables;
+      } else {
+        const int cheap = cheap_layers(rules, stones);
+        const int want = cheap >= stones ? stones : cheap;
+        if (rules.family == Family::kOware && want < stones) {
+          throw UsageError(
+              "Oware-family positions can repeat, so a search cannot prove the value of " +
+              v.to_string() + ": it needs complete tables, layers 0.." + std::to_string(stones) +
+              ", more than solve builds by itself; build them with sowdb gen --variant " +
+              v.to_string() + " --max-stones " + std::to_string(stones) +
+              " --out DIR and pass --tables DIR");
+        }
+        const fs::path dir = cache_dir(rules);
+        // The cache keeps the variant it was first built for: the tables serve every seed
+        // count, and gen refuses to relabel them.
+        Variant label = v;
+        if (const auto m = read_manifest(dir);
+            m && m->error.empty() && m->variant && m->variant->rules.normalised() == rules) {
+          label = *m->variant;
+        }
+        int have = -1;
+        while (fs::exists(dir / layer_file_name(have + 1)))
+          ++have;
+        if (have < want) {
+          gen::GenerateOptions options;
+          options.variant = label;
+          options.max_stones = want;
+          options.out = dir;
+          if (tty) {
+            auto line = std::make_shared<ProgressLine>(rules.pits());
+            options.on_progress = [line](int n, gen::Phase phase, double f) {
+              line->show(n, gen::to_string(phase), f);
+            };
+          }
+          gen::generate(options);
+          if (tty)
+            ProgressLine::clear();
+          built = true;
+        }
+        tables = open_tables(dir.string(), cached);
+        source = dir.string() + (built ? " (built now, in the cache)" : " (the cache)");
+      }
+      gen::SolveStartOptions options;
+      options.tables = tables.get();
+      std::mutex mutex;
+      auto last_draw = std::chrono::steady_clock::now();
+      if (tty) {
+        options.progress = [&](std::uint64_t nodes, int done, int total) {
+          const auto now = std::chrono::steady_clock::now();
+          if (now - last_draw < std::chrono::milliseconds(200))
+            return;
+          last_draw = now;
+          const double s = std::chrono::duration<double>(now - start).count();
+          std::fprintf(stderr,
+                       "\r\033[Ksearch: %d of %d first moves and continuations, %llu positions, "
+                       "%.2f M positions/s",
+                       done,
+                       total,
+                       static_cast<unsigned long long>(nodes),
+                       s > 0 ? static_cast<double>(nodes) / s / 1e6 : 0.0);
+          std::fflush(stderr);
+        };
+      }
+      gen::StartSolution s;
+      try {
+        s = gen::solve_start(v, options);
+      } catch (const gen::InvalidRequest& e) {
+        throw UsageError(e.what());
+      }
+      if (tty)
+        ProgressLine::clear();
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (args->json) {
+        nlohmann::json j;
+        j["variant"] = v.to_string();
+        j["rules"] = describe(rules);
+        j["seeds_per_pit"] = v.seeds_per_pit;
+        j["stones"] = stones;
+        j["value"] = s.value;
+        j["best"] = s.best >= 0 ? nlohmann::json(s.best) : nlohmann::json(nullptr);
+        nlohmann::json moves = nlohmann::json::array();
+        for (const gen::StartMove& m : s.moves)
+          moves.push_back(move_json(m));
+        j["moves"] = moves;
+        j["nodes"] = s.nodes;
+        j["seconds"] = seconds;
+        j["method"] = s.by_tables ? "tables" : "search";
+        j["tables"] = source;
+        j["tables_max_stones"] = s.tables_max;
+        j["tables_built"] = built;
+        std::printf("%s\n", j.dump().c_str());
+        return 0;
+      }
+      std::printf("%s (%s), %d seeds in each pit, %d on the board\n",
+                  v.to_string().c_str(),
+                  describe(rules).c_str(),
+                  v.seeds_per_pit,
+                  stones);
+      std::printf("value for the first player: %+d", s.value);
+      if (s.best >= 0)
+        std::printf(" (best first move: pit %d)", s.best);
+      std::printf("\n");
+      for (const gen::StartMove& m : s.moves) {
+        std::printf("  pit %d: %+d%s\n", m.pit, m.worth, m.extra_turn ? " (extra turn)" : "");
+        for (const gen::StartMove& c : m.continuations) {
+          std::printf(
+              "      then pit %d: %+d%s\n", c.pit, c.worth, c.extra_turn ? " (extra turn)" : "");
+        }
+      }
+      if (s.by_tables) {
+        std::printf("from complete tables: %s, layers 0..%d; %.2f s\n",
+                    source.c_str(),
+                    s.tables_max,
+                    seconds);
+      } else {
+        std::printf("searched %llu positions in %.2f s (%.2f M/s), probing %s\n",
+                    static_cast<unsigned long long>(s.nodes),
+                    seconds,
+                    seconds > 0 ? static_cast<double>(s.nodes) / seconds / 1e6 : 0.0,
+                    s.tables_max >= 0 ? ("the tables at up to " + std::to_string(s.tables_max) +
+                                         " seeds: " + source)
+                                            .c_str()
+                                      : "no tables");
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace sowdb::cli

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# `sowdb solve` from the command line: complete tables built in the cache and reused, a search
+# over partial tables giving the published value, the JSON contract, and refusals.
+# Usage: solve_cli_test.sh SOWDB
+set -euo pipefail
+sowdb="$1"
+dir="$(mktemp -d)"
+trap 'rm -rf "${dir}"' EXIT
+export SOWDB_CACHE_DIR="${dir}/cache"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Irving, Donkers & Uiterwijk: Kalah(4,3) is worth +8 to the first player under their rules.
+"${sowdb}" solve --variant kalah-irving/4x3 --json >"${dir}/a.json"
+"${sowdb}" solve --variant kalah-irving --pits 4 --seeds 3 --json >"${dir}/b.json"
+"${sowdb}" gen --variant kalah-irving/4x3 --max-stones 10 --out "${dir}/few" --quiet
+"${sowdb}" solve --variant kalah-irving/4x3 --tables "${dir}/few" --json >"${dir}/c.json"
+python3 - "${dir}" <<'PY' || fail "solve --json"
+import json, sys
+d = sys.argv[1]
+a, b, c = (json.load(open(f"{d}/{x}.json")) for x in "abc")
+for j in (a, b, c):
+    for f in ("variant", "value", "best", "moves", "nodes", "seconds", "method", "tables"):
+        assert f in j, (f, j)
+    assert j["variant"] == "kalah-irving/4x3" and j["value"] == 8 and j["stones"] == 24, j
+    assert max(m["worth"] for m in j["moves"]) == 8, j
+    assert [m["pit"] for m in j["moves"]] == sorted(m["pit"] for m in j["moves"]), j
+    for m in j["moves"]:
+        if m["extra_turn"]:
+            assert m["worth"] == max(x["worth"] for x in m["continuations"]), m
+assert a["method"] == "tables" and a["tables_built"] and a["nodes"] == 0, a
+assert b["method"] == "tables" and not b["tables_built"], b
+assert c["method"] == "search" and c["nodes"] > 0 and c["tables_max_stones"] == 10, c
+assert [m["worth"] for m in a["moves"]] == [m["worth"] for m in c["moves"]], (a, c)
+PY
+# The text report says where the answer came from.
+"${sowdb}" solve --variant kalah-irving/4x3 --tables "${dir}/few" >"${dir}/text"
+grep -q "^value for the first player: +8" "${dir}/text" || fail "text: $(cat "${dir}/text")"
+grep -q "^searched [0-9]* positions" "${dir}/text" || fail "text: $(cat "${dir}/text")"
+
+# Oware positions repeat: no search without complete tables; small boards are built.
+set +e
+"${sowdb}" solve --variant oware/6x4 2>"${dir}/err" >/dev/null
+rc=$?
+set -e
+[[ ${rc} -eq 2 ]] || fail "oware/6x4 without tables exited ${rc}"
+grep -q "positions can repeat" "${dir}/err" || fail "$(cat "${dir}/err")"
+"${sowdb}" solve --variant oware/2x2 --json | grep -q '"method":"tables"' || fail "oware/2x2"
+# Tables of other rules are refused.
+set +e
+"${sowdb}" solve --variant kalah/4x3 --tables "${dir}/few" 2>"${dir}/err" >/dev/null
+rc=$?
+set -e
+[[ ${rc} -eq 2 ]] || fail "tables of other rules exited ${rc}"
+grep -q "hold kalah rules" "${dir}/err" || fail "$(cat "${dir}/err")"
+echo "solve tests passed"
