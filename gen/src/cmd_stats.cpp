@@ -50,6 +50,8 @@ void add_stats(CLI::App& app, Runner& run) {
     int max_stones = -1;
     int threads = 0;
     bool json = false;
+    bool csv = false;
+    bool markdown = false;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -59,7 +61,13 @@ void add_stats(CLI::App& app, Runner& run) {
       ->check(CLI::Range(0, kMaxIndexedStones));
   cmd->add_option("--threads", args->threads, "Worker threads (default: all cores)")
       ->check(CLI::Range(1, 1024));
-  cmd->add_flag("--json", args->json, "One JSON object per layer");
+  auto* json = cmd->add_flag("--json", args->json, "One JSON object per layer");
+  auto* csv =
+      cmd->add_flag("--csv", args->csv, "A CSV table: a header line, then a line per layer");
+  auto* markdown =
+      cmd->add_flag("--markdown", args->markdown, "A Markdown table, with the rule set above it");
+  json->excludes(csv)->excludes(markdown);
+  csv->excludes(markdown);
   cmd->callback([&run, args] {
     run = [args] {
       const std::unique_ptr<TableSet> tables = open_tables(args->tables);
@@ -69,9 +77,23 @@ void add_stats(CLI::App& app, Runner& run) {
       const Rules& rules = tables->engine();
       const int k = rules.pits();
       const int last = last_layer(*tables, args->max_stones, args->tables);
-      if (!args->json) {
+      const std::string variant = tables->variant().to_string();
+      if (args->csv) {
+        std::printf(
+            "n,positions,wins,draws,losses,win_share,draw_share,loss_share,mean_value,"
+            "mean_depth_decided,max_depth,max_depth_position\n");
+      } else if (args->markdown) {
+        std::printf("`%s` (%s), tables in `%s`, sowdb 0.1.0\n\n",
+                    variant.c_str(),
+                    describe(tables->rules()).c_str(),
+                    args->tables.c_str());
+        std::printf(
+            "| n | positions | win %% | draw %% | loss %% | mean value | mean depth (decided) | "
+            "max depth | a position of the largest depth |\n"
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+      } else if (!args->json) {
         std::printf("%s in %s\n%5s %14s %8s %8s %8s %9s %9s %6s  %s\n",
-                    tables->variant().to_string().c_str(),
+                    variant.c_str(),
                     args->tables.c_str(),
                     "n",
                     "positions",
@@ -167,6 +189,33 @@ void add_stats(CLI::App& app, Runner& run) {
           j["values"] = hist;
           j["unreadable"] = stats.unreadable;
           std::printf("%s\n", j.dump().c_str());
+        } else if (args->csv) {
+          std::printf(
+              "%d,%llu,%llu,%llu,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%s\n",
+              n,
+              static_cast<unsigned long long>(size),
+              static_cast<unsigned long long>(wins),
+              static_cast<unsigned long long>(draws),
+              static_cast<unsigned long long>(losses),
+              static_cast<double>(wins) / total,
+              static_cast<double>(draws) / total,
+              static_cast<double>(losses) / total,
+              value_sum / total,
+              decided ? static_cast<double>(stats.depth_sum) / static_cast<double>(decided) : 0.0,
+              stats.max_depth,
+              pits_text(rules, deep).c_str());
+        } else if (args->markdown) {
+          std::printf(
+              "| %d | %llu | %.2f | %.2f | %.2f | %+.3f | %.2f | %d | `%s` |\n",
+              n,
+              static_cast<unsigned long long>(size),
+              100.0 * static_cast<double>(wins) / total,
+              100.0 * static_cast<double>(draws) / total,
+              100.0 * static_cast<double>(losses) / total,
+              value_sum / total,
+              decided ? static_cast<double>(stats.depth_sum) / static_cast<double>(decided) : 0.0,
+              stats.max_depth,
+              pits_text(rules, deep).c_str());
         } else {
           std::printf(
               "%5d %14llu %8.2f %8.2f %8.2f %+9.3f %9.2f %6d  %s\n",

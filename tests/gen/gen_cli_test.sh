@@ -90,6 +90,28 @@ for r in (json.loads(l) for l in open(sys.argv[1])):
     assert r["wins"] + r["draws"] + r["losses"] == r["positions"], r
     assert sum(r["values"].values()) == r["positions"], r
 PY
+# stats --csv and --markdown: the same counts as --json, a line per layer.
+"${sowdb}" stats --tables "${dir}/t" --csv >"${dir}/stats.csv" || fail "stats --csv"
+"${sowdb}" stats --tables "${dir}/t" --markdown >"${dir}/stats.md" || fail "stats --markdown"
+python3 - "${dir}" <<'PY' || fail "stats --csv / --markdown"
+import csv, json, sys
+d = sys.argv[1]
+js = [json.loads(l) for l in open(f"{d}/stats.json")]
+rows = list(csv.DictReader(open(f"{d}/stats.csv")))
+assert len(rows) == len(js), (len(rows), len(js))
+for r, j in zip(rows, js):
+    for f in ("n", "positions", "wins", "draws", "losses", "max_depth"):
+        assert int(r[f]) == j[f], (f, r, j)
+    assert abs(float(r["mean_value"]) - j["mean_value"]) < 1e-5, (r, j)
+    assert r["max_depth_position"] == j["max_depth_position"], (r, j)
+md = [l for l in open(f"{d}/stats.md") if l.startswith("| ") and l[2].isdigit()]
+assert len(md) == len(js), md
+for l, j in zip(md, js):
+    cells = [c.strip() for c in l.strip().strip("|").split("|")]
+    assert int(cells[0]) == j["n"] and int(cells[1]) == j["positions"], (cells, j)
+    assert abs(float(cells[2]) - 100 * j["wins"] / j["positions"]) < 0.006, (cells, j)
+assert "abapa/3x4" in open(f"{d}/stats.md").readline()
+PY
 
 # Bad input: one line on stderr, exit 2.
 for args in "gen --variant nope --max-stones 3 --out ${dir}/x" "verify --tables ${dir}/none" \
