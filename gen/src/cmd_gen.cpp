@@ -143,16 +143,18 @@ void add_gen(CLI::App& app, Runner& run) {
           if (tty)
             ProgressLine::clear();
           if (r.reused) {
-            std::printf("layer %3d: %12llu positions, reused (%s on disk)\n",
+            std::printf("layer %3d: %12llu %s, reused (%s on disk)\n",
                         r.stones,
                         static_cast<unsigned long long>(r.positions),
+                        r.positions == 1 ? "position" : "positions",
                         human_bytes(static_cast<double>(r.bytes_on_disk)).c_str());
           } else {
             std::printf(
-                "layer %3d: %12llu positions, %8.2f s (solve %.2f, write %.2f), %7.2f M "
+                "layer %3d: %12llu %s, %8.2f s (solve %.2f, write %.2f), %7.2f M "
                 "positions/s, %s on disk (%.3f bytes/position), peak RSS %s\n",
                 r.stones,
                 static_cast<unsigned long long>(r.positions),
+                r.positions == 1 ? "position" : "positions",
                 r.seconds,
                 r.solve_seconds,
                 r.write_seconds,
@@ -198,16 +200,16 @@ void add_gen(CLI::App& app, Runner& run) {
         std::fflush(stdout);
       } else if (!args->quiet) {
         std::printf(
-            "done: %s, layers 0..%d, %llu positions, %.2f s solving and writing (solve %.2f, "
-            "write %.2f), %s on disk, %d threads\n",
+            "done: %s, layers 0..%d, %s, %.2f s solving and writing (solve %.2f, "
+            "write %.2f), %s on disk, %s\n",
             v.to_string().c_str(),
             top,
-            static_cast<unsigned long long>(total_positions),
+            count_text(total_positions, "position", "positions").c_str(),
             total_seconds,
             solve_seconds,
             write_seconds,
             human_bytes(static_cast<double>(total_bytes)).c_str(),
-            threads);
+            count_text(threads, "thread", "threads").c_str());
       }
       return 0;
     };

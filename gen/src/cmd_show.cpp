@@ -140,9 +140,9 @@ void add_show(CLI::App& app, Runner& run) {
         std::printf("%s\n", j.dump().c_str());
         return 0;
       }
-      std::printf("variant %s, %d seeds on the board\n\n%s\n",
+      std::printf("variant %s, %s on the board\n\n%s\n",
                   v.to_string().c_str(),
-                  stones,
+                  count_text(stones, "seed", "seeds").c_str(),
                   board_diagram(rules, board).c_str());
       if (moves.size == 0) {
         std::printf("No legal move: the game is over. Final split: mover %d, opponent %d.\n",

@@ -133,8 +133,8 @@ void add_stats(CLI::App& app, Runner& run) {
         // statistics.
         if (stats.unreadable) {
           throw std::runtime_error("layer " + std::to_string(n) + ": " +
-                                   std::to_string(stats.unreadable) +
-                                   " positions could not be read: " + tables->layer_error(n));
+                                   count_text(stats.unreadable, "position", "positions") +
+                                   " could not be read: " + tables->layer_error(n));
         }
         std::uint64_t wins = 0, draws = 0, losses = 0;
         double value_sum = 0;

@@ -103,6 +103,12 @@ fi
 if good show --variant oware --json 3 2 1 1 0 0 0 0 0 0 0 0; then
   json_check 'j["moves"] == []' 'j["game_over"] is True' 'j["final_value"] == 7'
 fi
+# One seed: in the singular.
+if good show --variant oware 1 0 0 0 0 0 0 0 0 0 0 0; then
+  CHECKS=$((CHECKS + 1))
+  grep -q '^variant oware/6x4, 1 seed on the board$' "$TMP/out" ||
+    fail "show with one seed: $(head -1 "$TMP/out")"
+fi
 # The text form.
 if good show --variant ayo 0 1 0 4 1 17 0 0 1 1 1 0; then
   CHECKS=$((CHECKS + 1))
