@@ -51,16 +51,20 @@ void add_gen(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("gen", "Solve every layer up to N seeds and write the tables");
   cmd->add_option("--variant", args->variant, "Rule system, e.g. oware or kalah/4x3")->required();
   cmd->add_option("--pits", args->pits, "Pits per side (overrides the variant's board)")
+      ->transform(whole_number())
       ->check(CLI::Range(1, 8));
   cmd->add_option("--max-stones", args->max_stones, "Largest layer: seeds on the board")
       ->required()
+      ->transform(whole_number())
       ->check(CLI::Range(0, kMaxIndexedStones));
   cmd->add_option("--out", args->out, "Table directory (created if missing)")->required();
   cmd->add_option("--threads", args->threads, "Worker threads (default: all cores)")
+      ->transform(whole_number())
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--quiet", args->quiet, "No progress or summary lines");
   cmd->add_flag("--json", args->json, "One JSON line per layer on stdout");
   cmd->add_option("--block-entries", args->block_entries, "Entries per compressed block")
+      ->transform(whole_number())
       ->check(CLI::Range(1u, kMaxBlockEntries))
       ->capture_default_str();
   cmd->add_flag("--no-recompute",
@@ -68,12 +72,14 @@ void add_gen(CLI::App& app, Runner& run) {
                 "Store every value (format version 2) instead of recompute entries that the "
                 "probe recomputes from their children (format version 4)");
   cmd->add_option("--zstd-level", args->level, "zstd compression level")
+      ->transform(whole_number())
       ->check(CLI::Range(1, 22))
       ->capture_default_str();
   cmd->add_option("--memory-limit",
                   args->memory_limit_gib,
                   "GiB the run may plan for; a larger run is refused before any work (default: "
                   "90% of this machine's memory)")
+      ->transform(number())
       ->check(CLI::Range(0.001, 1e9));
   cmd->callback([&run, args] {
     run = [args] {

@@ -549,13 +549,16 @@ void add_probe(CLI::App& app, Runner& run) {
   cmd->add_flag(
       "--json", args->json, "Print one JSON object; with PITS '-', one object per stdin line");
   cmd->add_option("--max-plies", args->max_plies, "Longest principal line (default 1000)")
+      ->transform(whole_number())
       ->check(CLI::Range(0, 100000));
   cmd->add_option("--threads", args->threads, "Bulk mode: worker threads (default: all cores)")
+      ->transform(whole_number())
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--cache-blocks",
                   args->cache_blocks,
                   "Decoded blocks kept per layer, values and depths each (default: 8 in all; "
                   "1024 of each in bulk mode)")
+      ->transform(whole_number())
       ->check(CLI::Range(0LL, 1LL << 40));
   cmd->add_option("PITS",
                   args->board,

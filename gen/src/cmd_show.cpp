@@ -85,7 +85,8 @@ void add_show(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("show", "Show a position's legal moves and what each does");
   cmd->add_option("--variant", args->variant, "Rule system, e.g. oware or kalah/4x3")->required();
   auto* pits_option =
-      cmd->add_option("--pits", args->pits, "Pits per side (overrides the variant's board)");
+      cmd->add_option("--pits", args->pits, "Pits per side (overrides the variant's board)")
+          ->transform(whole_number());
   cmd->add_flag("--json", args->json, "Print one JSON object");
   // No positionals_at_end(): flags may follow the pit counts, and CLI11 takes "-1" for a
   // positional anyway (no option is named -1), so parse_pits reports it as negative.

@@ -56,8 +56,10 @@ void add_stats(CLI::App& app, Runner& run) {
       "stats", "Per-layer statistics: wins, draws and losses for the mover, values, depths");
   cmd->add_option("--tables", args->tables, "Table directory")->required();
   cmd->add_option("--max-stones", args->max_stones, "Layers 0..N only (default: all)")
+      ->transform(whole_number())
       ->check(CLI::Range(0, kMaxIndexedStones));
   cmd->add_option("--threads", args->threads, "Worker threads (default: all cores)")
+      ->transform(whole_number())
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--json", args->json, "One JSON object per layer");
   cmd->callback([&run, args] {

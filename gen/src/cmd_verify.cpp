@@ -34,8 +34,10 @@ void add_verify(CLI::App& app, Runner& run) {
       "verify", "Re-derive every table entry from its successors through the probe library");
   cmd->add_option("--tables", args->tables, "Table directory")->required();
   cmd->add_option("--max-stones", args->max_stones, "Check layers 0..N only (default: all)")
+      ->transform(whole_number())
       ->check(CLI::Range(0, kMaxIndexedStones));
   cmd->add_option("--threads", args->threads, "Worker threads (default: all cores)")
+      ->transform(whole_number())
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--json", args->json, "One JSON line per layer on stdout");
   cmd->add_flag("--quiet", args->quiet, "Print only problems and the final line");
