@@ -72,8 +72,9 @@ int main(int argc, char** argv) {
     int32_t s = sowdb_seeds_per_pit(tables);
     while (s > 0 && s * npits > sowdb_max_stones(tables)) --s;
     if (s == 0) {
-      fprintf(stderr, "play_game: the tables hold up to %d seeds, too few for a start position; "
-              "give the pits\n", (int)sowdb_max_stones(tables));
+      fprintf(stderr, "play_game: the tables hold up to %d seed%s, too few for a start position; "
+              "give the pits\n", (int)sowdb_max_stones(tables),
+              sowdb_max_stones(tables) == 1 ? "" : "s");
       sowdb_close(tables);
       return 2;
     }
@@ -86,7 +87,7 @@ int main(int argc, char** argv) {
     sowdb_close(tables);
     return fail("cannot look the position up", status);
   }
-  printf("%s, %d seeds: ", sowdb_variant_name(tables), (int)stones);
+  printf("%s, %d seed%s: ", sowdb_variant_name(tables), (int)stones, stones == 1 ? "" : "s");
   print_pits(pos, npits);
   printf("\nvalue for A (to move): %+d\n", (int)value);
 
@@ -134,7 +135,10 @@ int main(int argc, char** argv) {
       sowdb_close(tables);
       return fail("cannot look the last position up", status);
     }
-    if (endless) printf("endless play: the position repeats; %d seeds split evenly\n", (int)left);
+    if (endless) {
+      printf("endless play: the position repeats; %d seed%s split evenly\n", (int)left,
+             left == 1 ? "" : "s");
+    }
     else printf("game over: %c cannot move\n", mover ? 'B' : 'A');
     {
       double mine = store[mover] + (left + v) / 2.0;

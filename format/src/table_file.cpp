@@ -74,6 +74,12 @@ std::string errno_text(int err) {
   return std::strerror(err);
 }
 
+// `n` and its noun, singular for one: "1 byte", "12 bytes".
+template <typename Count>
+std::string count_text(Count n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 [[noreturn]] void fail(Code code, const std::string& where, const std::string& what) {
   throw TableError(code, where + ": " + what);
 }
@@ -161,7 +167,7 @@ class FileSource final : public Source {
         fail(Code::kTruncated,
              name_,
              "file ended at offset " + std::to_string(offset + done) + " while reading " +
-                 std::to_string(out.size()) + " bytes at " + std::to_string(offset));
+                 count_text(out.size(), "byte", "bytes") + " at " + std::to_string(offset));
       }
       done += static_cast<std::size_t>(got);
     }
@@ -182,8 +188,8 @@ class MemorySource final : public Source {
     if (offset > bytes_.size() || out.size() > bytes_.size() - offset) {
       fail(Code::kTruncated,
            name_,
-           "read of " + std::to_string(out.size()) + " bytes at " + std::to_string(offset) +
-               " passes the end (" + std::to_string(bytes_.size()) + " bytes)");
+           "read of " + count_text(out.size(), "byte", "bytes") + " at " + std::to_string(offset) +
+               " passes the end (" + count_text(bytes_.size(), "byte", "bytes") + ")");
     }
     if (!out.empty())
       std::memcpy(out.data(), bytes_.data() + offset, out.size());
@@ -237,15 +243,16 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
     fail_check(Code::kVersion,
                name,
                3,
-               "format version " + std::to_string(version) + " (this reader knows version " +
-                   "s 1.." + std::to_string(kTableFormatVersion) + ")");
+               "format version " + std::to_string(version) + " (this reader knows versions 1.." +
+                   std::to_string(kTableFormatVersion) + ")");
   }
   // Check 4: the header is complete.
   if (have < kHeaderSize) {
-    fail_check(Code::kTruncated,
-               name,
-               4,
-               "file has " + std::to_string(size) + " bytes, shorter than the 64-byte header");
+    fail_check(
+        Code::kTruncated,
+        name,
+        4,
+        "file has " + count_text(size, "byte", "bytes") + ", shorter than the 64-byte header");
   }
   // Check 5: header checksum.
   const std::uint64_t header_hash = get_le(&h[56], 8);
@@ -396,7 +403,7 @@ Parsed parse_header(const Source& src, bool verify_header_checksum) {
     fail_check(Code::kTruncated,
                name,
                11,
-               "file has " + std::to_string(size) + " bytes, its header needs at least " +
+               "file has " + count_text(size, "byte", "bytes") + ", its header needs at least " +
                    std::to_string(min_size));
   }
   std::array<std::byte, 8> footer_magic{};
@@ -730,7 +737,7 @@ struct LayerReader::Impl {
       fail_check(Code::kCorrupt,
                  where,
                  18,
-                 "frame does not declare " + std::to_string(content) + " content bytes");
+                 "frame does not declare " + count_text(content, "content byte", "content bytes"));
     }
     return frame;
   }
@@ -749,7 +756,7 @@ struct LayerReader::Impl {
                  where,
                  19,
                  ZSTD_isError(got) ? std::string("zstd: ") + ZSTD_getErrorName(got)
-                                   : "decompressed to " + std::to_string(got) + " bytes");
+                                   : "decompressed to " + count_text(got, "byte", "bytes"));
     }
   }
 
@@ -1002,7 +1009,7 @@ std::unique_ptr<LayerReader::Impl> open_source(std::unique_ptr<Source> src,
     fail_check(Code::kRuleMismatch,
                src->name(),
                13,
-               "the file holds " + std::to_string(info.stones) + " stones, expected " +
+               "the file holds " + count_text(info.stones, "stone", "stones") + ", expected " +
                    std::to_string(*options.expected_stones));
   }
   if (options.verify_checksums)
@@ -1087,13 +1094,13 @@ void LayerReader::read_all(std::span<std::int8_t> values, std::span<std::uint16_
   if (!values.empty() && values.size() != info.entries) {
     fail(Code::kInvalidArgument,
          name,
-         "read_all: values has " + std::to_string(values.size()) + " entries, the layer " +
+         "read_all: values has " + count_text(values.size(), "entry", "entries") + ", the layer " +
              std::to_string(info.entries));
   }
   if (!depths.empty() && depths.size() != info.entries) {
     fail(Code::kInvalidArgument,
          name,
-         "read_all: depths has " + std::to_string(depths.size()) + " entries, the layer " +
+         "read_all: depths has " + count_text(depths.size(), "entry", "entries") + ", the layer " +
              std::to_string(info.entries));
   }
   // Depth codec 1 needs each block's values: decode them into `values`, or a scratch block.
@@ -1137,7 +1144,7 @@ LayerReader::BlockRead LayerReader::read_block(std::uint32_t block,
   if (n == 0 || (!values.empty() && values.size() != n) ||
       (!depths.empty() && depths.size() != n)) {
     failed(impl_->src->name() + ": read_block: block " + std::to_string(block) +
-           " does not exist or a span does not match its " + std::to_string(n) + " entries");
+           " does not exist or a span does not match its " + count_text(n, "entry", "entries"));
     return out;
   }
   // Depth codec 1 needs the block's value-table bytes (with the "stored depth" recompute byte
@@ -1366,8 +1373,8 @@ void write_layer(const std::filesystem::path& path,
   if (values.size() != entries) {
     fail(Code::kInvalidArgument,
          name,
-         "the layer has " + std::to_string(entries) + " entries; got " +
-             std::to_string(values.size()) + " values");
+         "the layer has " + count_text(entries, "entry", "entries") + "; got " +
+             count_text(values.size(), "value", "values"));
   }
   if (options.block_entries < 1 || options.block_entries > kMaxBlockEntries) {
     fail(Code::kInvalidArgument,
@@ -1396,8 +1403,8 @@ void write_layer(const std::filesystem::path& path,
     if (marks.size() != (entries + 63) / 64) {
       fail(Code::kInvalidArgument,
            name,
-           "the recompute mask has " + std::to_string(marks.size()) + " words, the layer needs " +
-               std::to_string((entries + 63) / 64));
+           "the recompute mask has " + count_text(marks.size(), "word", "words") +
+               ", the layer needs " + std::to_string((entries + 63) / 64));
     }
     if (entries % 64 != 0 && (marks.back() >> (entries % 64)) != 0) {
       fail(Code::kInvalidArgument, name, "the recompute mask marks entries past the layer");
@@ -1662,8 +1669,8 @@ void write_layer(const std::filesystem::path& path,
   if (depths.size() != values.size()) {
     fail(Code::kInvalidArgument,
          path.string(),
-         "got " + std::to_string(values.size()) + " values and " + std::to_string(depths.size()) +
-             " depths");
+         "got " + count_text(values.size(), "value", "values") + " and " +
+             count_text(depths.size(), "depth", "depths"));
   }
   LayerSource source;
   source.values = values;

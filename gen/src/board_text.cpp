@@ -5,6 +5,19 @@
 
 namespace sowdb::cli {
 
+namespace {
+
+// Of a pit count that is not one, a message quotes this much: enough to recognise it.
+constexpr std::size_t kQuotedWord = 40;
+
+}  // namespace
+
+std::string clipped(std::string_view text, std::size_t limit) {
+  if (text.size() <= limit)
+    return std::string(text);
+  return std::string(text.substr(0, limit)) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 std::string board_diagram(const Rules& rules, const Pits& board) {
   const int p = rules.pits_per_side();
   const int k = rules.pits();
@@ -50,7 +63,7 @@ bool parse_pits(const Rules& rules,
   const int k = rules.pits();
   if (static_cast<int>(words.size()) != k) {
     error = "expected " + std::to_string(k) + " pit counts (2 x " +
-            std::to_string(rules.pits_per_side()) + " pits, mover first), got " +
+            count_text(rules.pits_per_side(), "pit", "pits") + ", mover first), got " +
             std::to_string(words.size());
     return false;
   }
@@ -63,16 +76,19 @@ bool parse_pits(const Rules& rules,
     const bool whole = !w.empty() && ptr == w.data() + w.size();
     if (whole && ec == std::errc::result_out_of_range) {
       // A count of 20 digits is a number, just far too large: say so, not "not a number".
-      error = "pit " + std::to_string(i) + ": seed count " + w + " is out of range (a board " +
-              "holds at most " + std::to_string(kMaxBoardStones) + " seeds)";
+      error = "pit " + std::to_string(i) + ": seed count " + clipped(w, kQuotedWord) +
+              " is out of range (a board holds at most " + std::to_string(kMaxBoardStones) +
+              " seeds)";
       return false;
     }
     if (!whole || ec != std::errc()) {
-      error = "pit " + std::to_string(i) + ": '" + w + "' is not a whole number of seeds";
+      error = "pit " + std::to_string(i) + ": '" + clipped(w, kQuotedWord) +
+              "' is not a whole number of seeds";
       return false;
     }
     if (v < 0) {
-      error = "pit " + std::to_string(i) + ": seed count " + w + " is negative";
+      error =
+          "pit " + std::to_string(i) + ": seed count " + clipped(w, kQuotedWord) + " is negative";
       return false;
     }
     if (v > kMaxBoardStones || total + v > kMaxBoardStones) {

@@ -1,6 +1,7 @@
 // Text rendering shared by the CLI's subcommands.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,6 +10,18 @@
 #include "sowdb/probe/variant.h"
 
 namespace sowdb::cli {
+
+/// `n` followed by `one` when n is 1, else by `many`: count_text(1, "seed", "seeds") is
+/// "1 seed", count_text(0, "seed", "seeds") "0 seeds".
+template <typename Count>
+std::string count_text(Count n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+}
+
+/// What a message echoes of the user's input: `text` itself when it has at most `limit` bytes,
+/// else its first `limit` bytes and "... (N bytes)", so that a 10 MB line does not come back
+/// whole. The cut may split a UTF-8 character (JSON output replaces the broken bytes).
+std::string clipped(std::string_view text, std::size_t limit);
 
 /// A two-row board diagram: the opponent's pits on top (right to left, as seen across the
 /// board), the mover's pits below, pit numbers outside.

@@ -52,16 +52,20 @@ void add_gen(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("gen", "Solve every layer up to N seeds and write the tables");
   cmd->add_option("--variant", args->variant, "Rule system, e.g. oware or kalah/4x3")->required();
   cmd->add_option("--pits", args->pits, "Pits per side (overrides the variant's board)")
+      ->transform(whole_number())
       ->check(CLI::Range(1, 8));
   cmd->add_option("--max-stones", args->max_stones, "Largest layer: seeds on the board")
       ->required()
+      ->transform(whole_number())
       ->check(CLI::Range(0, kMaxIndexedStones));
   cmd->add_option("--out", args->out, "Table directory (created if missing)")->required();
   cmd->add_option("--threads", args->threads, "Worker threads (default: all cores)")
+      ->transform(whole_number())
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--quiet", args->quiet, "No progress or summary lines");
   cmd->add_flag("--json", args->json, "One JSON line per layer on stdout");
   cmd->add_option("--block-entries", args->block_entries, "Entries per compressed block")
+      ->transform(whole_number())
       ->check(CLI::Range(1u, kMaxBlockEntries))
       ->capture_default_str();
   cmd->add_flag("--no-recompute",
@@ -69,12 +73,14 @@ void add_gen(CLI::App& app, Runner& run) {
                 "Store every value (format version 2) instead of recompute entries that the "
                 "probe recomputes from their children (format version 4)");
   cmd->add_option("--zstd-level", args->level, "zstd compression level")
+      ->transform(whole_number())
       ->check(CLI::Range(1, 22))
       ->capture_default_str();
   cmd->add_option("--memory-limit",
                   args->memory_limit_gib,
                   "GiB the run may plan for; a larger run is refused before any work (default: "
                   "90% of this machine's memory)")
+      ->transform(number())
       ->check(CLI::Range(0.001, 1e9));
   cmd->callback([&run, args] {
     run = [args] {
@@ -155,16 +161,18 @@ void add_gen(CLI::App& app, Runner& run) {
           if (tty)
             ProgressLine::clear();
           if (r.reused) {
-            std::printf("layer %3d: %12llu positions, reused (%s on disk)\n",
+            std::printf("layer %3d: %12llu %s, reused (%s on disk)\n",
                         r.stones,
                         static_cast<unsigned long long>(r.positions),
+                        r.positions == 1 ? "position" : "positions",
                         human_bytes(static_cast<double>(r.bytes_on_disk)).c_str());
           } else {
             std::printf(
-                "layer %3d: %12llu positions, %8.2f s (solve %.2f, write %.2f), %7.2f M "
+                "layer %3d: %12llu %s, %8.2f s (solve %.2f, write %.2f), %7.2f M "
                 "positions/s, %s on disk (%.3f bytes/position), peak RSS %s\n",
                 r.stones,
                 static_cast<unsigned long long>(r.positions),
+                r.positions == 1 ? "position" : "positions",
                 r.seconds,
                 r.solve_seconds,
                 r.write_seconds,
@@ -211,16 +219,16 @@ void add_gen(CLI::App& app, Runner& run) {
         std::fflush(stdout);
       } else if (!args->quiet) {
         std::printf(
-            "done: %s, layers 0..%d, %llu positions, %.2f s solving and writing (solve %.2f, "
-            "write %.2f), %s on disk, %d threads\n",
+            "done: %s, layers 0..%d, %s, %.2f s solving and writing (solve %.2f, "
+            "write %.2f), %s on disk, %s\n",
             v.to_string().c_str(),
             top,
-            static_cast<unsigned long long>(total_positions),
+            count_text(total_positions, "position", "positions").c_str(),
             total_seconds,
             solve_seconds,
             write_seconds,
             human_bytes(static_cast<double>(total_bytes)).c_str(),
-            threads);
+            count_text(threads, "thread", "threads").c_str());
       }
       return 0;
     };

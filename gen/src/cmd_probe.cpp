@@ -21,6 +21,7 @@
 
 #include "board_text.h"
 #include "commands.h"
+#include "sowdb/probe/outcome.h"
 #include "sowdb/probe/tables.h"
 
 namespace sowdb::cli {
@@ -45,38 +46,9 @@ struct Args {
 // values) and 8 MiB of depths per layer.
 constexpr long long kBulkCache = 1024;
 
-// The outcome of the game for the mover, given the stores and the position's value.
-struct Outcome {
-  double mover = 0;     // final seeds of the mover
-  double opponent = 0;  // final seeds of the opponent
-  int total = 0;        // seeds in the game: stores + board
-  const char* result = "draw";
-  // Oware family (VARIANTS.md, item 6): a store already holding more than half of all seeds has
-  // decided the game; "mover" or "opponent", else null.
-  const char* decided_by = nullptr;
-};
-
-Outcome outcome(const RuleSet& rules, int store_mover, int store_opponent, int n, int value) {
-  Outcome o;
-  // Endless play splits the remaining seeds evenly, so a half seed is possible.
-  o.mover = store_mover + (n + value) / 2.0;
-  o.opponent = store_opponent + (n - value) / 2.0;
-  o.total = store_mover + store_opponent + n;
-  if (rules.family == Family::kOware) {
-    if (2 * store_mover > o.total)
-      o.decided_by = "mover";
-    if (2 * store_opponent > o.total)
-      o.decided_by = "opponent";
-  }
-  if (o.decided_by) {
-    o.result = o.decided_by[0] == 'm' ? "win" : "loss";
-  } else if (o.mover > o.opponent) {
-    o.result = "win";
-  } else if (o.mover < o.opponent) {
-    o.result = "loss";
-  }
-  return o;
-}
+// Bytes of a bad line that bulk mode's error object echoes: enough to find the line, not a
+// copy of a 10 MB one.
+constexpr std::size_t kEchoedInput = 200;
 
 std::string seeds_text(double s) {
   char buf[32];
@@ -95,17 +67,58 @@ nlohmann::json seeds_json(double s) {
   return s;
 }
 
-void parse_stores(const std::string& text, int& a, int& b) {
+// The seeds already in the stores (--stores A,B).
+struct Stores {
+  int mover = 0;
+  int opponent = 0;
+  std::string text;  // as given, for messages
+};
+
+// Parses --stores: two whole numbers >= 0. How many seeds the stores may hold depends on the
+// tables' game and on the position (check_stores, read_position), so any size is taken here;
+// throws UsageError for anything else.
+Stores parse_stores(const std::string& text) {
+  // Any store beyond kMaxBoardStones is as impossible as this one, in every game: kept at this
+  // size, the sums cannot overflow, and messages quote `text` as given.
+  constexpr long long kBeyond = kMaxBoardStones + 1;
   const std::size_t comma = text.find(',');
   auto number = [&](std::string_view w, int& out) {
-    auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), out);
-    return !w.empty() && ec == std::errc() && ptr == w.data() + w.size() && out >= 0 &&
-           out <= kMaxBoardStones;
+    long long v = 0;
+    auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), v);
+    if (w.empty() || ptr != w.data() + w.size())
+      return false;
+    if (ec == std::errc::result_out_of_range && w.front() != '-')
+      v = kBeyond;  // a number of 20 digits: a number, far too large
+    else if (ec != std::errc() || v < 0)
+      return false;
+    out = static_cast<int>(std::min(v, kBeyond));
+    return true;
   };
-  if (comma == std::string::npos || !number(std::string_view(text).substr(0, comma), a) ||
-      !number(std::string_view(text).substr(comma + 1), b)) {
+  Stores s;
+  s.text = clipped(text, 40);
+  if (comma == std::string::npos || !number(std::string_view(text).substr(0, comma), s.mover) ||
+      !number(std::string_view(text).substr(comma + 1), s.opponent)) {
     throw UsageError("--stores wants A,B: the mover's and the opponent's store, e.g. 3,5; got '" +
-                     text + "'");
+                     s.text + "'");
+  }
+  return s;
+}
+
+// "2 x 6 pits x 4 seeds" for oware/6x4: where a game's seed count comes from.
+std::string game_seeds_text(const Variant& v) {
+  return std::to_string(v.total_stones()) + " seeds (2 x " +
+         count_text(v.rules.pits_per_side, "pit", "pits") + " x " +
+         count_text(v.seeds_per_pit, "seed", "seeds") + ")";
+}
+
+// Refuses stores that hold more seeds than the tables' game whatever the position: the same
+// for every position, so bad input for the whole command.
+void check_stores(const TableSet& set, const Stores& stores) {
+  GameOutcome o;
+  if (game_outcome(set.variant(), 0, stores.mover, stores.opponent, 0, o) ==
+      OutcomeStatus::kImpossible) {
+    throw UsageError("--stores " + stores.text + ": the stores alone hold more than a game of " +
+                     set.variant().to_string() + ", which has " + game_seeds_text(set.variant()));
   }
 }
 
@@ -131,20 +144,31 @@ struct Report {
   int stones = 0;
   int value = 0;
   int depth = 0;
+  Stores stores;
+  GameOutcome outcome;
   MoveWorths moves;
   bool has_best = false;
   MoveWorth best;
   PrincipalLine line;
 };
 
-Report probe_position(const TableSet& set, const Pits& board, int max_plies) {
+Report probe_position(const TableSet& set, const Pits& board, const Stores& stores, int max_plies) {
   Report r;
   r.board = board;
+  r.stores = stores;
   for (int i = 0; i < set.rules().pits(); ++i)
     r.stones += board[i];
   ProbeStatus s = set.value(board, r.value, r.depth);
-  if (s == ProbeStatus::kOk)
+  if (s == ProbeStatus::kOk) {
+    std::string error;
+    // read_position has refused stores the game cannot hold: this cannot fail.
+    if (game_outcome(
+            set.variant(), r.value, stores.mover, stores.opponent, r.stones, r.outcome, &error) !=
+        OutcomeStatus::kOk) {
+      throw std::runtime_error(error);
+    }
     s = set.moves(board, r.moves);
+  }
   if (s == ProbeStatus::kOk && r.moves.size > 0) {
     s = set.best_move(board, r.best);
     r.has_best = s == ProbeStatus::kOk;
@@ -156,19 +180,19 @@ Report probe_position(const TableSet& set, const Pits& board, int max_plies) {
   return r;
 }
 
-nlohmann::json report_json(const TableSet& set, const Report& r, int store_a, int store_b) {
+nlohmann::json report_json(const TableSet& set, const Report& r) {
   const Rules& rules = set.engine();
-  const Outcome o = outcome(set.rules(), store_a, store_b, r.stones, r.value);
+  const GameOutcome& o = r.outcome;
   nlohmann::json j;
   j["variant"] = set.variant().to_string();
   j["pits"] = pits_vector(rules, r.board);
   j["stones"] = r.stones;
   j["value"] = r.value;
   j["depth"] = r.depth;
-  j["stores"] = {store_a, store_b};
-  j["result"] = o.result;
+  j["stores"] = {r.stores.mover, r.stores.opponent};
+  j["result"] = to_string(o.result);
   j["final"] = {seeds_json(o.mover), seeds_json(o.opponent)};
-  j["decided"] = o.decided_by != nullptr;
+  j["decided"] = o.decided;
   j["game_over"] = r.moves.size == 0;
   nlohmann::json moves = nlohmann::json::array();
   for (const MoveWorth& m : r.moves) {
@@ -196,12 +220,14 @@ nlohmann::json report_json(const TableSet& set, const Report& r, int store_a, in
   return j;
 }
 
-void print_text(const TableSet& set, const Report& r, int store_a, int store_b) {
+void print_text(const TableSet& set, const Report& r) {
   const Rules& rules = set.engine();
-  const Outcome o = outcome(set.rules(), store_a, store_b, r.stones, r.value);
-  std::printf("variant %s, %d seeds on the board (tables %s hold up to %d)\n\n%s\n",
+  const GameOutcome& o = r.outcome;
+  const int store_a = r.stores.mover;
+  const int store_b = r.stores.opponent;
+  std::printf("variant %s, %s on the board (tables %s hold up to %d)\n\n%s\n",
               set.variant().to_string().c_str(),
-              r.stones,
+              count_text(r.stones, "seed", "seeds").c_str(),
               set.directory().string().c_str(),
               set.max_stones(),
               board_diagram(rules, r.board).c_str());
@@ -211,20 +237,27 @@ void print_text(const TableSet& set, const Report& r, int store_a, int store_b) 
   }
   std::printf("\n");
   std::printf("stores %d (mover) and %d (opponent): ", store_a, store_b);
-  if (o.decided_by) {
+  const bool mover_decides = o.result == GameResult::kWin;
+  if (o.decided) {
     std::printf("the game is already decided: the %s holds %d of %d seeds, a majority (%s)\n",
-                o.decided_by,
-                o.decided_by[0] == 'm' ? store_a : store_b,
-                o.total,
-                o.decided_by[0] == 'm' ? "mover wins" : "mover loses");
+                mover_decides ? "mover" : "opponent",
+                mover_decides ? store_a : store_b,
+                o.total_seeds,
+                mover_decides ? "mover wins" : "mover loses");
   } else {
-    const std::string verb = o.result[0] == 'w' ? "wins" : o.result[0] == 'l' ? "loses" : "draws";
+    const char* verb = o.result == GameResult::kWin    ? "wins"
+                       : o.result == GameResult::kLoss ? "loses"
+                                                       : "draws";
     std::printf("the mover %s, final score %s-%s",
-                verb.c_str(),
+                verb,
                 seeds_text(o.mover).c_str(),
                 seeds_text(o.opponent).c_str());
-    if (set.rules().family == Family::kOware && o.mover != o.opponent) {
-      std::printf(" (majority: more than %d of %d seeds)", o.total / 2, o.total);
+    // The majority is out of the game's seeds. Only stores that account for all of them (the
+    // rest on the board) end in a score of that total; the default 0,0 mid-game ends lower,
+    // next to which the majority would read as a contradiction.
+    if (set.rules().family == Family::kOware && o.mover != o.opponent &&
+        store_a + store_b + r.stones == o.total_seeds) {
+      std::printf(" (majority: more than %d of %d seeds)", o.total_seeds / 2, o.total_seeds);
     }
     std::printf("\n");
   }
@@ -273,21 +306,23 @@ void print_text(const TableSet& set, const Report& r, int store_a, int store_b) 
                   pits_text(rules, r.line.last).c_str());
       break;
     case LineEnd::kRepetition:
-      std::printf("  endless: %s repeats with the %s to move; the %d seeds left split evenly\n",
+      std::printf("  endless: %s repeats with the %s to move; the %s left split evenly\n",
                   pits_text(rules, r.line.last).c_str(),
                   who,
-                  left);
+                  count_text(left, "seed", "seeds").c_str());
       break;
     case LineEnd::kMaxPlies:
-      std::printf("  (stopped after %d plies)\n", ply);
+      std::printf("  (stopped after %s)\n", count_text(ply, "ply", "plies").c_str());
       break;
   }
 }
 
-// Parses one position for the tables' board; the error names the tables when the pit count is
-// wrong.
+// Parses one position for the tables' board and checks that the game can hold it with
+// `stores`; the error names the tables when the pit count is wrong, and the game's seeds when
+// the stores and the board hold more.
 bool read_position(const TableSet& set,
                    const std::vector<std::string>& words,
+                   const Stores& stores,
                    Pits& board,
                    std::string& error) {
   if (!parse_pits(set.engine(), words, board, error)) {
@@ -304,6 +339,11 @@ bool read_position(const TableSet& set,
   int value = 0;
   if (n > set.max_stones() && set.value(board, value) == ProbeStatus::kTooManyStones) {
     error = set.explain(ProbeStatus::kTooManyStones, board);
+    return false;
+  }
+  GameOutcome o;
+  if (game_outcome(set.variant(), 0, stores.mover, stores.opponent, n, o, &error) !=
+      OutcomeStatus::kOk) {
     return false;
   }
   return true;
@@ -420,8 +460,7 @@ void write_stdout(const std::string& text) {
 // cannot be looked up.
 std::string bulk_answer(const TableSet& set,
                         const Args& args,
-                        int store_a,
-                        int store_b,
+                        const Stores& stores,
                         const std::string& text,
                         std::uint64_t line_number,
                         bool& failed) {
@@ -435,17 +474,18 @@ std::string bulk_answer(const TableSet& set,
   std::string error;
   Pits board{};
   try {
-    if (!read_position(set, words, board, error))
+    if (!read_position(set, words, stores, board, error))
       throw std::runtime_error(error);
-    j = report_json(set, probe_position(set, board, args.max_plies), store_a, store_b);
+    j = report_json(set, probe_position(set, board, stores, args.max_plies));
   } catch (const std::exception& e) {
     failed = true;
-    j = nlohmann::json{{"error", e.what()}, {"line", line_number}, {"input", text}};
+    j = nlohmann::json{
+        {"error", e.what()}, {"line", line_number}, {"input", clipped(text, kEchoedInput)}};
   }
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-int run_stdin(const TableSet& set, const Args& args, int store_a, int store_b) {
+int run_stdin(const TableSet& set, const Args& args, const Stores& stores) {
   // Lines looked up together at most: enough to keep every thread busy, few enough that the
   // answers (up to about 10 KB each with a principal line) stay a small amount of memory.
   constexpr std::size_t kBatch = 4096;
@@ -475,7 +515,7 @@ int run_stdin(const TableSet& set, const Args& args, int store_a, int store_b) {
     const std::uint64_t first = line_number + 1;
     tbb::parallel_for(std::size_t{0}, lines.size(), [&](std::size_t i) {
       bool bad = false;
-      answers[i] = bulk_answer(set, args, store_a, store_b, lines[i], first + i, bad);
+      answers[i] = bulk_answer(set, args, stores, lines[i], first + i, bad);
       line_failed[i] = bad ? 1 : 0;
     });
     line_number += lines.size();
@@ -504,17 +544,23 @@ void add_probe(CLI::App& app, Runner& run) {
       "probe", "Look a position up in a table directory: value, move worths, principal line");
   cmd->add_option("--tables", args->tables, "Table directory written by sowdb gen")->required();
   cmd->add_option(
-      "--stores", args->stores, "Seeds already in the stores, mover's first: A,B (default 0,0)");
+      "--stores",
+      args->stores,
+      "Seeds already in the stores, mover's first: A,B (default 0,0); with the board at most "
+      "the game's 2PS seeds");
   cmd->add_flag(
       "--json", args->json, "Print one JSON object; with PITS '-', one object per stdin line");
   cmd->add_option("--max-plies", args->max_plies, "Longest principal line (default 1000)")
+      ->transform(whole_number())
       ->check(CLI::Range(0, 100000));
   cmd->add_option("--threads", args->threads, "Bulk mode: worker threads (default: all cores)")
+      ->transform(whole_number())
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--cache-blocks",
                   args->cache_blocks,
                   "Decoded blocks kept per layer, values and depths each (default: 8 in all; "
                   "1024 of each in bulk mode)")
+      ->transform(whole_number())
       ->check(CLI::Range(0LL, 1LL << 40));
   cmd->add_option("PITS",
                   args->board,
@@ -526,14 +572,13 @@ void add_probe(CLI::App& app, Runner& run) {
       "Bulk mode: `sowdb probe --tables DIR --json -` reads positions from stdin, one per line "
       "(pit counts separated by spaces; blank lines skipped), and prints one JSON object per "
       "line. A line that cannot be looked up gives {\"error\": ..., \"line\": N, \"input\": ...} "
+      "(the first 200 bytes of a longer line) "
       "and the command goes on, then exits 1. The lines that have arrived are looked up "
       "together over --threads threads and answered, in order, before more input is awaited, "
       "so a program can also write one line and wait for its answer.");
   cmd->callback([&run, args] {
     run = [args] {
-      int store_a = 0;
-      int store_b = 0;
-      parse_stores(args->stores, store_a, store_b);
+      const Stores stores = parse_stores(args->stores);
       const bool bulk = args->board.size() == 1 && args->board[0] == "-";
       if (bulk && !args->json)
         throw UsageError("reading positions from stdin ('-') needs --json");
@@ -547,17 +592,18 @@ void add_probe(CLI::App& app, Runner& run) {
         options.depth_cache_blocks = static_cast<std::size_t>(cache);
       }
       const std::unique_ptr<TableSet> set = open_tables(args->tables, options);
+      check_stores(*set, stores);
       if (bulk)
-        return run_stdin(*set, *args, store_a, store_b);
+        return run_stdin(*set, *args, stores);
       Pits board{};
       std::string error;
-      if (!read_position(*set, args->board, board, error))
+      if (!read_position(*set, args->board, stores, board, error))
         throw UsageError(error);
-      const Report r = probe_position(*set, board, args->max_plies);
+      const Report r = probe_position(*set, board, stores, args->max_plies);
       if (args->json) {
-        std::printf("%s\n", report_json(*set, r, store_a, store_b).dump().c_str());
+        std::printf("%s\n", report_json(*set, r).dump().c_str());
       } else {
-        print_text(*set, r, store_a, store_b);
+        print_text(*set, r);
       }
       return 0;
     };

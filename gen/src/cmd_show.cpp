@@ -85,7 +85,8 @@ void add_show(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("show", "Show a position's legal moves and what each does");
   cmd->add_option("--variant", args->variant, "Rule system, e.g. oware or kalah/4x3")->required();
   auto* pits_option =
-      cmd->add_option("--pits", args->pits, "Pits per side (overrides the variant's board)");
+      cmd->add_option("--pits", args->pits, "Pits per side (overrides the variant's board)")
+          ->transform(whole_number());
   cmd->add_flag("--json", args->json, "Print one JSON object");
   // No positionals_at_end(): flags may follow the pit counts, and CLI11 takes "-1" for a
   // positional anyway (no option is named -1), so parse_pits reports it as negative.
@@ -140,9 +141,9 @@ void add_show(CLI::App& app, Runner& run) {
         std::printf("%s\n", j.dump().c_str());
         return 0;
       }
-      std::printf("variant %s, %d seeds on the board\n\n%s\n",
+      std::printf("variant %s, %s on the board\n\n%s\n",
                   v.to_string().c_str(),
-                  stones,
+                  count_text(stones, "seed", "seeds").c_str(),
                   board_diagram(rules, board).c_str());
       if (moves.size == 0) {
         std::printf("No legal move: the game is over. Final split: mover %d, opponent %d.\n",

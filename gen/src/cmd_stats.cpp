@@ -58,8 +58,10 @@ void add_stats(CLI::App& app, Runner& run) {
       "stats", "Per-layer statistics: wins, draws and losses for the mover, values, depths");
   cmd->add_option("--tables", args->tables, "Table directory")->required();
   cmd->add_option("--max-stones", args->max_stones, "Layers 0..N only (default: all)")
+      ->transform(whole_number())
       ->check(CLI::Range(0, kMaxIndexedStones));
   cmd->add_option("--threads", args->threads, "Worker threads (default: all cores)")
+      ->transform(whole_number())
       ->check(CLI::Range(1, 1024));
   auto* json = cmd->add_flag("--json", args->json, "One JSON object per layer");
   auto* csv =
@@ -155,8 +157,8 @@ void add_stats(CLI::App& app, Runner& run) {
         // statistics.
         if (stats.unreadable) {
           throw std::runtime_error("layer " + std::to_string(n) + ": " +
-                                   std::to_string(stats.unreadable) +
-                                   " positions could not be read: " + tables->layer_error(n));
+                                   count_text(stats.unreadable, "position", "positions") +
+                                   " could not be read: " + tables->layer_error(n));
         }
         std::uint64_t wins = 0, draws = 0, losses = 0;
         double value_sum = 0;

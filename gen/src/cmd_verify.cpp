@@ -34,8 +34,10 @@ void add_verify(CLI::App& app, Runner& run) {
       "verify", "Re-derive every table entry from its successors through the probe library");
   cmd->add_option("--tables", args->tables, "Table directory")->required();
   cmd->add_option("--max-stones", args->max_stones, "Check layers 0..N only (default: all)")
+      ->transform(whole_number())
       ->check(CLI::Range(0, kMaxIndexedStones));
   cmd->add_option("--threads", args->threads, "Worker threads (default: all cores)")
+      ->transform(whole_number())
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--json", args->json, "One JSON line per layer on stdout");
   cmd->add_flag("--quiet", args->quiet, "Print only problems and the final line");
@@ -86,10 +88,11 @@ void add_verify(CLI::App& app, Runner& run) {
           j["examples"] = check.examples;
           std::printf("%s\n", j.dump().c_str());
         } else if (!args->quiet || bad) {
-          std::printf("layer %3d: %12llu positions, %s, %.2f s\n",
+          std::printf("layer %3d: %12llu %s, %s, %.2f s\n",
                       n,
                       static_cast<unsigned long long>(check.positions),
-                      bad ? (std::to_string(bad) + " PROBLEMS").c_str() : "all entries agree",
+                      check.positions == 1 ? "position" : "positions",
+                      bad ? count_text(bad, "PROBLEM", "PROBLEMS").c_str() : "all entries agree",
                       seconds);
           for (const auto& e : check.examples)
             std::printf("    %s\n", e.c_str());
@@ -113,23 +116,25 @@ void add_verify(CLI::App& app, Runner& run) {
         std::printf("%s\n", j.dump().c_str());
         std::fflush(stdout);
       } else {
-        std::printf("%s: %s, layers 0..%d, %llu positions checked in %.1f s: %s\n",
+        std::printf("%s: %s, layers 0..%d, %s checked in %.1f s: %s\n",
                     args->tables.c_str(),
                     tables->variant().to_string().c_str(),
                     last,
-                    static_cast<unsigned long long>(total),
+                    count_text(total, "position", "positions").c_str(),
                     seconds,
-                    problems ? (std::to_string(problems) + " problems").c_str() : "verified");
+                    problems ? count_text(problems, "problem", "problems").c_str() : "verified");
       }
       if (problems) {
         // Unreadable entries are a damaged file, not a wrong value: say which, in one line.
         std::string what;
         if (problems > unreadable) {
-          what = std::to_string(problems - unreadable) + " entries disagree with their successors";
+          what = problems - unreadable == 1 ? "1 entry disagrees with its successors"
+                                            : std::to_string(problems - unreadable) +
+                                                  " entries disagree with their successors";
         }
         if (unreadable) {
-          what += std::string(what.empty() ? "" : "; ") + std::to_string(unreadable) +
-                  " entries could not be read";
+          what += std::string(what.empty() ? "" : "; ") +
+                  count_text(unreadable, "entry", "entries") + " could not be read";
           if (!first_read_error.empty())
             what += " (" + first_read_error + ")";
         }

@@ -27,6 +27,15 @@ std::unique_ptr<TableSet> open_tables(const std::string& dir, const TableSetOpti
 /// UsageError (an error, not a silent clamp).
 int last_layer(const TableSet& tables, int max_stones, const std::string& dir);
 
+/// A CLI11 transform for every integer option, ahead of its range check: a value that is not a
+/// number is called "not a number" and one with a fraction "not a whole number" (CLI11's range
+/// check would call either "not in range"), and leading zeros go, so that 010 means ten (CLI11
+/// reads it as octal). Use as `->transform(whole_number())`.
+CLI::Validator whole_number();
+
+/// The same for an option that takes any number (--memory-limit): "not a number".
+CLI::Validator number();
+
 void add_variants(CLI::App& app, Runner& run);
 void add_show(CLI::App& app, Runner& run);
 void add_gen(CLI::App& app, Runner& run);

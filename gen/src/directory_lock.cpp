@@ -12,6 +12,15 @@ namespace sowdb::gen {
 DirectoryLock::DirectoryLock(const std::filesystem::path& dir, const std::string& what) {
   const std::filesystem::path path = dir / kLockName;
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0 && (errno == EACCES || errno == EROFS || errno == EPERM)) {
+    // A directory this process may not write in: lock the file if it is there (a writer that
+    // can write holds it the same way), else there is nothing to lock against, since no one
+    // has written here either, and this process cannot write; the run needs a lock only to
+    // write, and fails at its first write.
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0)
+      return;
+  }
   if (fd_ < 0) {
     throw std::runtime_error("cannot create the lock file " + path.string() + ": " +
                              std::strerror(errno));

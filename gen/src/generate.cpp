@@ -1,5 +1,6 @@
 #include "sowdb/gen/generate.h"
 
+#include <fcntl.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <span>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
 #include <vector>
 
 #include "layer_ranges.h"
@@ -95,6 +97,37 @@ void check_memory(const RuleSet& rules,
                   static_cast<double>(limit / gib));
     throw InvalidRequest(buf);
   }
+}
+
+// Whether a failure to create `out` or a file in it means that the directory cannot be used
+// (no permission, a read-only file system, a path that cannot name a directory: the request's
+// fault, refused as InvalidRequest) rather than a failure on the way (a full disk, an I/O
+// error).
+bool unusable_out(int err) {
+  return err != ENOSPC && err != EDQUOT && err != EIO && err != ENOMEM;
+}
+
+// Throws for a failure `err` to create or write in `out`: InvalidRequest when the directory
+// cannot be used (unusable_out), else std::runtime_error.
+[[noreturn]] void fail_out(int err, const std::string& why) {
+  if (unusable_out(err))
+    throw InvalidRequest(why);
+  throw std::runtime_error(why);
+}
+
+// Refuses a directory in which no file can be created (no write permission, a read-only file
+// system) before a layer is solved for nothing. Called only by a run that has something to
+// write: a rerun over complete tables writes nothing and passes on a read-only file system.
+void check_writable(const fs::path& dir) {
+  // The manifest's temporary name: a run killed in between leaves what the next run removes.
+  const fs::path probe = dir / (std::string(kManifestName) + ".tmp." + std::to_string(getpid()));
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    fail_out(err, "cannot write in " + dir.string() + ": " + std::strerror(err));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 // Removes what a killed run left behind: "<name>.tmp.<pid>" of a process that no longer exists
@@ -261,18 +294,19 @@ void generate(const GenerateOptions& options) {
     throw InvalidRequest(options.out.string() + " exists and is not a directory");
   fs::create_directories(options.out, ec);
   if (ec) {
-    const std::string why = "cannot create " + options.out.string() + ": " + ec.message();
-    // A path through a file, or a link to nowhere: what was asked can never be a directory.
-    if (ec == std::errc::not_a_directory || ec == std::errc::file_exists)
-      throw InvalidRequest(why);
-    throw std::runtime_error(why);
+    // A path through a file, a link to nowhere, a parent without write permission: what was
+    // asked cannot become a directory.
+    fail_out(ec.value(), "cannot create " + options.out.string() + ": " + ec.message());
   }
   // One writer at a time: a second run into the same directory would mix its layers with ours.
   const DirectoryLock lock(
       options.out,
       "sowdb gen " + options.variant.to_string() + " 0.." + std::to_string(options.max_stones));
+  fs::directory_iterator listing(options.out, ec);
+  if (ec)
+    fail_out(ec.value(), "cannot read " + options.out.string() + ": " + ec.message());
   // Refuse a directory that holds tables of another rule set or board before touching anything.
-  for (const auto& entry : fs::directory_iterator(options.out)) {
+  for (const auto& entry : listing) {
     const std::string name = entry.path().filename().string();
     if (name.rfind("layer-", 0) != 0 || entry.path().extension() != ".sdb")
       continue;
@@ -302,7 +336,11 @@ void generate(const GenerateOptions& options) {
   }
 
   remove_stale_temporaries(options.out);
-  write_manifest(options.out, options.variant);
+  try {
+    write_manifest(options.out, options.variant);
+  } catch (const std::system_error& e) {
+    fail_out(e.code().value(), e.what());
+  }
   const Rules engine(rules);
   Solved solved;
   // The first layer this run wrote with recompute entries, if any. The recompute entries of the
@@ -312,6 +350,7 @@ void generate(const GenerateOptions& options) {
   // reusing the ones that still keep the rule and solving the others again, so that it never
   // leaves a table set that probes refuse.
   std::optional<int> rewrote_marked;
+  bool writable_checked = false;  // check_writable, before the first layer this run writes
   const auto progress = [&](int n, Phase phase, double f) {
     if (options.on_progress)
       options.on_progress(n, phase, f);
@@ -371,6 +410,10 @@ void generate(const GenerateOptions& options) {
       }
     }
     if (!reused) {
+      if (!writable_checked) {
+        check_writable(options.out);
+        writable_checked = true;
+      }
       SolveOptions solve;
       // Recompute entries need depth codec 1 (FORMAT.md, "Recompute entries").
       solve.mark = options.recompute && options.write.depth_codec != DepthCodec::kAll;

@@ -3,9 +3,36 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <iostream>
 #include <string>
 
 #include "commands.h"
+
+namespace {
+
+// Whether everything written to standard output (stdio, or iostreams for CLI11's help and
+// version) reached it; says why not on stderr. Output that did not reach its destination (disk
+// full, closed pipe) is a failure, not a silent exit 0 with a truncated result. `err`: the errno
+// of the writes so far, when the caller knows it (0 otherwise).
+bool stdout_written(int err) {
+  errno = 0;
+  std::cout.flush();
+  if (errno != 0)
+    err = errno;
+  errno = 0;
+  if (std::fflush(stdout) != 0 && errno != 0)
+    err = errno;
+  if (!std::cout.fail() && !std::ferror(stdout))
+    return true;
+  // A write that failed before (CLI11 flushes its version line, gen each of its lines) may
+  // leave nothing for these flushes to fail on, and no errno.
+  std::fprintf(stderr,
+               "sowdb: error: writing standard output: %s\n",
+               err != 0 ? std::strerror(err) : "write failed");
+  return false;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"sowdb: exact mancala tables (generate, verify, look up)", "sowdb"};
@@ -23,7 +50,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
-    return app.exit(e);
+    // --help, --version: their text is the output, and can fail to be written like any other.
+    errno = 0;
+    const int rc = app.exit(e);
+    return stdout_written(errno) ? rc : 1;
   } catch (const CLI::ParseError& e) {
     // A mistyped command ('sowdb prob') is not "a subcommand is required".
     if (app.get_subcommands().empty() && !app.remaining().empty()) {
@@ -39,13 +69,7 @@ int main(int argc, char** argv) {
   }
   try {
     const int rc = run ? run() : 2;
-    // Output that did not reach its destination (disk full, closed pipe) is a failure, not a
-    // silent exit 0 with a truncated result.
-    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-      std::fprintf(stderr, "sowdb: error: writing standard output: %s\n", std::strerror(errno));
-      return 1;
-    }
-    return rc;
+    return stdout_written(0) ? rc : 1;
   } catch (const sowdb::cli::UsageError& e) {
     std::fprintf(stderr, "sowdb: error: %s\n", e.what());
     return 2;

@@ -21,11 +21,12 @@ void ProgressLine::show(int stones, const char* phase, double fraction) {
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   const double positions = static_cast<double>(layer_size(pits_, stones));
   std::fprintf(stderr,
-               "\r  layer %3d: %-5s %5.1f%% of %.0f positions, %.2f M/s, ETA %.0f s   ",
+               "\r  layer %3d: %-5s %5.1f%% of %.0f %s, %.2f M/s, ETA %.0f s   ",
                stones,
                phase,
                100 * fraction,
                positions,
+               positions == 1 ? "position" : "positions",
                elapsed > 0 ? positions * fraction / elapsed / 1e6 : 0.0,
                fraction > 0 ? elapsed * (1 - fraction) / fraction : 0.0);
   std::fflush(stderr);

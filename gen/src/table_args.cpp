@@ -1,11 +1,54 @@
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
+#include <string>
 #include <system_error>
 
 #include "commands.h"
 #include "sowdb/format/index.h"
 
 namespace sowdb::cli {
+namespace {
+
+// Whether `text` is a number as strtod reads it, with nothing after it.
+bool is_number(const std::string& text) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())))
+    return false;
+  char* end = nullptr;
+  (void)std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size();
+}
+
+}  // namespace
+
+CLI::Validator whole_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::size_t digits = text.empty() || (text[0] != '-' && text[0] != '+') ? 0 : 1;
+        const std::size_t sign = digits;
+        while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])))
+          ++digits;
+        if (digits > sign && digits == text.size()) {
+          const std::size_t zeros = text.find_first_not_of('0', sign);
+          if (zeros == std::string::npos)
+            text = "0";
+          else
+            text.erase(sign, zeros - sign);
+          return {};
+        }
+        return "'" + text + "' is not " + (is_number(text) ? "a whole number" : "a number");
+      },
+      "");
+}
+
+CLI::Validator number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return is_number(text) ? std::string() : "'" + text + "' is not a number";
+      },
+      "");
+}
 
 std::unique_ptr<TableSet> open_tables(const std::string& dir, const TableSetOptions& options) {
   try {

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "count_text.h"
+#include "sowdb/probe/outcome.h"
 #include "sowdb/probe/sowdb.h"
 #include "sowdb/probe/tables.h"
 
@@ -279,7 +281,8 @@ sowdb_status sowdb_probe_moves(const sowdb_tables* tables,
       return fail(tables, s, pos);
     *count = all.size;
     if (all.size > capacity) {
-      set_error("sowdb_probe_moves: room for " + std::to_string(capacity) + " moves, " +
+      set_error("sowdb_probe_moves: room for " +
+                sowdb::probe_detail::count_text(capacity, "move", "moves") + ", " +
                 std::to_string(all.size) + " needed");
       return SOWDB_ERR_ARGUMENT;
     }
@@ -349,6 +352,36 @@ sowdb_status sowdb_play(const sowdb_tables* tables,
     return SOWDB_OK;
   } catch (...) {
     return internal("sowdb_play: unexpected failure");
+  }
+}
+
+sowdb_status sowdb_game_outcome(const sowdb_tables* tables,
+                                int32_t value,
+                                int32_t store_mover,
+                                int32_t store_opponent,
+                                int32_t stones,
+                                sowdb_outcome* out) {
+  try {
+    if (!tables || !out) {
+      set_error("sowdb_game_outcome: null argument");
+      return SOWDB_ERR_ARGUMENT;
+    }
+    sowdb::GameOutcome o;
+    std::string error;
+    if (sowdb::game_outcome(
+            tables->set->variant(), value, store_mover, store_opponent, stones, o, &error) !=
+        sowdb::OutcomeStatus::kOk) {
+      set_error(error);
+      return SOWDB_ERR_ARGUMENT;
+    }
+    out->total_seeds = o.total_seeds;
+    out->final_mover = o.mover;
+    out->final_opponent = o.opponent;
+    out->result = static_cast<int32_t>(o.result);
+    out->decided = o.decided ? 1 : 0;
+    return SOWDB_OK;
+  } catch (...) {
+    return internal("sowdb_game_outcome: unexpected failure");
   }
 }
 

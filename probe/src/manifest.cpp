@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
 
 #include "sowdb/format/xxhash64.h"
 
@@ -145,10 +146,12 @@ void write_manifest(const std::filesystem::path& dir, const Variant& variant) {
     out << text;
     out.flush();
     if (!out) {
-      const std::string why = errno ? std::strerror(errno) : "write failed";
+      const int err = errno;
       std::error_code ec;
       fs::remove(tmp, ec);
-      throw std::runtime_error("cannot write " + path.string() + ": " + why);
+      if (err == 0)
+        throw std::runtime_error("cannot write " + path.string() + ": write failed");
+      throw std::system_error(err, std::generic_category(), "cannot write " + path.string());
     }
   }
   std::error_code ec;

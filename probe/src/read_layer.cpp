@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "count_text.h"
 #include "table_set_impl.h"
 
 namespace sowdb {
@@ -56,9 +57,10 @@ ProbeStatus TableSet::Impl::read_layer(int n,
   const int pits = rules.pits();
   const std::uint64_t size = layer_size(pits, n);
   if (values.size() != size) {
-    throw std::invalid_argument("read_layer: values has " + std::to_string(values.size()) +
-                                " entries, layer " + std::to_string(n) + " " +
-                                std::to_string(size));
+    throw std::invalid_argument("read_layer: values has " +
+                                probe_detail::count_text(values.size(), "entry", "entries") +
+                                ", layer " + std::to_string(n) + " has " +
+                                probe_detail::count_text(size, "entry", "entries"));
   }
   for (std::size_t m = 0; m < below.size() && m < static_cast<std::size_t>(n); ++m) {
     const std::uint64_t want = layer_size(pits, static_cast<int>(m));
@@ -66,7 +68,7 @@ ProbeStatus TableSet::Impl::read_layer(int n,
         (!below[m].recompute.empty() && below[m].recompute.size() != (want + 63) / 64)) {
       throw std::invalid_argument("read_layer: below[" + std::to_string(m) +
                                   "] does not match layer " + std::to_string(m) + "'s " +
-                                  std::to_string(want) + " entries");
+                                  probe_detail::count_text(want, "entry", "entries"));
     }
   }
   if (recompute_out)

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "count_text.h"
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
 #include "table_set_impl.h"
@@ -161,8 +162,9 @@ std::unique_ptr<TableSet> TableSet::open(const fs::path& dir, const TableSetOpti
       slot->state.store(2);
     } else if (f.info->stones != n) {
       slot->failure = ProbeStatus::kCorruptTable;
-      slot->error = f.path.string() + ": holds " + std::to_string(f.info->stones) +
-                    " seeds, not the " + std::to_string(n) + " of its name";
+      slot->error = f.path.string() + ": holds " +
+                    probe_detail::count_text(f.info->stones, "seed", "seeds") + ", not the " +
+                    std::to_string(n) + " of its name";
       slot->state.store(2);
     }
     impl->slots.push_back(std::move(slot));
@@ -387,8 +389,8 @@ std::string TableSet::explain(ProbeStatus status, const Pits& position) const {
       return "not a position: " + std::to_string(n) + " seeds, a board holds at most " +
              std::to_string(kMaxBoardStones);
     case ProbeStatus::kTooManyStones:
-      return "position has " + std::to_string(n) + " seeds; tables in " + impl_->dir.string() +
-             " hold up to " + std::to_string(impl_->max_stones);
+      return "position has " + probe_detail::count_text(n, "seed", "seeds") + "; tables in " +
+             impl_->dir.string() + " hold up to " + std::to_string(impl_->max_stones);
     case ProbeStatus::kMissingTable:
     case ProbeStatus::kCorruptTable:
       if (probe_detail::tl_failed_layer >= 0 &&

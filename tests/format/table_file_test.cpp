@@ -732,6 +732,17 @@ TEST_F(Tamper, Check3Version) {
   expect_field(8, 2, 0, Code::kVersion);
   expect_field(8, 2, kTableFormatVersion + 1, Code::kVersion);
   expect_field(8, 2, 0xFFFF, Code::kVersion);
+  // The message says which versions this reader knows, in words a user can read.
+  auto b = good_;
+  test::put_le(b, 8, kTableFormatVersion + 1, 2);
+  reseal(b);
+  std::string msg;
+  ASSERT_TRUE(open_error(b, &msg).has_value());
+  EXPECT_NE(
+      msg.find("check 3: format version " + std::to_string(kTableFormatVersion + 1) +
+               " (this reader knows versions 1.." + std::to_string(kTableFormatVersion) + ")"),
+      std::string::npos)
+      << msg;
 }
 
 TEST_F(Tamper, Check5HeaderChecksum) {

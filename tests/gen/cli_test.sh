@@ -78,6 +78,54 @@ bad show --variant oware --bogus "${TWELVE[@]}"
 bad nosuchcommand
 bad
 
+# --- integer options: a value that is not a number says so -----------------------------------
+# (CLI11's range check used to say "Value abc not in range 0 to 127".) Every integer option of
+# every command, each in an otherwise complete command line.
+while read -r opt rest; do
+  # shellcheck disable=SC2086  # the arguments are split on purpose
+  bad $rest "$opt" abc
+  [[ $rc_last -eq 2 ]] || fail "$rest $opt abc: exit code $rc_last, want 2"
+  grep -q -- "^sowdb: error: $opt: 'abc' is not a number" "$TMP/err" ||
+    fail "$rest $opt abc: message: $(cat "$TMP/err")"
+done <<EOF2
+--pits show --variant oware 1 1 1 1 1 1 1 1 1 1 1 1
+--pits gen --variant oware --max-stones 3 --out $TMP/never
+--max-stones gen --variant oware --out $TMP/never
+--threads gen --variant oware --max-stones 3 --out $TMP/never
+--block-entries gen --variant oware --max-stones 3 --out $TMP/never
+--zstd-level gen --variant oware --max-stones 3 --out $TMP/never
+--memory-limit gen --variant oware --max-stones 3 --out $TMP/never
+--max-plies probe --tables $TMP/never 1 1 1 1 1 1 1 1 1 1 1 1
+--threads probe --tables $TMP/never --json -
+--cache-blocks probe --tables $TMP/never 1 1 1 1 1 1 1 1 1 1 1 1
+--max-stones verify --tables $TMP/never
+--threads verify --tables $TMP/never
+--max-stones stats --tables $TMP/never
+--threads stats --tables $TMP/never
+EOF2
+bad gen --variant oware --max-stones 1.5 --out "$TMP/never"
+grep -q -- "--max-stones: '1.5' is not a whole number" "$TMP/err" ||
+  fail "--max-stones 1.5: message: $(cat "$TMP/err")"
+bad gen --variant oware --max-stones 200 --out "$TMP/never"  # a number, out of range
+grep -q -- "--max-stones: Value 200 not in range" "$TMP/err" ||
+  fail "--max-stones 200: message: $(cat "$TMP/err")"
+[[ ! -e "$TMP/never" ]] || fail "a refused command created its --out"
+
+# --- output that cannot be written (a full disk) fails, help and version included -----------
+if [[ -w /dev/full ]]; then
+  for args in "--help" "--version" "probe --help" "gen --help" "variants" \
+              "show --variant oware 1 1 1 1 1 1 1 1 1 1 1 1"; do
+    CHECKS=$((CHECKS + 1))
+    # shellcheck disable=SC2086  # the arguments are split on purpose
+    "$SOWDB" $args >/dev/full 2>"$TMP/err"
+    rc=$?
+    [[ $rc -eq 1 ]] || fail "sowdb $args >/dev/full: exit code $rc, want 1"
+    [[ $(wc -l <"$TMP/err") -eq 1 ]] &&
+      grep -q '^sowdb: error: writing standard output: No space left on device$' "$TMP/err" ||
+      fail "sowdb $args >/dev/full: stderr: $(cat "$TMP/err")"
+  done
+fi
+
 # --- good input ----------------------------------------------------------------------------
 # VARIANTS.md's reference position: six moves; the last captures 3.
 if good show --variant oware --json 1 1 1 1 1 2 4 2 3 0 0 0; then
@@ -102,6 +150,12 @@ fi
 # A finished game: no legal move and the final split.
 if good show --variant oware --json 3 2 1 1 0 0 0 0 0 0 0 0; then
   json_check 'j["moves"] == []' 'j["game_over"] is True' 'j["final_value"] == 7'
+fi
+# One seed: in the singular.
+if good show --variant oware 1 0 0 0 0 0 0 0 0 0 0 0; then
+  CHECKS=$((CHECKS + 1))
+  grep -q '^variant oware/6x4, 1 seed on the board$' "$TMP/out" ||
+    fail "show with one seed: $(head -1 "$TMP/out")"
 fi
 # The text form.
 if good show --variant ayo 0 1 0 4 1 17 0 0 1 1 1 0; then

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `sowdb gen`, `sowdb verify` and `sowdb stats` from the command line: JSON contracts, resume,
-# refusal (exit 2) of a directory of another rule set, of an --out that is a file and of a run
-# too large for the machine, and counts that add up.
+# refusal (exit 2) of a directory of another rule set, of every --out that cannot be used (a
+# file, a path through one, a directory that cannot be created, listed or written in) and of a
+# run too large for the machine, counts that add up and read in the singular for one, and the
+# message for a format version this reader does not know.
 # Usage: gen_cli_test.sh SOWDB
 set -euo pipefail
 sowdb="$1"
@@ -171,4 +173,57 @@ fails_with 2 "GiB of memory; the memory limit is" gen --variant oware --max-ston
 fails_with 2 "cannot create .*: Not a directory" gen --variant abapa/3x4 --max-stones 3 \
   --out "${dir}/a-file/sub"
 [[ ! -e "${dir}/huge" ]] || fail "a refused run created its directory"
+
+# Every --out that cannot be used is bad input (exit 2), whatever the reason: not only a file or
+# a path through one, but also a directory that cannot be created for any other reason.
+fails_with 2 "cannot create /proc/sowdb-no-such-dir/t: No such file or directory" \
+  gen --variant abapa/3x4 --max-stones 3 --out /proc/sowdb-no-such-dir/t
+# Permissions: as an unprivileged user (root ignores them). A run with nothing to write still
+# passes on a read-only directory.
+as_user=()
+if [[ "$(id -u)" == 0 ]]; then
+  as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  chmod 755 "${dir}"
+fi
+if "${as_user[@]}" "${sowdb}" --version >/dev/null 2>&1; then
+  mkdir "${dir}/ro" "${dir}/no-read"
+  cp -r "${dir}/t" "${dir}/ro/complete"
+  chmod 555 "${dir}/ro" "${dir}/ro/complete"
+  chmod 333 "${dir}/no-read"
+  sowdb_real="${sowdb}"
+  # fails_with runs "${sowdb}" "$@": run it through the unprivileged user.
+  run_as() { "${as_user[@]}" "${sowdb_real}" "$@"; }
+  sowdb=run_as
+  fails_with 2 "cannot write ${dir}/ro/sowdb.json: Permission denied" \
+    gen --variant abapa/3x4 --max-stones 3 --out "${dir}/ro"
+  fails_with 2 "cannot create ${dir}/ro/sub: Permission denied" \
+    gen --variant abapa/3x4 --max-stones 3 --out "${dir}/ro/sub"
+  fails_with 2 "cannot read ${dir}/no-read: Permission denied" \
+    gen --variant abapa/3x4 --max-stones 3 --out "${dir}/no-read"
+  run_as gen --variant abapa/3x4 --max-stones 10 --out "${dir}/ro/complete" --quiet ||
+    fail "a rerun with nothing to write failed on a read-only directory"
+  fails_with 2 "cannot write in ${dir}/ro/complete: Permission denied" \
+    gen --variant abapa/3x4 --max-stones 11 --out "${dir}/ro/complete"
+  sowdb="${sowdb_real}"
+  chmod 755 "${dir}/ro" "${dir}/ro/complete" "${dir}/no-read"
+else
+  echo "gen_cli_test: skipped the permission checks (no unprivileged user to run them as)"
+fi
+
+# Counts of one in the singular: layer 0 holds 1 position; one thread.
+"${sowdb}" gen --variant abapa/3x4 --max-stones 1 --out "${dir}/one" --threads 1 >"${dir}/out"
+grep -q '^layer   0: *1 position, ' "${dir}/out" || fail "gen: layer 0: $(head -1 "${dir}/out")"
+grep -q '^done: .*, 1 thread$' "${dir}/out" || fail "gen: $(tail -1 "${dir}/out")"
+"${sowdb}" verify --tables "${dir}/one" >"${dir}/out"
+grep -q '^layer   0: *1 position, all entries agree' "${dir}/out" ||
+  fail "verify: layer 0: $(head -1 "${dir}/out")"
+
+# A layer of a format version this reader does not know: the message says which it knows.
+cp -r "${dir}/one" "${dir}/future"
+printf '\x09\x00' | dd of="${dir}/future/layer-001.sdb" bs=1 seek=8 conv=notrunc status=none
+fails_with 1 "layer-001.sdb: check 3: format version 9 (this reader knows versions 1\.\.[0-9]*)" \
+  verify --tables "${dir}/future"
+
+# A leading zero is decimal: --max-stones 011 is eleven, not octal nine.
+fails_with 2 "--max-stones 11: .* holds layers up to 10" stats --tables "${dir}/t" --max-stones 011
 echo "gen_cli_test: all checks passed"

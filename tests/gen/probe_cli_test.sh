@@ -62,8 +62,18 @@ good probe --tables "$OW" 0 0 0 0 1 2 2 0 0 3 2 0 && {
   expect '^principal line'
   expect '^  +1\. mover +pit [0-5]'
 }
-# The majority rule: a store with more than half of all seeds has decided the game.
-good probe --tables "$OW" --stores 20,3 0 0 0 0 1 2 2 0 0 3 2 0 && expect 'already decided'
+# The majority rule: a store with more than half of the game's 48 seeds has decided the game.
+good probe --tables "$OW" --stores 25,3 0 0 0 0 1 2 2 0 0 3 2 0 &&
+  expect 'already decided: the mover holds 25 of 48 seeds'
+# A position of one seed: counts in the singular.
+good probe --tables "$OW" --max-plies 1 1 0 0 0 0 0 0 0 0 0 0 1 && {
+  expect '^variant oware/6x4, 2 seeds on the board'
+  expect '^  \(stopped after 1 ply\)$'
+}
+good probe --tables "$OW" 0 0 0 0 0 0 1 0 0 0 0 0 && {
+  expect '^variant oware/6x4, 1 seed on the board'
+  expect 'Final split: mover 0, opponent 1'
+}
 good probe --tables "$KA" 1 2 0 1 2 1 2 1 && {
   expect '^variant kalah/4x3, 10 seeds'
   expect 'extra turn|gains|end:|endless'
@@ -96,13 +106,55 @@ for pos in "1 1 1 1 1 1 1 1 1 1 0 0" "0 0 0 0 1 2 2 1 0 2 1 0" "0 0 0 0 0 1 1 1 
     and j["result"] == ("win" if j["value"] > -1 else "loss" if j["value"] < -1 else "draw")
     and not j["decided"]'
 done
-# VARIANTS.md item 6: a store with more than half of all seeds decides the game, either side's.
-good probe --tables "$OW" --json --stores 20,3 0 0 0 0 1 2 2 0 0 3 2 0 &&
+# VARIANTS.md item 6: a store with more than half of the game's seeds (2PS = 48 on oware/6x4,
+# not the stores plus the board) decides the game, either side's.
+good probe --tables "$OW" --json --stores 25,3 0 0 0 0 1 2 2 0 0 3 2 0 &&
   json_check 'j["decided"] and j["result"] == "win"'
-good probe --tables "$OW" --json --stores 3,20 0 0 0 0 1 2 2 0 0 3 2 0 &&
+good probe --tables "$OW" --json --stores 3,25 0 0 0 0 1 2 2 0 0 3 2 0 &&
   json_check 'j["decided"] and j["result"] == "loss"'
 good probe --tables "$OW" --json --stores 10,13 0 0 0 0 1 2 2 0 0 3 2 0 &&
   json_check 'not j["decided"]'
+# 20 of the 35 seeds given is more than half of those, but not of the game's 48.
+good probe --tables "$OW" --json --stores 20,5 0 0 0 0 1 2 2 0 0 3 2 0 &&
+  json_check 'not j["decided"] and j["final"][0] + j["final"][1] == 35'
+good probe --tables "$OW" --stores 20,5 0 0 0 0 1 2 2 0 0 3 2 0 && {
+  CHECKS=$((CHECKS + 1))
+  grep -Eq 'already decided|majority' "$TMP/out" &&
+    fail "--stores 20,5 with 10 seeds: a majority of 35 seeds reported: $(grep stores "$TMP/out")"
+}
+# Stores and board that hold every seed of the game: the majority is out of 48.
+good probe --tables "$OW" --stores 20,18 0 0 0 0 1 2 2 0 0 3 2 0 &&
+  expect 'final score [0-9]+-[0-9]+ \(majority: more than 24 of 48 seeds\)$'
+
+# --- impossible totals: the stores and the board hold more seeds than the game's 2PS
+bad probe --tables "$OW" --stores 20,20 0 0 0 0 1 2 2 0 0 3 2 0
+[[ $rc_last -eq 2 ]] || fail "--stores 20,20 with 10 seeds: exit code $rc_last, want 2"
+grep -q 'stores 20 + 20 and 10 seeds on the board make 50 seeds; a game of oware/6x4 holds 48 (2 x 6 pits x 4 seeds)' \
+  "$TMP/err" || fail "--stores 20,20 with 10 seeds: unclear message: $(cat "$TMP/err")"
+bad probe --tables "$OW" --json --stores 40,8 1 0 0 0 0 0 0 0 0 0 0 0
+grep -q 'make 49 seeds; a game of oware/6x4 holds 48' "$TMP/err" ||
+  fail "--stores 40,8 with 1 seed: unclear message: $(cat "$TMP/err")"
+for stores in 40,40 256,0 0,256 99999999999,0 99999999999999999999999999,1; do
+  bad probe --tables "$OW" --stores "$stores" 1 0 0 0 0 0 0 0 0 0 0 0
+  [[ $rc_last -eq 2 ]] || fail "--stores $stores: exit code $rc_last, want 2"
+  grep -q -- "--stores $stores: the stores alone hold more than a game of oware/6x4, which has 48 seeds" \
+    "$TMP/err" || fail "--stores $stores: the message lacks the limit: $(cat "$TMP/err")"
+done
+# Exactly the game's seeds is possible.
+good probe --tables "$OW" --json --stores 30,8 0 0 0 0 1 2 2 0 0 3 2 0 &&
+  json_check 'j["final"][0] + j["final"][1] == 48 and j["decided"]'
+# Bulk mode: an impossible line is a bad line (an error object, the stream goes on, exit 1);
+# stores impossible for every line are refused at once (exit 2).
+CHECKS=$((CHECKS + 1))
+printf '0 0 0 0 1 2 2 0 0 3 2 0\n1 1 1 1 1 1 1 1 1 0 0 0\n0 0 0 0 1 2 2 0 0 3 2 0\n' |
+  "$SOWDB" probe --tables "$OW" --json --max-plies 0 --stores 30,9 - >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[[ $rc -eq 1 ]] || fail "bulk mode with an impossible line: exit code $rc, want 1"
+[[ $(wc -l <"$TMP/out") -eq 3 ]] || fail "bulk mode with an impossible line: want 3 lines"
+json_check '("error" in j) == (j.get("line") == 1 or j.get("line") == 3)
+  and ("error" not in j or "make 49 seeds; a game of oware/6x4 holds 48" in j["error"])'
+bad probe --tables "$OW" --json --stores 256,0 -
+[[ $rc_last -eq 2 ]] || fail "bulk mode with --stores 256,0: exit code $rc_last, want 2"
 
 # --- stdin bulk mode
 CHECKS=$((CHECKS + 1))
@@ -133,6 +185,20 @@ rc=$?
 [[ ! -s "$TMP/err" ]] || fail "bulk mode with garbage lines: wrote to stderr: $(cat "$TMP/err")"
 [[ $(wc -l <"$TMP/out") -eq 4 ]] || fail "bulk mode with garbage: want 4 lines, got $(wc -l <"$TMP/out")"
 json_check '("error" in j) == (j.get("line") in (4, 5, 6))'
+
+# A huge bad line is not echoed whole: its first 200 bytes and its size. Nor is a huge word
+# quoted whole in the message.
+CHECKS=$((CHECKS + 1))
+python3 -c '
+import sys
+sys.stdout.write("x" * 10000000 + "\n" + " ".join(["7" * 1000000] * 12) + "\n")' |
+  "$SOWDB" probe --tables "$OW" --json - >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[[ $rc -eq 1 ]] || fail "bulk mode with a 10 MB line: exit code $rc, want 1"
+[[ $(wc -c <"$TMP/out") -lt 2000 ]] ||
+  fail "bulk mode with a 10 MB line: $(wc -c <"$TMP/out") bytes of output echo it"
+json_check 'j["input"] == ("x" * 200 + "... (10000000 bytes)" if j["line"] == 1
+  else "7" * 200 + "... (12000011 bytes)") and len(j["error"]) < 300'
 
 # Bulk mode looks the lines that have arrived up in batches (of up to 4096 lines) spread over
 # the threads: the answers are the same, in the same order, for every thread count, across

@@ -401,6 +401,29 @@ TEST_F(FakeTables, TooManyStonesIsAStatus) {
   EXPECT_EQ(set->principal_line(p, line), ProbeStatus::kTooManyStones);
 }
 
+// Counts of one read in the singular: "1 seed", "room for 1 move" (issue 20, item 7).
+TEST_F(FakeTables, MessagesCountOneInTheSingular) {
+  TempDir tmp("singular");
+  write_fake_tables(tmp / "t", small_rules(), 0);
+  auto set = TableSet::open(tmp / "t");
+  Pits one{};
+  one[1] = 1;
+  int v = 0;
+  EXPECT_EQ(set->value(one, v), ProbeStatus::kTooManyStones);
+  EXPECT_EQ(set->explain(ProbeStatus::kTooManyStones, one),
+            "position has 1 seed; tables in " + (tmp / "t").string() + " hold up to 0");
+
+  sowdb_tables* h = nullptr;
+  ASSERT_EQ(sowdb_open(dir().c_str(), &h), SOWDB_OK) << sowdb_last_error();
+  const std::uint8_t two_moves[4] = {1, 1, 0, 1};
+  sowdb_move_worth out[1];
+  std::int32_t count = 0;
+  EXPECT_EQ(sowdb_probe_moves(h, two_moves, 4, out, 1, &count), SOWDB_ERR_ARGUMENT);
+  EXPECT_EQ(count, 2);
+  EXPECT_STREQ(sowdb_last_error(), "sowdb_probe_moves: room for 1 move, 2 needed");
+  sowdb_close(h);
+}
+
 TEST(TableSetOpen, RefusesBadDirectories) {
   TempDir tmp;
   EXPECT_THROW(TableSet::open(tmp.path() / "missing"), std::runtime_error);

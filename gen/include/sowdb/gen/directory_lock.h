@@ -24,7 +24,9 @@ inline constexpr const char* kLockName = ".sowdb.lock";
 class DirectoryLock {
  public:
   /// Takes the lock without waiting and records the holder (this process's id and `what`, e.g.
-  /// "sowdb gen oware/6x4 0..13") in the lock file.
+  /// "sowdb gen oware/6x4 0..13") in the lock file. In a directory this process may not write
+  /// in, it locks the lock file read-only when there is one, and takes no lock when there is
+  /// none (so a rerun over complete tables on a read-only file system still passes).
   /// ERRORS throws DirectoryBusy, naming the holder as its lock file records it, when another
   ///   process (or another DirectoryLock of this one) holds the lock; std::runtime_error when
   ///   the lock file cannot be created or locked.

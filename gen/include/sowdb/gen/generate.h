@@ -82,8 +82,10 @@ using sowdb::layer_file_name;
 /// What generate() throws for a request it refuses before any work, because of what was asked
 /// rather than of a failure on the way: `max_stones` out of range, a run too large for the
 /// memory limit, an `out` that is not and cannot become a directory (a file, a path through a
-/// file), or an `out` that holds tables of another rule set or board. A command line reports it as
-/// bad input.
+/// file, a parent without write permission), that cannot be listed, or in which a run that has a
+/// layer to write cannot create a file (no write permission, a read-only file system), or an
+/// `out` that holds tables of another rule set or board. A full disk or an I/O error is a
+/// failure on the way, not this. A command line reports it as bad input.
 struct InvalidRequest : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

@@ -28,7 +28,8 @@ extern "C" {
 /** Result of every call. */
 typedef enum sowdb_status {
   SOWDB_OK = 0,                  /**< Success. */
-  SOWDB_ERR_ARGUMENT = 1,        /**< A null pointer, a too small buffer or a pit out of range. */
+  SOWDB_ERR_ARGUMENT = 1,        /**< A null pointer, a too small buffer, a pit out of range,
+                                      or stores the game cannot hold (sowdb_game_outcome). */
   SOWDB_ERR_BAD_POSITION = 2,    /**< npits is not sowdb_pits(), or more than 255 seeds. */
   SOWDB_ERR_TOO_MANY_STONES = 3, /**< More seeds than the tables hold (sowdb_max_stones()). */
   SOWDB_ERR_MISSING_TABLE = 4,   /**< A table file needed for the answer is missing. */
@@ -164,6 +165,39 @@ sowdb_status sowdb_play(const sowdb_tables* tables,
                         uint8_t* child,
                         int32_t* gain,
                         int32_t* extra_turn);
+
+/** The end of a game under perfect play (sowdb_game_outcome), from the mover's side. */
+typedef struct sowdb_outcome {
+  int32_t total_seeds;   /**< Seeds in the game: 2PS (sowdb_pits() x sowdb_seeds_per_pit()), or
+                              the seeds on the board for a position of a layer above that. */
+  double final_mover;    /**< The mover's final seeds, store_mover + (stones + value) / 2: a
+                              whole number, or a half when endless play splits an odd number. */
+  double final_opponent; /**< The opponent's, store_opponent + (stones - value) / 2. */
+  int32_t result;        /**< 1: the mover wins; 0: a draw; -1: the mover loses. */
+  int32_t decided;       /**< 1: a store already holds more than half of total_seeds (Oware
+                              family), which decides the game whatever the value (result says
+                              whose store); else 0. */
+} sowdb_outcome;
+
+/** The outcome of the game in progress at a position of the tables' variant: the final score
+ *  under perfect play, whether a store's majority has already decided the game, and win, draw
+ *  or loss for the mover. What `sowdb probe --stores A,B` reports. Needs no table file.
+ *  PARAMETERS value: the position's value (sowdb_probe_value), in [-stones, stones];
+ *    store_mover, store_opponent: seeds already in the stores (>= 0); stones: seeds on the
+ *    board (0..255); out: receives the outcome.
+ *  RETURN SOWDB_OK; SOWDB_ERR_ARGUMENT when store_mover + store_opponent + stones exceeds the
+ *    seeds of the game, 2PS (or, for a position of more than 2PS seeds, stones: its stores are
+ *    empty), with sowdb_last_error() naming the limit; also for a negative store, stones outside
+ *    0..255, |value| > stones or a null pointer. *out is written only on SOWDB_OK. Stores that
+ *    hold fewer seeds than the game (0 and 0 mid-game) are accepted: the final scores then add
+ *    up to less than total_seeds, but their difference, result and decided are right.
+ *  NOTES thread safe. */
+sowdb_status sowdb_game_outcome(const sowdb_tables* tables,
+                                int32_t value,
+                                int32_t store_mover,
+                                int32_t store_opponent,
+                                int32_t stones,
+                                sowdb_outcome* out);
 
 #ifdef __cplusplus
 } /* extern "C" */
