@@ -8,7 +8,6 @@
 
 #include "board_text.h"
 #include "commands.h"
-#include "sowdb/format/table_file.h"
 #include "sowdb/gen/directory_lock.h"
 #include "sowdb/probe/manifest.h"
 #include "sowdb/probe/tables.h"
@@ -42,23 +41,17 @@ void add_manifest(CLI::App& app, Runner& run) {
       // The rules every readable layer header agrees on.
       std::optional<RuleSet> rules;
       std::string rules_from;
-      for (const auto& entry : fs::directory_iterator(dir)) {
-        const std::string name = entry.path().filename().string();
-        if (name.rfind("layer-", 0) != 0 || entry.path().extension() != ".sdb")
-          continue;
-        LayerInfo info;
-        try {
-          info = read_info(entry.path());
-        } catch (const TableError&) {
+      for (const auto& [n, file] : read_layer_files(dir)) {
+        if (!file.info)
           continue;  // a damaged layer says nothing about the directory's rules
-        }
+        const std::string name = layer_file_name(n);
         if (!rules) {
-          rules = info.rules.normalised();
+          rules = file.info->rules.normalised();
           rules_from = name;
-        } else if (!(info.rules.normalised() == *rules)) {
-          throw std::runtime_error(
-              args->tables + " holds tables of different rule sets: " + rules_from + " (" +
-              describe(*rules) + ") and " + name + " (" + describe(info.rules.normalised()) + ")");
+        } else if (!(file.info->rules.normalised() == *rules)) {
+          throw std::runtime_error(args->tables + " holds tables of different rule sets: " +
+                                   rules_from + " (" + describe(*rules) + ") and " + name + " (" +
+                                   describe(file.info->rules.normalised()) + ")");
         }
       }
       if (!rules)

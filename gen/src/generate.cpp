@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -302,24 +303,19 @@ void generate(const GenerateOptions& options) {
   const DirectoryLock lock(
       options.out,
       "sowdb gen " + options.variant.to_string() + " 0.." + std::to_string(options.max_stones));
-  fs::directory_iterator listing(options.out, ec);
-  if (ec)
-    fail_out(ec.value(), "cannot read " + options.out.string() + ": " + ec.message());
-  // Refuse a directory that holds tables of another rule set or board before touching anything.
-  for (const auto& entry : listing) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("layer-", 0) != 0 || entry.path().extension() != ".sdb")
-      continue;
-    LayerInfo info;
-    try {
-      info = read_info(entry.path());
-    } catch (const TableError&) {
-      continue;  // unreadable: it will be rebuilt if its layer is needed
-    }
-    if (!(info.rules == rules)) {
-      throw InvalidRequest(options.out.string() + " holds tables of another rule set: " + name +
-                           " has " + describe(info.rules) + "; asked for " + describe(rules) +
-                           ". Use another --out directory.");
+  std::map<int, LayerFile> files;
+  try {
+    files = read_layer_files(options.out);
+  } catch (const std::system_error& e) {
+    fail_out(e.code().value(), "cannot read " + options.out.string() + ": " + e.code().message());
+  }
+  // Refuse a directory that holds tables of another rule set or board before touching anything
+  // (a layer whose header does not read is rebuilt if its layer is needed).
+  for (const auto& [n, file] : files) {
+    if (file.info && !(file.info->rules == rules)) {
+      throw InvalidRequest(options.out.string() + " holds tables of another rule set: " +
+                           layer_file_name(n) + " has " + describe(file.info->rules) +
+                           "; asked for " + describe(rules) + ". Use another --out directory.");
     }
   }
   // The manifest names the seeds per pit, which the tables do not hold: a run for another

@@ -10,6 +10,7 @@
 #include <span>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
 #include <utility>
 
 #include "count_text.h"
@@ -71,6 +72,24 @@ std::optional<int> parse_layer_name(const std::string& name) {
 
 }  // namespace
 
+std::map<int, LayerFile> read_layer_files(const fs::path& dir) {
+  std::map<int, LayerFile> found;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
+    const auto n = parse_layer_name(entry.path().filename().string());
+    if (!n)
+      continue;
+    LayerFile f;
+    f.path = entry.path();
+    try {
+      f.info = read_info(entry.path());
+    } catch (const std::exception& e) {
+      f.error = e.what();
+    }
+    found.emplace(*n, std::move(f));
+  }
+  return found;
+}
+
 TableSet::TableSet(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 TableSet::~TableSet() = default;
 
@@ -82,28 +101,11 @@ std::unique_ptr<TableSet> TableSet::open(const fs::path& dir, const TableSetOpti
     throw std::runtime_error(dir.string() + ": " +
                              (fs::exists(dir, ec) ? "not a directory" : "no such directory"));
   }
-  // Every layer file present, with its header (or the error reading it).
-  struct Found {
-    fs::path path;
-    std::optional<LayerInfo> info;
-    std::string error;
-  };
-  std::map<int, Found> found;
-  fs::directory_iterator it(dir, ec);
-  if (ec)
-    throw std::runtime_error(dir.string() + ": cannot list the directory: " + ec.message());
-  for (const fs::directory_entry& entry : it) {
-    const auto n = parse_layer_name(entry.path().filename().string());
-    if (!n)
-      continue;
-    Found f;
-    f.path = entry.path();
-    try {
-      f.info = read_info(entry.path());
-    } catch (const std::exception& e) {
-      f.error = e.what();
-    }
-    found.emplace(*n, std::move(f));
+  std::map<int, LayerFile> found;
+  try {
+    found = read_layer_files(dir);
+  } catch (const std::system_error& e) {
+    throw std::runtime_error(dir.string() + ": cannot list the directory: " + e.code().message());
   }
   if (found.empty()) {
     throw std::runtime_error(dir.string() + ": no table files (layer-NNN.sdb) in the directory");
@@ -154,7 +156,7 @@ std::unique_ptr<TableSet> TableSet::open(const fs::path& dir, const TableSetOpti
       impl->slots.push_back(std::move(slot));
       continue;
     }
-    const Found& f = found.at(n);
+    const LayerFile& f = found.at(n);
     slot->path = f.path;
     if (!f.info) {
       slot->failure = ProbeStatus::kCorruptTable;

@@ -7,23 +7,8 @@
 # Usage: directory_test.sh SOWDB
 set -euo pipefail
 sowdb="$1"
-dir="$(mktemp -d)"
-trap 'rm -rf "${dir}"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-# fails_with RC PATTERN ARGS...: sowdb ARGS exits with RC and its stderr (one line) matches
-# PATTERN.
-fails_with() {
-  local want=$1 pattern=$2 rc
-  shift 2
-  set +e
-  "${sowdb}" "$@" >/dev/null 2>"${dir}/err"
-  rc=$?
-  set -e
-  [[ ${rc} -eq ${want} ]] || fail "'$*' exited ${rc}, want ${want}: $(cat "${dir}/err")"
-  [[ "$(wc -l <"${dir}/err")" == 1 ]] || fail "'$*': not one line: $(cat "${dir}/err")"
-  grep -q -- "${pattern}" "${dir}/err" ||
-    fail "'$*': the error lacks '${pattern}': $(cat "${dir}/err")"
-}
+# shellcheck source=strict_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/strict_lib.sh"
 
 # --- 1. One writer at a time. ---------------------------------------------------------------
 # A held lock: the writer refuses and names the holder.

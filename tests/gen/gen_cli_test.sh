@@ -7,23 +7,8 @@
 # Usage: gen_cli_test.sh SOWDB
 set -euo pipefail
 sowdb="$1"
-dir="$(mktemp -d)"
-trap 'rm -rf "${dir}"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-# fails_with RC PATTERN ARGS...: sowdb ARGS exits with RC and prints one line on stderr that
-# matches PATTERN (any line when PATTERN is empty).
-fails_with() {
-  local want=$1 pattern=$2 rc
-  shift 2
-  set +e
-  "${sowdb}" "$@" >/dev/null 2>"${dir}/err"
-  rc=$?
-  set -e
-  [[ ${rc} -eq ${want} ]] || fail "'$*' exited ${rc}, want ${want}: $(cat "${dir}/err")"
-  [[ "$(wc -l <"${dir}/err")" == 1 ]] || fail "'$*': not one line: $(cat "${dir}/err")"
-  grep -q -- "${pattern}" "${dir}/err" ||
-    fail "'$*': the error lacks '${pattern}': $(cat "${dir}/err")"
-}
+# shellcheck source=strict_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/strict_lib.sh"
 
 # gen --json: one object per layer with the contract fields, then one summary object whose totals
 # are the layers' sums.

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -27,6 +28,18 @@ namespace sowdb {
 
 /// File name of layer `stones` inside a table directory: "layer-NNN.sdb". Thread safe.
 std::string layer_file_name(int stones);
+
+/// One layer file of a table directory and its header.
+struct LayerFile {
+  std::filesystem::path path;     ///< The file.
+  std::optional<LayerInfo> info;  ///< Its header (FORMAT.md checks 1..12), when it reads.
+  std::string error;              ///< Why it does not, else empty.
+};
+
+/// Every `layer-NNN.sdb` of the directory `dir` (names as layer_file_name writes them), by stone
+/// count, each with its header read. ERRORS throws std::filesystem::filesystem_error (a
+/// std::system_error) when the directory cannot be listed. Thread safe.
+std::map<int, LayerFile> read_layer_files(const std::filesystem::path& dir);
 
 /// The outcome of a probe.
 enum class ProbeStatus : std::uint8_t {
