@@ -171,6 +171,11 @@ void add_stats(CLI::App& app, Runner& run) {
         const std::uint64_t decided = wins + losses;
         Pits deep{};
         unrank(stats.max_depth_index, n, std::span(deep.data(), k));
+        const auto percent = [total](std::uint64_t count) {
+          return 100.0 * static_cast<double>(count) / total;
+        };
+        const double mean_depth =
+            decided ? static_cast<double>(stats.depth_sum) / static_cast<double>(decided) : 0.0;
         if (args->json) {
           nlohmann::json j;
           j["n"] = n;
@@ -207,29 +212,27 @@ void add_stats(CLI::App& app, Runner& run) {
               stats.max_depth,
               pits_text(rules, deep).c_str());
         } else if (args->markdown) {
-          std::printf(
-              "| %d | %llu | %.2f | %.2f | %.2f | %+.3f | %.2f | %d | `%s` |\n",
-              n,
-              static_cast<unsigned long long>(size),
-              100.0 * static_cast<double>(wins) / total,
-              100.0 * static_cast<double>(draws) / total,
-              100.0 * static_cast<double>(losses) / total,
-              value_sum / total,
-              decided ? static_cast<double>(stats.depth_sum) / static_cast<double>(decided) : 0.0,
-              stats.max_depth,
-              pits_text(rules, deep).c_str());
+          std::printf("| %d | %llu | %.2f | %.2f | %.2f | %+.3f | %.2f | %d | `%s` |\n",
+                      n,
+                      static_cast<unsigned long long>(size),
+                      percent(wins),
+                      percent(draws),
+                      percent(losses),
+                      value_sum / total,
+                      mean_depth,
+                      stats.max_depth,
+                      pits_text(rules, deep).c_str());
         } else {
-          std::printf(
-              "%5d %14llu %8.2f %8.2f %8.2f %+9.3f %9.2f %6d  %s\n",
-              n,
-              static_cast<unsigned long long>(size),
-              100.0 * static_cast<double>(wins) / total,
-              100.0 * static_cast<double>(draws) / total,
-              100.0 * static_cast<double>(losses) / total,
-              value_sum / total,
-              decided ? static_cast<double>(stats.depth_sum) / static_cast<double>(decided) : 0.0,
-              stats.max_depth,
-              pits_text(rules, deep).c_str());
+          std::printf("%5d %14llu %8.2f %8.2f %8.2f %+9.3f %9.2f %6d  %s\n",
+                      n,
+                      static_cast<unsigned long long>(size),
+                      percent(wins),
+                      percent(draws),
+                      percent(losses),
+                      value_sum / total,
+                      mean_depth,
+                      stats.max_depth,
+                      pits_text(rules, deep).c_str());
         }
         std::fflush(stdout);
       }
