@@ -69,7 +69,8 @@ def main():
         "the start position: S seeds in each of the 2P pits. `tables` means complete tables "
         "(every layer up to 2PS) gave the answer; `search` means an exact alpha-beta search "
         "from the start that probed tables of the smaller layers "
-        "(`sowdb solve`, README). The rule set of each preset is in its section.",
+        "(`sowdb solve`, README). The rule set of each preset is in its section. Seconds "
+        "include building the tables `sowdb solve` keeps in its cache, the first time.",
         "",
     ]
 
