@@ -58,10 +58,8 @@ int cheap_layers(const RuleSet& rules, int top) {
   long double total = 0;
   int last = -1;
   for (int n = 0; n <= top; ++n) {
-    long double c = 1;  // C(n + k - 1, k - 1), in floating point
-    for (int i = 1; i < rules.pits(); ++i)
-      c = c * static_cast<long double>(n + i) / i;
-    total += c;
+    // The sum stays far below 2^64: it stops at the first layer past kCheapPositions.
+    total += static_cast<long double>(layer_size(rules.pits(), n));
     if (total > kCheapPositions)
       break;
     last = n;

@@ -4,6 +4,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <mutex>
 #include <span>
@@ -65,7 +66,8 @@ class Searcher {
 
   // Fail-soft alpha-beta on the open window (alpha, beta): a result <= alpha is an upper bound,
   // >= beta a lower bound, anything between exact.
-  int search(const Pits& pos, int n, int alpha, int beta) {
+  // `known`: the position's key, when the caller has it already.
+  int search(const Pits& pos, int n, int alpha, int beta, const Key* known = nullptr) {
     if (n <= tables_max_) {
       int v = 0;
       const ProbeStatus s = tables_->value(pos, v);
@@ -78,7 +80,7 @@ class Searcher {
     MoveList moves;
     if (rules_.legal_moves(pos, moves) == 0)
       return rules_.final_value(pos);
-    const Key key = key_of(pos, n);
+    const Key key = known ? *known : key_of(pos, n);
     int lower = -n;
     int upper = n;
     int hint = -1;
@@ -111,14 +113,16 @@ class Searcher {
         std::swap(order[j], order[j - 1]);
     }
     // Enhanced transposition cut-off: a child whose stored bound already gives a worth of beta
-    // or more ends the search without a child search.
+    // or more ends the search without a child search. The children's keys are kept for their
+    // searches below.
+    std::array<Key, kMaxPitsPerSide> child_keys{};
     for (int k = 0; k < moves.size; ++k) {
       const Move& m = moves.moves[order[k]];
       const int g = m.gain();
       const int nn = n - g;
       if (nn <= tables_max_)
         continue;
-      const Key child_key = key_of(m.child, nn);
+      const Key& child_key = child_keys[k] = key_of(m.child, nn);
       const Entry& c = slot(child_key);
       if (!holds(c, child_key))
         continue;
@@ -136,8 +140,9 @@ class Searcher {
       const int g = m.gain();
       const int nn = n - g;
       const int a = std::max(alpha, best);
-      const int w = m.extra_turn ? g + search(m.child, nn, a - g, beta - g)
-                                 : g - search(m.child, nn, g - beta, g - a);
+      const Key* key_of_child = nn > tables_max_ ? &child_keys[k] : nullptr;
+      const int w = m.extra_turn ? g + search(m.child, nn, a - g, beta - g, key_of_child)
+                                 : g - search(m.child, nn, g - beta, g - a, key_of_child);
       if (w > best) {
         best = w;
         best_pit = m.pit;
@@ -209,40 +214,39 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
         " --max-stones " + std::to_string(out.stones) + ")" +
         (tables ? "; the tables hold up to " + std::to_string(out.tables_max) : ""));
   }
-  // Every first move, and after an extra turn every continuation, as a value to find.
+  // Every first move, and after an extra turn every continuation, as a value to find. The moves
+  // are all in place before the tasks point into them.
+  const auto start_move = [](const Move& m) {
+    StartMove s;
+    s.pit = m.pit;
+    s.gain = m.gain();
+    s.extra_turn = m.extra_turn;
+    return s;
+  };
   MoveList first;
   engine.legal_moves(out.start, first);
-  out.moves.reserve(static_cast<std::size_t>(first.size));
-  for (const Move& m : first) {
-    StartMove sm;
-    sm.pit = m.pit;
-    sm.gain = m.gain();
-    sm.extra_turn = m.extra_turn;
-    out.moves.push_back(sm);
+  std::array<MoveList, kMaxPitsPerSide> next{};
+  for (int i = 0; i < first.size; ++i) {
+    const Move& m = first.moves[i];
+    out.moves.push_back(start_move(m));
+    if (m.extra_turn)
+      engine.legal_moves(m.child, next[static_cast<std::size_t>(i)]);
+    for (const Move& c : next[static_cast<std::size_t>(i)])
+      out.moves.back().continuations.push_back(start_move(c));
   }
   std::vector<Task> tasks;
   for (int i = 0; i < first.size; ++i) {
     const Move& m = first.moves[i];
     StartMove& sm = out.moves[static_cast<std::size_t>(i)];
     const int n = out.stones - m.gain();
-    MoveList next;
-    if (m.extra_turn)
-      engine.legal_moves(m.child, next);
-    if (next.size == 0) {
+    const MoveList& then = next[static_cast<std::size_t>(i)];
+    if (then.size == 0) {
       // No extra turn, or one in a finished game: the move's own value is what counts.
       tasks.push_back({&sm, m.child, n, m.extra_turn ? 1 : -1, m.gain()});
       continue;
     }
-    sm.continuations.reserve(static_cast<std::size_t>(next.size));
-    for (const Move& c : next) {
-      StartMove sc;
-      sc.pit = c.pit;
-      sc.gain = c.gain();
-      sc.extra_turn = c.extra_turn;
-      sm.continuations.push_back(sc);
-    }
-    for (int j = 0; j < next.size; ++j) {
-      const Move& c = next.moves[j];
+    for (int j = 0; j < then.size; ++j) {
+      const Move& c = then.moves[j];
       tasks.push_back({&sm.continuations[static_cast<std::size_t>(j)],
                        c.child,
                        n - c.gain(),
