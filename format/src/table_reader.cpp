@@ -105,7 +105,7 @@ struct LayerReader::Impl {
     CacheStats stats;
     std::size_t capacity = 0;
     std::vector<std::shared_ptr<const Decoded>> owned;  // the frames published in `pinned`
-    std::atomic<std::uint64_t> pinned_hits{0};
+    std::atomic<std::uint64_t> pinned_hits{0};          // depth frames' last-frame hits (entry())
   };
   // One cache of frames. When it can hold every frame it may be given, nothing is ever evicted:
   // a decoded frame is published in `pinned` (indexed by key, owned by its shard's `owned`) and
@@ -113,6 +113,18 @@ struct LayerReader::Impl {
   // verify) do not queue on a mutex.
   struct FrameCache {
     std::unique_ptr<std::atomic<const Decoded*>[]> pinned;
+    // For value frames, the published frame's values themselves: a lookup then waits on one
+    // memory load fewer (searches probe at random, and each load is a cache miss).
+    std::unique_ptr<std::atomic<const std::int8_t*>[]> pinned_values;
+    // Hits on published frames, counted per thread stripe: one shared counter, or the shard's,
+    // is a cache miss of its own on every lookup.
+    struct alignas(64) Stripe {
+      std::atomic<std::uint64_t> hits{0};
+    };
+    std::unique_ptr<Stripe[]> stripes;
+    void count_hit() const {
+      stripes[stripe_of_this_thread()].hits.fetch_add(1, std::memory_order_relaxed);
+    }
     mutable std::unique_ptr<Shard[]> shards;
     std::size_t shard_mask = 0;
 
@@ -120,8 +132,11 @@ struct LayerReader::Impl {
     // shards, at most kMaxShards, each holding at least kBlocksPerShard frames (or all of them,
     // with one shard). `keys` bounds the frame keys.
     void make(std::size_t capacity, std::uint64_t frames, std::uint64_t keys) {
-      if (capacity >= frames)
+      if (capacity >= frames) {
         pinned = std::make_unique<std::atomic<const Decoded*>[]>(keys);  // all null (C++20)
+        pinned_values = std::make_unique<std::atomic<const std::int8_t*>[]>(keys);
+        stripes = std::make_unique<Stripe[]>(kStripes);
+      }
       std::size_t count = 1;
       while (count < kMaxShards && capacity / (2 * count) >= kBlocksPerShard)
         count *= 2;
@@ -136,6 +151,12 @@ struct LayerReader::Impl {
     Shard& shard_of(std::uint64_t key) const { return shards[(key >> 1) & shard_mask]; }
   };
   static constexpr std::size_t kMaxShards = 16;
+  static constexpr std::size_t kStripes = 16;
+  static std::size_t stripe_of_this_thread() {
+    static std::atomic<std::size_t> next{0};
+    thread_local const std::size_t stripe = next.fetch_add(1) % kStripes;
+    return stripe;
+  }
   static constexpr std::size_t kBlocksPerShard = 16;  // fewer: one exact LRU
   // caches[0] holds both streams' frames, unless OpenOptions::depth_cache_blocks gave the depth
   // frames a cache of their own, caches[1].
@@ -348,6 +369,8 @@ struct LayerReader::Impl {
       if (const Decoded* there = cache.pinned[key].load(std::memory_order_acquire))
         return std::shared_ptr<const Decoded>(std::shared_ptr<const Decoded>(), there);
       shard.owned.push_back(decoded);
+      if (key % 2 == 0)
+        cache.pinned_values[key].store(decoded->values.data(), std::memory_order_release);
       cache.pinned[key].store(decoded.get(), std::memory_order_release);
       shard.stats.cached = shard.owned.size();
       return decoded;
@@ -377,7 +400,7 @@ struct LayerReader::Impl {
   static const Decoded* find_pinned(const FrameCache& cache, std::uint64_t key) {
     const Decoded* d = cache.pinned[key].load(std::memory_order_acquire);
     if (d)
-      cache.shard_of(key).pinned_hits.fetch_add(1, std::memory_order_relaxed);
+      cache.count_hit();
     return d;
   }
 
@@ -397,6 +420,35 @@ struct LayerReader::Impl {
         return *d;
     }
     return decode_and_cache(b, stream);
+  }
+
+  // The values of the published value frame holding `index` (a hit, counted), or null.
+  const std::int8_t* published_values(std::uint64_t index) const noexcept {
+    const LayerInfo& i = info();
+    if (index >= i.entries)
+      return nullptr;
+    const std::uint64_t key = frame_key(static_cast<std::uint32_t>(index / i.block_entries), 0);
+    const FrameCache& cache = cache_of(key);
+    if (!cache.pinned)
+      return nullptr;
+    const std::int8_t* v = cache.pinned_values[key].load(std::memory_order_acquire);
+    if (v)
+      cache.count_hit();
+    return v;
+  }
+
+  // See LayerReader::prefetch: value frames in a cache that keeps them all, no count.
+  void prefetch(std::uint64_t index) const noexcept {
+    const LayerInfo& i = info();
+    if (index >= i.entries)
+      return;
+    const auto b = static_cast<std::uint32_t>(index / i.block_entries);
+    const std::uint64_t key = frame_key(b, 0);
+    const FrameCache& cache = cache_of(key);
+    if (!cache.pinned)
+      return;
+    if (const std::int8_t* v = cache.pinned_values[key].load(std::memory_order_acquire))
+      __builtin_prefetch(v + index % i.block_entries);
   }
 
   // Entry `i` of block `b`'s stream, read from the cached frame under the shard's lock (no
@@ -518,11 +570,17 @@ auto entry_at(const LayerReader::Impl& impl, std::uint64_t index, int stream, Ge
 }  // namespace
 
 std::optional<std::int8_t> LayerReader::value(std::uint64_t index) const noexcept {
+  if (const std::int8_t* v = impl_->published_values(index))
+    return impl_->public_value(v[index % impl_->info().block_entries]);
   const auto v =
       entry_at(*impl_, index, 0, [](const Impl::Decoded& d, std::size_t i) { return d.values[i]; });
   if (!v)
     return std::nullopt;
   return impl_->public_value(*v);
+}
+
+void LayerReader::prefetch(std::uint64_t index) const noexcept {
+  impl_->prefetch(index);
 }
 
 std::optional<std::uint16_t> LayerReader::depth(std::uint64_t index) const noexcept {
@@ -540,6 +598,10 @@ CacheStats LayerReader::cache_stats() const noexcept {
       total.hits += shard.stats.hits + shard.pinned_hits.load(std::memory_order_relaxed);
       total.misses += shard.stats.misses;
       total.cached += shard.stats.cached;
+    }
+    if (cache.stripes) {
+      for (std::size_t i = 0; i < Impl::kStripes; ++i)
+        total.hits += cache.stripes[i].hits.load(std::memory_order_relaxed);
     }
   }
   return total;

@@ -188,19 +188,21 @@ void add_solve(CLI::App& app, Runner& run) {
       std::mutex mutex;
       auto last_draw = std::chrono::steady_clock::now();
       if (tty) {
-        options.progress = [&](std::uint64_t nodes, int done, int total) {
+        options.progress = [&](const gen::SolveProgress& p) {
           const auto now = std::chrono::steady_clock::now();
           if (now - last_draw < std::chrono::milliseconds(200))
             return;
           last_draw = now;
           const double s = std::chrono::duration<double>(now - start).count();
           std::fprintf(stderr,
-                       "\r\033[Ksearch: %d of %d first moves and continuations, %llu positions, "
-                       "%.2f M positions/s",
-                       done,
-                       total,
-                       static_cast<unsigned long long>(nodes),
-                       s > 0 ? static_cast<double>(nodes) / s / 1e6 : 0.0);
+                       "\r\033[Ksearch: value in [%+d, %+d], %d of %d first moves and "
+                       "continuations done, %llu positions, %.2f M positions/s",
+                       p.lower,
+                       p.upper,
+                       p.done,
+                       p.total,
+                       static_cast<unsigned long long>(p.nodes),
+                       s > 0 ? static_cast<double>(p.nodes) / s / 1e6 : 0.0);
           std::fflush(stderr);
         };
       }

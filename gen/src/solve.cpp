@@ -6,143 +6,173 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
+#include <deque>
 #include <mutex>
 #include <span>
 #include <stdexcept>
 
 #include "sowdb/format/index.h"
 #include "sowdb/gen/generate.h"
+#include "transposition_table.h"
 
 namespace sowdb::gen {
 namespace {
 
-// One transposition-table entry: bounds on a position's value and the move that set them.
-struct Entry {
-  std::uint64_t index = 0;   // the position's index in its layer
-  std::int16_t stones = -1;  // its layer; -1: empty
-  std::int8_t lower = 0;
-  std::int8_t upper = 0;
-  std::int8_t best = -1;  // the pit of the best move found, -1: none
-};
-
-// An exact alpha-beta search of an acyclic game, one per thread.
+// An exact alpha-beta search of an acyclic game; one per thread, all sharing one table.
 class Searcher {
  public:
-  Searcher(const Rules& rules, const TableSet* tables, int bits)
+  Searcher(const Rules& rules, const TableSet* tables, TranspositionTable& table)
       : rules_(rules),
         tables_(tables),
         tables_max_(tables ? tables->max_stones() : -1),
-        entries_(std::size_t{1} << bits),
-        mask_(entries_.size() - 1) {}
+        table_(table) {}
 
   std::uint64_t nodes() const { return nodes_; }
 
-  // The exact value of `pos` (n seeds) for its mover.
-  int value(const Pits& pos, int n) { return search(pos, n, -n - 1, n + 1); }
+  /// The key of `pos` (n seeds): its index among all positions of its board, layer by layer.
+  std::uint64_t key_of(const Pits& pos, int n) const {
+    const std::size_t p = static_cast<std::size_t>(rules_.pits());
+    return binomial(n + static_cast<int>(p) - 1, static_cast<int>(p)) +
+           rank(std::span<const std::uint8_t>(pos.data(), p));
+  }
+
+  // The exact value of `pos` (n seeds) for its mover, by MTD(f): null-window searches from
+  // `guess` until the bounds meet. `on_bounds` hears each pair of bounds proved.
+  int value(const Pits& pos, int n, int guess, const std::function<void(int, int)>& on_bounds) {
+    if (n <= tables_max_)
+      return probe(pos);
+    const std::uint64_t key = key_of(pos, n);
+    int lower = -n;
+    int upper = n;
+    int g = std::clamp(guess, lower, upper);
+    while (lower < upper) {
+      const int beta = g == lower ? g + 1 : g;
+      g = search(pos, n, beta - 1, beta, key);
+      if (g < beta)
+        upper = g;
+      else
+        lower = g;
+      if (on_bounds)
+        on_bounds(lower, upper);
+    }
+    return lower;
+  }
 
   // Calls `tick` every so many nodes (from this thread).
-  void set_tick(std::function<void(std::uint64_t)> tick) { tick_ = std::move(tick); }
+  void set_tick(std::function<void()> tick) { tick_ = std::move(tick); }
 
  private:
-  // A position as the table knows it: its layer and its index there (exact, no hash).
-  struct Key {
-    std::uint64_t index;
-    int stones;
-  };
-  Key key_of(const Pits& pos, int n) const {
-    return {
-        rank(std::span<const std::uint8_t>(pos.data(), static_cast<std::size_t>(rules_.pits()))),
-        n};
-  }
-  Entry& slot(const Key& key) {
-    // A multiplicative hash: the indices of one layer are consecutive numbers.
-    const std::uint64_t h =
-        (key.index * 131 + static_cast<std::uint64_t>(key.stones)) * 0x9E3779B97F4A7C15ULL;
-    return entries_[(h >> 20) & mask_];
-  }
-  static bool holds(const Entry& e, const Key& key) {
-    return e.stones == key.stones && e.index == key.index;
+  int probe(const Pits& pos) const {
+    int v = 0;
+    const ProbeStatus s = tables_->value(pos, v);
+    if (s != ProbeStatus::kOk)
+      throw std::runtime_error(tables_->explain(s, pos));
+    return v;
   }
 
   // Fail-soft alpha-beta on the open window (alpha, beta): a result <= alpha is an upper bound,
-  // >= beta a lower bound, anything between exact.
-  // `known`: the position's key, when the caller has it already.
-  int search(const Pits& pos, int n, int alpha, int beta, const Key* known = nullptr) {
-    if (n <= tables_max_) {
-      int v = 0;
-      const ProbeStatus s = tables_->value(pos, v);
-      if (s != ProbeStatus::kOk)
-        throw std::runtime_error(tables_->explain(s, pos));
-      return v;
-    }
+  // >= beta a lower bound, anything between exact. `key`: key_of(pos, n); n > tables_max_.
+  int search(const Pits& pos, int n, int alpha, int beta, std::uint64_t key) {
+    const std::uint64_t nodes_before = nodes_;
     if ((++nodes_ & 0xFFFF) == 0 && tick_)
-      tick_(nodes_);
+      tick_();
     MoveList moves;
     if (rules_.legal_moves(pos, moves) == 0)
       return rules_.final_value(pos);
-    const Key key = known ? *known : key_of(pos, n);
     int lower = -n;
     int upper = n;
     int hint = -1;
-    {
-      const Entry& e = slot(key);
-      if (holds(e, key)) {
-        lower = e.lower;
-        upper = e.upper;
-        hint = e.best;
-      }
+    if (const TableEntry e = table_.find(key); e.found) {
+      lower = std::max(lower, e.lower);
+      upper = std::min(upper, e.upper);
+      hint = e.best;
     }
     if (lower >= beta || lower == upper)
       return lower;
     if (upper <= alpha)
       return upper;
-    alpha = std::max(alpha, lower - 1);
-    beta = std::min(beta, upper + 1);
-    // Order: the move that was best here before, then extra turns, then larger gains.
+    // What the tables and the transposition table know of each child, as bounds on the move's
+    // worth for this mover. An exact answer or a lower bound of beta or more ends the node
+    // without a child search (enhanced transposition cut-off).
+    struct Child {
+      std::uint64_t key = 0;
+      int lower = 0;  // bounds on the move's worth
+      int upper = 0;
+      int score = 0;  // search order, larger first
+    };
+    std::array<Child, kMaxPitsPerSide> child{};
     std::array<int, kMaxPitsPerSide> order{};
-    std::array<int, kMaxPitsPerSide> score{};
+    int best = -kMaxBoardStones - 1;
+    int best_pit = -1;
+    int open = 0;  // children still to search
+    // The children's keys first, and their buckets on the way, so that the cache misses of
+    // the lookups below overlap.
     for (int i = 0; i < moves.size; ++i) {
       const Move& m = moves.moves[i];
-      order[i] = i;
-      score[i] = (m.pit == hint ? 1 << 20 : 0) + (m.extra_turn ? 1 << 10 : 0) + m.gain();
+      const int nn = n - m.gain();
+      if (nn > tables_max_) {
+        child[static_cast<std::size_t>(i)].key = key_of(m.child, nn);
+        table_.prefetch(child[static_cast<std::size_t>(i)].key);
+      } else {
+        tables_->prefetch(m.child);
+      }
+    }
+    for (int i = 0; i < moves.size; ++i) {
+      const Move& m = moves.moves[i];
+      const int g = m.gain();
+      const int nn = n - g;
+      Child& c = child[static_cast<std::size_t>(i)];
+      int lo = -nn;
+      int hi = nn;
+      if (nn <= tables_max_) {
+        lo = hi = probe(m.child);
+      } else {
+        if (const TableEntry e = table_.find(c.key); e.found) {
+          lo = std::max(lo, e.lower);
+          hi = std::min(hi, e.upper);
+        }
+      }
+      c.lower = m.extra_turn ? g + lo : g - hi;
+      c.upper = m.extra_turn ? g + hi : g - lo;
+      if (c.lower > best) {
+        best = c.lower;
+        best_pit = m.pit;
+      }
+      if (c.lower >= beta) {
+        store(key, lower, upper, c.lower, alpha, beta, m.pit, nodes_before);
+        return c.lower;
+      }
+      if (c.lower == c.upper)
+        continue;
+      c.score = (m.pit == hint ? 1 << 20 : 0) + (m.extra_turn ? 1 << 12 : 0) + (g << 6) +
+                (c.upper - c.lower < 2 * nn ? c.lower + 64 : 0);
+      order[static_cast<std::size_t>(open++)] = i;
     }
     // At most 8 moves: an insertion sort (std::sort's unrolled start trips g++ 12's
     // -Warray-bounds on an 8-element array).
-    for (int i = 1; i < moves.size; ++i) {
-      for (int j = i; j > 0 && score[order[j]] > score[order[j - 1]]; --j)
+    for (int i = 1; i < open; ++i) {
+      for (int j = i; j > 0 && child[order[j]].score > child[order[j - 1]].score; --j)
         std::swap(order[j], order[j - 1]);
     }
-    // Enhanced transposition cut-off: a child whose stored bound already gives a worth of beta
-    // or more ends the search without a child search. The children's keys are kept for their
-    // searches below.
-    std::array<Key, kMaxPitsPerSide> child_keys{};
-    for (int k = 0; k < moves.size; ++k) {
-      const Move& m = moves.moves[order[k]];
-      const int g = m.gain();
-      const int nn = n - g;
-      if (nn <= tables_max_)
-        continue;
-      const Key& child_key = child_keys[k] = key_of(m.child, nn);
-      const Entry& c = slot(child_key);
-      if (!holds(c, child_key))
-        continue;
-      const int least = m.extra_turn ? g + c.lower : g - c.upper;
-      if (least >= beta) {
-        store(key, lower, upper, least, alpha, beta, m.pit);
-        return least;
-      }
-    }
-    const int alpha0 = alpha;
-    int best = -kMaxBoardStones - 1;
-    int best_pit = -1;
-    for (int k = 0; k < moves.size; ++k) {
-      const Move& m = moves.moves[order[k]];
-      const int g = m.gain();
-      const int nn = n - g;
+    // `best` so far is a worth some move reaches; an upper bound on the node is the largest of
+    // the children's upper bounds, which the searches below tighten.
+    int ceiling = best;
+    for (int k = 0; k < open; ++k) {
+      const int i = order[static_cast<std::size_t>(k)];
+      const Move& m = moves.moves[i];
+      const Child& c = child[static_cast<std::size_t>(i)];
       const int a = std::max(alpha, best);
-      const Key* key_of_child = nn > tables_max_ ? &child_keys[k] : nullptr;
-      const int w = m.extra_turn ? g + search(m.child, nn, a - g, beta - g, key_of_child)
-                                 : g - search(m.child, nn, g - beta, g - a, key_of_child);
+      if (c.upper <= a) {
+        // This move cannot raise the node above alpha or above a move found already.
+        ceiling = std::max(ceiling, c.upper);
+        continue;
+      }
+      const int g = m.gain();
+      const int nn = n - g;
+      const int w = m.extra_turn ? g + search(m.child, nn, a - g, beta - g, c.key)
+                                 : g - search(m.child, nn, g - beta, g - a, c.key);
+      ceiling = std::max(ceiling, w);
       if (w > best) {
         best = w;
         best_pit = m.pit;
@@ -150,34 +180,37 @@ class Searcher {
       if (best >= beta)
         break;
     }
-    store(key, lower, upper, best, alpha0, beta, best_pit);
-    return best;
+    // Failing low, the node is worth at most the largest bound of its moves.
+    const int v = best >= beta ? best : std::max(best, ceiling);
+    store(key, lower, upper, v, alpha, beta, best_pit, nodes_before);
+    return v;
   }
 
   // Records what a search of window (alpha, beta) that returned `v` proves, within the bounds
   // known before.
-  void store(const Key& key, int lower, int upper, int v, int alpha, int beta, int pit) {
+  void store(std::uint64_t key,
+             int lower,
+             int upper,
+             int v,
+             int alpha,
+             int beta,
+             int pit,
+             std::uint64_t nodes_before) {
     if (v <= alpha)
       upper = std::min(upper, v);
     else if (v >= beta)
       lower = std::max(lower, v);
     else
       lower = upper = v;
-    Entry& e = slot(key);
-    e.index = key.index;
-    e.stones = static_cast<std::int16_t>(key.stones);
-    e.lower = static_cast<std::int8_t>(lower);
-    e.upper = static_cast<std::int8_t>(upper);
-    e.best = static_cast<std::int8_t>(pit);
+    table_.store(key, lower, upper, pit, nodes_ - nodes_before);
   }
 
   const Rules& rules_;
   const TableSet* tables_;
   int tables_max_;
-  std::vector<Entry> entries_;
-  std::uint64_t mask_;
+  TranspositionTable& table_;
   std::uint64_t nodes_ = 0;
-  std::function<void(std::uint64_t)> tick_;
+  std::function<void()> tick_;
 };
 
 // One exact value to find: the position after the first move (and a continuation), whose value
@@ -188,6 +221,12 @@ struct Task {
   int stones = 0;
   int sign = 1;  // the worth is base + sign * value (sign -1: the opponent moves next)
   int base = 0;
+  // Bounds on the worth proved so far, read by the progress reports of other threads.
+  std::atomic<int> lower{0};
+  std::atomic<int> upper{0};
+
+  Task(StartMove* m, const Pits& p, int n, int s, int b)
+      : move(m), position(p), stones(n), sign(s), base(b), lower(b - n), upper(b + n) {}
 };
 
 }  // namespace
@@ -234,7 +273,8 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
     for (const Move& c : next[static_cast<std::size_t>(i)])
       out.moves.back().continuations.push_back(start_move(c));
   }
-  std::vector<Task> tasks;
+  // A deque: tasks hold atomics, which do not move.
+  std::deque<Task> tasks;
   for (int i = 0; i < first.size; ++i) {
     const Move& m = first.moves[i];
     StartMove& sm = out.moves[static_cast<std::size_t>(i)];
@@ -242,43 +282,89 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
     const MoveList& then = next[static_cast<std::size_t>(i)];
     if (then.size == 0) {
       // No extra turn, or one in a finished game: the move's own value is what counts.
-      tasks.push_back({&sm, m.child, n, m.extra_turn ? 1 : -1, m.gain()});
+      tasks.emplace_back(&sm, m.child, n, m.extra_turn ? 1 : -1, m.gain());
       continue;
     }
     for (int j = 0; j < then.size; ++j) {
       const Move& c = then.moves[j];
-      tasks.push_back({&sm.continuations[static_cast<std::size_t>(j)],
-                       c.child,
-                       n - c.gain(),
-                       c.extra_turn ? 1 : -1,
-                       m.gain() + c.gain()});
+      tasks.emplace_back(&sm.continuations[static_cast<std::size_t>(j)],
+                         c.child,
+                         n - c.gain(),
+                         c.extra_turn ? 1 : -1,
+                         m.gain() + c.gain());
     }
   }
+  // The likeliest best moves first (most seeds gained, extra turns), so that their values
+  // guide the searches of the others.
+  std::vector<std::size_t> order(tasks.size());
+  for (std::size_t t = 0; t < order.size(); ++t)
+    order[t] = t;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return tasks[a].base > tasks[b].base;
+  });
+  const int total_stones = out.stones;
+  int key_bits = 1;
+  {
+    // Keys count every position of up to 2PS seeds.
+    const std::uint64_t positions = binomial(total_stones + rules.pits(), rules.pits());
+    key_bits = static_cast<int>(std::bit_width(positions));
+  }
+  TranspositionTable table(options.table_bits, key_bits);
   std::atomic<std::uint64_t> nodes{0};
   std::atomic<int> done{0};
+  std::atomic<std::size_t> next_task{0};
   std::mutex progress_mutex;
-  const auto report = [&](std::uint64_t extra) {
+  // From the threads, a report is skipped while another is being made; the last one waits.
+  const auto report = [&](bool last = false) {
     if (!options.progress)
       return;
-    const std::unique_lock lock(progress_mutex, std::try_to_lock);
-    if (lock.owns_lock())
-      options.progress(nodes.load() + extra, done.load(), static_cast<int>(tasks.size()));
-  };
-  tbb::enumerable_thread_specific<std::unique_ptr<Searcher>> searchers;
-  tbb::parallel_for(std::size_t{0}, tasks.size(), std::size_t{1}, [&](std::size_t t) {
-    auto& searcher = searchers.local();
-    if (!searcher) {
-      searcher = std::make_unique<Searcher>(engine, tables, options.table_bits);
-      searcher->set_tick([&](std::uint64_t) { report(0); });
+    std::unique_lock lock(progress_mutex, std::defer_lock);
+    if (last)
+      lock.lock();
+    else if (!lock.try_lock())
+      return;
+    SolveProgress p;
+    p.nodes = nodes.load();
+    p.done = done.load();
+    p.total = static_cast<int>(tasks.size());
+    p.lower = -kMaxBoardStones - 1;
+    p.upper = -kMaxBoardStones - 1;
+    for (const Task& t : tasks) {
+      p.lower = std::max(p.lower, t.lower.load());
+      p.upper = std::max(p.upper, t.upper.load());
     }
-    Task& task = tasks[t];
-    const std::uint64_t before = searcher->nodes();
-    const int v = searcher->value(task.position, task.stones);
-    task.move->worth = task.base + task.sign * v;
-    nodes += searcher->nodes() - before;
-    ++done;
-    report(0);
+    options.progress(p);
+  };
+  const int workers = std::max(1, tbb::this_task_arena::max_concurrency());
+  tbb::parallel_for(0, workers, 1, [&](int) {
+    Searcher searcher(engine, tables, table);
+    std::uint64_t published = 0;
+    searcher.set_tick([&] {
+      nodes += searcher.nodes() - published;
+      published = searcher.nodes();
+      report();
+    });
+    for (std::size_t k = next_task++; k < order.size(); k = next_task++) {
+      Task& task = tasks[order[k]];
+      // Guess that the move is as good as the best one known.
+      int guess_worth = task.base;
+      for (const Task& t : tasks)
+        guess_worth = std::max(guess_worth, t.lower.load());
+      const int v = searcher.value(
+          task.position, task.stones, task.sign * (guess_worth - task.base), [&](int lo, int hi) {
+            task.lower = task.base + (task.sign > 0 ? lo : -hi);
+            task.upper = task.base + (task.sign > 0 ? hi : -lo);
+            report();
+          });
+      task.move->worth = task.base + task.sign * v;
+      task.lower = task.upper = task.move->worth;
+      ++done;
+      nodes += searcher.nodes() - published;
+      published = searcher.nodes();
+      report();
+    }
   });
+  report(true);
   out.nodes = nodes.load();
   // A move with an extra turn is worth its best continuation; without one (the game ended) its
   // own search's value.

@@ -248,6 +248,15 @@ ProbeStatus TableSet::value(const Pits& position, int& value) const noexcept {
   return probe_position(*impl_, position, value, nullptr);
 }
 
+void TableSet::prefetch(const Pits& position) const noexcept {
+  int n = 0;
+  if (impl_->check(position, n) != ProbeStatus::kOk)
+    return;
+  const LayerSlot& slot = *impl_->slots[static_cast<std::size_t>(n)];
+  if (slot.state.load(std::memory_order_acquire) == 1)
+    slot.reader->prefetch(impl_->index_of(position));
+}
+
 ProbeStatus TableSet::moves(const Pits& position, MoveWorths& out) const noexcept {
   int n = 0;
   ProbeStatus s = impl_->check(position, n);

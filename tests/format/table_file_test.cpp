@@ -245,6 +245,12 @@ TEST(BlockCache, ThousandsOfBlocksAllStayCached) {
   // the first time), minus the misses.
   const CacheStats s = r->cache_stats();
   EXPECT_EQ(s.hits + s.misses, 2 * 2 * l.values.size() + blocks);
+  // Prefetching every entry, and past the end, is no lookup: nothing is counted or decoded.
+  for (std::uint64_t i = 0; i <= l.values.size(); ++i)
+    r->prefetch(i);
+  const CacheStats after = r->cache_stats();
+  EXPECT_EQ(after.hits, s.hits);
+  EXPECT_EQ(after.misses, s.misses);
 }
 
 // OpenOptions::depth_cache_blocks: the depth frames get a small cache of their own, while every

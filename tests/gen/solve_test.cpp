@@ -111,18 +111,22 @@ TEST(SolveStartPublished, KalahFourByThree) {
     const auto tables = build(tmp, std::string(name).substr(0, 8) + std::to_string(want), v, 10);
     gen::SolveStartOptions options;
     options.tables = tables.get();
-    std::uint64_t last_nodes = 0;
-    int last_done = -1;
-    options.progress = [&](std::uint64_t nodes, int done, int total) {
-      EXPECT_LE(done, total);
-      last_nodes = nodes;
-      last_done = done;
+    gen::SolveProgress last;
+    options.progress = [&](const gen::SolveProgress& p) {
+      EXPECT_LE(p.done, p.total);
+      // The bounds hold the value all along.
+      EXPECT_LE(p.lower, want);
+      EXPECT_GE(p.upper, want);
+      last = p;
     };
     const gen::StartSolution s = gen::solve_start(v, options);
     EXPECT_EQ(s.stones, 24);
     EXPECT_EQ(s.value, want);
     EXPECT_GT(s.nodes, 0u);
-    EXPECT_EQ(last_nodes, s.nodes);
+    EXPECT_EQ(last.nodes, s.nodes);
+    EXPECT_EQ(last.done, last.total);
+    EXPECT_EQ(last.lower, want);
+    EXPECT_EQ(last.upper, want);
   }
 }
 

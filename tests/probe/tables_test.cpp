@@ -131,6 +131,35 @@ TEST_F(FakeTables, ValueOnlyEqualsTheValueOfValueAndDepth) {
   }
 }
 
+// Prefetching changes no answer and no cache count, with a cache that keeps every block (where
+// it acts, on blocks decoded already) and with a small one (where it does nothing), and on
+// positions no table holds.
+TEST_F(FakeTables, PrefetchChangesNoAnswer) {
+  for (const std::size_t cache : {std::size_t{1} << 20, std::size_t{2}}) {
+    TableSetOptions o;
+    o.cache_blocks = cache;
+    auto set = TableSet::open(dir(), o);
+    Pits too_many{};
+    too_many[0] = kMax + 1;
+    Pits beyond{};
+    beyond[4] = 1;
+    set->prefetch(too_many);
+    set->prefetch(beyond);
+    for (int round = 0; round < 2; ++round) {  // blocks cold, then (large cache) all decoded
+      for (int n = 0; n <= kMax; ++n) {
+        for (const Pits& p : layer(4, n)) {
+          set->prefetch(p);
+          int v = 99;
+          ASSERT_EQ(set->value(p, v), ProbeStatus::kOk);
+          EXPECT_EQ(v, fake_value(n, index_of(p, 4))) << cache;
+        }
+      }
+    }
+    int v = 0;
+    EXPECT_EQ(set->value(too_many, v), ProbeStatus::kTooManyStones);
+  }
+}
+
 // The value-only probe never reads a depth frame: with every depth frame of the largest layer
 // destroyed (checksums off, so only the frame decode notices), it still answers, while a probe
 // of value and depth reports the corrupt table.

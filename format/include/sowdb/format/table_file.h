@@ -286,6 +286,13 @@ class LayerReader {
   /// threads missing on the same block may both decode it; one copy is kept).
   std::optional<std::int8_t> value(std::uint64_t index) const noexcept;
 
+  /// Hints that `value(index)` comes soon: when the entry's value block is decoded and held in
+  /// a cache that keeps every block (OpenOptions::cache_blocks), starts loading the entry into
+  /// the processor's cache, so that several lookups' memory latencies overlap. Does nothing
+  /// otherwise (it never decodes, locks or fails).
+  /// THREAD SAFETY thread safe.
+  void prefetch(std::uint64_t index) const noexcept;
+
   /// The depth to conversion of the position with index `index`. As `value`, for the depth
   /// stream; kRecomputeDepth for a recompute entry whose depth the file does not store (a
   /// recompute entry of value < 0 stores its depth, and this returns it).

@@ -39,24 +39,32 @@ struct StartSolution {
   int tables_max = -1;           ///< The largest layer of the tables used; -1: none.
 };
 
+/// Where a search stands, for progress reports.
+struct SolveProgress {
+  std::uint64_t nodes = 0;  ///< Positions expanded so far, all threads.
+  int done = 0;             ///< Searches finished (one per first move and continuation).
+  int total = 0;            ///< Searches in all.
+  int lower = 0;            ///< The start's value is proved to be at least this...
+  int upper = 0;            ///< ...and at most this.
+};
+
 /// Options of `solve_start`.
 struct SolveStartOptions {
   /// Tables of the variant's rules, probed at every position of at most max_stones() seeds; when
   /// they cover the start (2PS <= max_stones()) the answer comes from them alone. May be null.
   const TableSet* tables = nullptr;
-  /// log2 of the transposition table's entries per thread (16 bytes each).
-  int table_bits = 23;
-  /// Called now and then from the threads of the search (one call at a time): positions
-  /// expanded so far, and the searches (one per first move and continuation) finished of all.
-  std::function<void(std::uint64_t nodes, int done, int total)> progress;
+  /// log2 of the transposition table's entries (8 bytes each), one table for all threads.
+  int table_bits = 24;
+  /// Called now and then from the threads of the search, one call at a time.
+  std::function<void(const SolveProgress&)> progress;
 };
 
 /// Solves the start position of `variant` (S seeds in each pit): its value for the first player
 /// and the worth of every first move and, after an extra turn, of every continuation.
-/// The search is an alpha-beta search to the end of the game (values are exact), with a
-/// transposition table of bounds per thread, enhanced transposition cut-offs, extra turns and
-/// captures tried first, and the first moves and continuations spread over the calling thread's
-/// oneTBB arena. Only the families whose positions never repeat (Kalah, wari-us) are searched.
+/// Each first move (and continuation) is valued by MTD(f): null-window alpha-beta searches to
+/// the end of the game (values are exact), with one transposition table of bounds shared by the
+/// threads, enhanced transposition cut-offs, extra turns and captures tried first, and the moves
+/// spread over the calling thread's oneTBB arena. Only the families whose positions never repeat (Kalah, wari-us) are searched.
 /// ERRORS throws InvalidRequest (generate.h) for an Oware-family variant that the tables do not
 ///   cover (its positions can repeat: a search cannot prove a value there), or tables of other
 ///   rules; std::runtime_error, with the table set's explanation, when a probe fails.

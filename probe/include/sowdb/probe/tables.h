@@ -213,6 +213,14 @@ class TableSet {
   /// THREAD SAFETY thread safe; never throws.
   ProbeStatus value(const Pits& position, int& value) const noexcept;
 
+  /// Hints that `value(position, value)` comes soon, for a caller that knows several positions
+  /// it will probe (a search's children): where the entry's block is decoded already and every
+  /// block of its layer is kept (TableSetOptions::cache_blocks), the entry starts on its way to
+  /// the processor's cache, so that the probes' memory latencies overlap. Otherwise, and for a
+  /// position no table holds, it does nothing; it never reads a file or fails.
+  /// THREAD SAFETY thread safe; never throws.
+  void prefetch(const Pits& position) const noexcept;
+
   /// Every legal move of `position` with its worth and depth, in pit order. A finished game
   /// gives kOk and no moves.
   /// RETURN as `value`. `out` is complete only on kOk.

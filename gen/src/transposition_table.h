@@ -1,0 +1,134 @@
+// A transposition table of value bounds shared by the threads of a search (gen::solve_start).
+#pragma once
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+namespace sowdb::gen {
+
+/// Bounds on a position's value that a search proved, with the move that gave them.
+struct TableEntry {
+  bool found = false;
+  int lower = 0;
+  int upper = 0;
+  int best = -1;  ///< The pit of the best move found; -1: none.
+};
+
+/// A table of 2^bits 64-bit entries in buckets of four, read and written from any number of
+/// threads without locks.
+///
+/// Each entry is one word, so no reader ever sees half of one writer's entry and half of
+/// another's. The word holds the bounds, the move, a measure of the work that proved them, and
+/// the low bits of the key's hash; the hash (key times an odd constant, modulo 2^key_bits) is a
+/// bijection, and its high bits name the bucket, so bucket and stored bits give back the key
+/// exactly: a hit is never another position's entry.
+/// Within a bucket the entry that cost the least work gives way to a new one.
+class TranspositionTable {
+ public:
+  /// `bits`: log2 of the entries (at least 2); `key_bits`: the keys are below 2^key_bits.
+  /// ERRORS throws std::invalid_argument when the keys are too wide for the table (more than
+  /// kCheckBits bits beyond the bucket's).
+  TranspositionTable(int bits, int key_bits) {
+    key_bits_ = key_bits < 1 ? 1 : key_bits;
+    const int bucket_bits = std::min(bits - 2, key_bits_);
+    if (key_bits_ - bucket_bits > kCheckBits) {
+      throw std::invalid_argument("a transposition table of 2^" + std::to_string(bits) +
+                                  " entries cannot hold keys of " + std::to_string(key_bits) +
+                                  " bits");
+    }
+    shift_ = key_bits_ - bucket_bits;
+    entries_ = std::size_t{4} << bucket_bits;
+    // Page-aligned and, where the system allows, on huge pages: the search reads the table at
+    // random, and a TLB miss costs as much as the cache miss.
+    const std::size_t bytes = entries_ * sizeof(std::uint64_t);
+    void* p = std::aligned_alloc(kHugePage, (bytes + kHugePage - 1) / kHugePage * kHugePage);
+    if (!p)
+      throw std::bad_alloc();
+    madvise(p, bytes, MADV_HUGEPAGE);
+    slots_.reset(new (p) std::atomic<std::uint64_t>[entries_]());
+  }
+
+  /// Asks the processor to bring `key`'s bucket into its cache, ahead of a find or store.
+  void prefetch(std::uint64_t key) const { __builtin_prefetch(&slots_[(hash(key) >> shift_) * 4]); }
+
+  /// Bytes the table takes.
+  std::size_t bytes() const { return entries_ * sizeof(std::uint64_t); }
+
+  /// The bounds stored for `key`, if any. Thread safe.
+  TableEntry find(std::uint64_t key) const {
+    const std::uint64_t h = hash(key);
+    const std::atomic<std::uint64_t>* bucket = &slots_[(h >> shift_) * 4];
+    const std::uint64_t check = h & check_mask();
+    for (int i = 0; i < 4; ++i) {
+      const std::uint64_t w = bucket[i].load(std::memory_order_relaxed);
+      if ((w & kValid) && (w >> kCheckShift) == check) {
+        return {true,
+                static_cast<int>(w & 0xFF) - 128,
+                static_cast<int>((w >> 8) & 0xFF) - 128,
+                static_cast<int>((w >> 16) & 0xF) - 1};
+      }
+    }
+    return {};
+  }
+
+  /// Records bounds for `key` (which must be in [-128, 127]); `work`: the positions searched to
+  /// prove them. Thread safe: of two threads storing at once, one entry may be lost, never mixed.
+  void store(std::uint64_t key, int lower, int upper, int best, std::uint64_t work) {
+    const std::uint64_t h = hash(key);
+    std::atomic<std::uint64_t>* bucket = &slots_[(h >> shift_) * 4];
+    const std::uint64_t check = h & check_mask();
+    const std::uint64_t effort = std::min<std::uint64_t>(31, std::bit_width(work));
+    const std::uint64_t w = static_cast<std::uint64_t>(lower + 128) |
+                            (static_cast<std::uint64_t>(upper + 128) << 8) |
+                            (static_cast<std::uint64_t>(best + 1) << 16) | (effort << 20) | kValid |
+                            (check << kCheckShift);
+    int victim = 0;
+    std::uint64_t least = ~std::uint64_t{0};
+    for (int i = 0; i < 4; ++i) {
+      const std::uint64_t old = bucket[i].load(std::memory_order_relaxed);
+      if (!(old & kValid) || (old >> kCheckShift) == check) {
+        victim = i;
+        break;
+      }
+      const std::uint64_t e = (old >> 20) & 31;
+      if (e < least) {
+        least = e;
+        victim = i;
+      }
+    }
+    bucket[victim].store(w, std::memory_order_relaxed);
+  }
+
+  /// Bits of the key a bucket's entry keeps.
+  static constexpr int kCheckBits = 38;
+
+ private:
+  static constexpr int kCheckShift = 64 - kCheckBits;
+  static constexpr std::uint64_t kValid = std::uint64_t{1} << 25;
+
+  std::uint64_t hash(std::uint64_t key) const {
+    const std::uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+    return key_bits_ >= 64 ? h : h & ((std::uint64_t{1} << key_bits_) - 1);
+  }
+  std::uint64_t check_mask() const { return (std::uint64_t{1} << shift_) - 1; }
+
+  int key_bits_ = 1;
+  int shift_ = 0;
+  std::size_t entries_ = 0;
+  struct Free {
+    void operator()(std::atomic<std::uint64_t>* p) const { std::free(p); }
+  };
+  static constexpr std::size_t kHugePage = std::size_t{2} << 20;
+  std::unique_ptr<std::atomic<std::uint64_t>[], Free> slots_;
+};
+
+}  // namespace sowdb::gen
