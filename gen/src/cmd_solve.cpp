@@ -70,7 +70,10 @@ int cheap_layers(const RuleSet& rules, int top) {
 nlohmann::json move_json(const gen::StartMove& m) {
   nlohmann::json j;
   j["pit"] = m.pit;
-  j["worth"] = m.worth;
+  // A search stopped early may leave a worth unknown: null, with the bounds proved.
+  j["worth"] = m.lower == m.upper ? nlohmann::json(m.worth) : nlohmann::json(nullptr);
+  j["lower"] = m.lower;
+  j["upper"] = m.upper;
   j["gain"] = m.gain;
   j["extra_turn"] = m.extra_turn;
   if (!m.continuations.empty()) {
@@ -91,6 +94,7 @@ void add_solve(CLI::App& app, Runner& run) {
     int seeds = 0;
     std::string tables;
     int threads = 0;
+    double time_limit = 0;
     bool json = false;
   };
   auto args = std::make_shared<Args>();
@@ -109,6 +113,10 @@ void add_solve(CLI::App& app, Runner& run) {
                   "when that is cheap)");
   cmd->add_option("--threads", args->threads, "Worker threads (default: all cores)")
       ->check(CLI::Range(1, 1024));
+  cmd->add_option("--time-limit",
+                  args->time_limit,
+                  "Stop the search after this many seconds and print the bounds proved so far")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", args->json, "One JSON object on stdout");
   cmd->callback([&run, args] {
     run = [args] {
@@ -185,6 +193,12 @@ void add_solve(CLI::App& app, Runner& run) {
       }
       gen::SolveStartOptions options;
       options.tables = tables.get();
+      if (args->time_limit > 0) {
+        const auto deadline =
+            start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(args->time_limit));
+        options.stop = [deadline] { return std::chrono::steady_clock::now() >= deadline; };
+      }
       std::mutex mutex;
       auto last_draw = std::chrono::steady_clock::now();
       if (tty) {
@@ -222,7 +236,10 @@ void add_solve(CLI::App& app, Runner& run) {
         j["rules"] = describe(rules);
         j["seeds_per_pit"] = v.seeds_per_pit;
         j["stones"] = stones;
-        j["value"] = s.value;
+        j["value"] = s.lower == s.upper ? nlohmann::json(s.value) : nlohmann::json(nullptr);
+        j["complete"] = s.complete;
+        j["lower"] = s.lower;
+        j["upper"] = s.upper;
         j["best"] = s.best >= 0 ? nlohmann::json(s.best) : nlohmann::json(nullptr);
         nlohmann::json moves = nlohmann::json::array();
         for (const gen::StartMove& m : s.moves)
@@ -242,15 +259,33 @@ void add_solve(CLI::App& app, Runner& run) {
                   describe(rules).c_str(),
                   v.seeds_per_pit,
                   stones);
-      std::printf("value for the first player: %+d", s.value);
+      // An exact worth, or the bounds a stopped search proved.
+      const auto worth = [](int lower, int upper) {
+        char text[48];
+        if (lower == upper)
+          std::snprintf(text, sizeof text, "%+d", lower);
+        else
+          std::snprintf(text, sizeof text, "between %+d and %+d", lower, upper);
+        return std::string(text);
+      };
+      if (!s.complete) {
+        std::printf("stopped after %g s (--time-limit): what is not proved is given as bounds\n",
+                    args->time_limit);
+      }
+      std::printf("value for the first player: %s", worth(s.lower, s.upper).c_str());
       if (s.best >= 0)
         std::printf(" (best first move: pit %d)", s.best);
       std::printf("\n");
       for (const gen::StartMove& m : s.moves) {
-        std::printf("  pit %d: %+d%s\n", m.pit, m.worth, m.extra_turn ? " (extra turn)" : "");
+        std::printf("  pit %d: %s%s\n",
+                    m.pit,
+                    worth(m.lower, m.upper).c_str(),
+                    m.extra_turn ? " (extra turn)" : "");
         for (const gen::StartMove& c : m.continuations) {
-          std::printf(
-              "      then pit %d: %+d%s\n", c.pit, c.worth, c.extra_turn ? " (extra turn)" : "");
+          std::printf("      then pit %d: %s%s\n",
+                      c.pit,
+                      worth(c.lower, c.upper).c_str(),
+                      c.extra_turn ? " (extra turn)" : "");
         }
       }
       if (s.by_tables) {

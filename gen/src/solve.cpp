@@ -215,6 +215,9 @@ class Searcher {
 
 // One exact value to find: the position after the first move (and a continuation), whose value
 // gives that move's worth.
+// Thrown from a search's tick when SolveStartOptions::stop says so.
+struct Stopped {};
+
 struct Task {
   StartMove* move;
   Pits position{};
@@ -313,6 +316,7 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
   std::atomic<std::uint64_t> nodes{0};
   std::atomic<int> done{0};
   std::atomic<std::size_t> next_task{0};
+  std::atomic<bool> stopped{false};
   std::mutex progress_mutex;
   // From the threads, a report is skipped while another is being made; the last one waits.
   const auto report = [&](bool last = false) {
@@ -340,22 +344,32 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
     Searcher searcher(engine, tables, table);
     std::uint64_t published = 0;
     searcher.set_tick([&] {
+      if (stopped || (options.stop && options.stop())) {
+        stopped = true;
+        throw Stopped{};
+      }
       nodes += searcher.nodes() - published;
       published = searcher.nodes();
       report();
     });
-    for (std::size_t k = next_task++; k < order.size(); k = next_task++) {
+    for (std::size_t k = next_task++; k < order.size() && !stopped; k = next_task++) {
       Task& task = tasks[order[k]];
       // Guess that the move is as good as the best one known.
       int guess_worth = task.base;
       for (const Task& t : tasks)
         guess_worth = std::max(guess_worth, t.lower.load());
-      const int v = searcher.value(
-          task.position, task.stones, task.sign * (guess_worth - task.base), [&](int lo, int hi) {
-            task.lower = task.base + (task.sign > 0 ? lo : -hi);
-            task.upper = task.base + (task.sign > 0 ? hi : -lo);
-            report();
-          });
+      int v = 0;
+      try {
+        v = searcher.value(
+            task.position, task.stones, task.sign * (guess_worth - task.base), [&](int lo, int hi) {
+              task.lower = task.base + (task.sign > 0 ? lo : -hi);
+              task.upper = task.base + (task.sign > 0 ? hi : -lo);
+              report();
+            });
+      } catch (const Stopped&) {
+        stopped = true;
+        break;
+      }
       task.move->worth = task.base + task.sign * v;
       task.lower = task.upper = task.move->worth;
       ++done;
@@ -366,25 +380,54 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
   });
   report(true);
   out.nodes = nodes.load();
+  out.complete = done.load() == static_cast<int>(tasks.size());
+  for (const Task& t : tasks) {
+    t.move->lower = t.lower.load();
+    t.move->upper = t.upper.load();
+    if (t.move->lower < t.move->upper)
+      t.move->worth = 0;  // not known
+  }
   // A move with an extra turn is worth its best continuation; without one (the game ended) its
   // own search's value.
   for (StartMove& m : out.moves) {
     if (!m.continuations.empty()) {
-      m.worth = m.continuations.front().worth;
-      for (const StartMove& c : m.continuations)
-        m.worth = std::max(m.worth, c.worth);
+      m.lower = m.upper = -kMaxBoardStones - 1;
+      for (const StartMove& c : m.continuations) {
+        m.lower = std::max(m.lower, c.lower);
+        m.upper = std::max(m.upper, c.upper);
+      }
+      m.worth = m.lower == m.upper ? m.lower : 0;
     }
   }
-  if (!out.moves.empty()) {
-    const StartMove* best = &out.moves.front();
-    for (const StartMove& m : out.moves) {
-      if (m.worth > best->worth)
-        best = &m;
+  if (out.moves.empty()) {
+    out.value = out.lower = out.upper = engine.final_value(out.start);
+    return out;
+  }
+  out.lower = out.upper = -kMaxBoardStones - 1;
+  for (const StartMove& m : out.moves) {
+    out.lower = std::max(out.lower, m.lower);
+    out.upper = std::max(out.upper, m.upper);
+  }
+  // The best move is known when one move is proved at least as good as every other can be.
+  for (const StartMove& m : out.moves) {
+    bool best = true;
+    for (const StartMove& o : out.moves)
+      best = best && (&o == &m || m.lower >= o.upper);
+    if (best) {
+      out.best = m.pit;
+      break;
     }
-    out.value = best->worth;
-    out.best = best->pit;
-  } else {
-    out.value = engine.final_value(out.start);
+  }
+  if (out.lower == out.upper)
+    out.value = out.lower;
+  if (out.complete) {
+    // The lowest pit among equals.
+    for (const StartMove& m : out.moves) {
+      if (m.worth == out.value) {
+        out.best = m.pit;
+        break;
+      }
+    }
   }
   return out;
 }

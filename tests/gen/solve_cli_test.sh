@@ -37,6 +37,22 @@ PY
 grep -q "^value for the first player: +8" "${dir}/text" || fail "text: $(cat "${dir}/text")"
 grep -q "^searched [0-9]* positions" "${dir}/text" || fail "text: $(cat "${dir}/text")"
 
+# --time-limit: Kalah(6,6) is far out of reach in a tenth of a second; the answer is bounds,
+# complete false, and the unknown worths are null.
+"${sowdb}" gen --variant kalah-irving/6x1 --max-stones 6 --out "${dir}/six" --quiet
+"${sowdb}" solve --variant kalah-irving/6x6 --tables "${dir}/six" --time-limit 0.1 --json \
+  >"${dir}/d.json"
+python3 - "${dir}/d.json" <<'PY' || fail "solve --time-limit --json"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["complete"] is False and j["value"] is None, j
+assert -72 <= j["lower"] < j["upper"] <= 72, j
+assert any(m["worth"] is None and m["lower"] < m["upper"] for m in j["moves"]), j
+PY
+"${sowdb}" solve --variant kalah-irving/6x6 --tables "${dir}/six" --time-limit 0.1 >"${dir}/text"
+grep -q "^stopped after 0.1 s (--time-limit)" "${dir}/text" || fail "text: $(cat "${dir}/text")"
+grep -q "^value for the first player: between" "${dir}/text" || fail "text: $(cat "${dir}/text")"
+
 # Oware positions repeat: no search without complete tables; small boards are built.
 set +e
 "${sowdb}" solve --variant oware/6x4 2>"${dir}/err" >/dev/null

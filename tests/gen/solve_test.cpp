@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -127,6 +128,50 @@ TEST(SolveStartPublished, KalahFourByThree) {
     EXPECT_EQ(last.done, last.total);
     EXPECT_EQ(last.lower, want);
     EXPECT_EQ(last.upper, want);
+  }
+}
+
+// A search stopped early (SolveStartOptions::stop) returns bounds that hold the exact answers of
+// a search that ran to the end: on the value and on every move and continuation.
+TEST(SolveStartStopped, BoundsHoldTheExactAnswers) {
+  TempDir tmp("solve-stopped");
+  const Variant v = *parse_variant("kalah-irving/4x4");
+  const auto tables = build(tmp, "t", v, 10);
+  gen::SolveStartOptions options;
+  options.tables = tables.get();
+  const gen::StartSolution exact = gen::solve_start(v, options);
+  ASSERT_TRUE(exact.complete);
+  EXPECT_EQ(exact.lower, exact.value);
+  EXPECT_EQ(exact.upper, exact.value);
+  // More positions than the search expands between two questions of `stop`.
+  ASSERT_GT(exact.nodes, 4u << 16);
+  for (const int asked : {1, 3}) {
+    SCOPED_TRACE(asked);
+    std::atomic<int> calls{0};
+    options.stop = [&] { return ++calls >= asked; };
+    const gen::StartSolution stopped = gen::solve_start(v, options);
+    EXPECT_FALSE(stopped.complete);
+    EXPECT_LT(stopped.nodes, exact.nodes);
+    EXPECT_LE(stopped.lower, exact.value);
+    EXPECT_GE(stopped.upper, exact.value);
+    // The value may be pinned down before every worth is.
+    if (stopped.lower == stopped.upper) {
+      EXPECT_EQ(stopped.value, exact.value);
+    }
+    ASSERT_EQ(stopped.moves.size(), exact.moves.size());
+    for (std::size_t i = 0; i < exact.moves.size(); ++i) {
+      const gen::StartMove& m = stopped.moves[i];
+      EXPECT_LE(m.lower, exact.moves[i].worth) << m.pit;
+      EXPECT_GE(m.upper, exact.moves[i].worth) << m.pit;
+      if (m.lower == m.upper) {
+        EXPECT_EQ(m.worth, exact.moves[i].worth) << m.pit;
+      }
+      ASSERT_EQ(m.continuations.size(), exact.moves[i].continuations.size());
+      for (std::size_t j = 0; j < m.continuations.size(); ++j) {
+        EXPECT_LE(m.continuations[j].lower, exact.moves[i].continuations[j].worth);
+        EXPECT_GE(m.continuations[j].upper, exact.moves[i].continuations[j].worth);
+      }
+    }
   }
 }
 

@@ -22,6 +22,10 @@ struct StartMove {
   /// Seeds the first player nets from the start position on, when this move (after the moves
   /// before it, for a continuation) is followed by perfect play on both sides.
   int worth = 0;
+  /// Bounds on `worth`, equal to it when it is known; a search stopped early
+  /// (SolveStartOptions::stop) may leave them apart, and `worth` is then 0.
+  int lower = 0;
+  int upper = 0;
   /// After an extra turn: every move of the first player's next turn, with its worth counted
   /// from the start position (Rawlings's table of Kalah(6,6)). Empty otherwise.
   std::vector<StartMove> continuations;
@@ -32,7 +36,13 @@ struct StartSolution {
   Pits start{};    ///< S seeds in each pit, stores empty.
   int stones = 0;  ///< Seeds on the board, 2PS.
   int value = 0;   ///< The first player's net under perfect play (stores count from 0).
-  int best = -1;   ///< The pit of a best first move (the lowest among equals); -1: none.
+  /// The pit of a best first move (the lowest among equals); -1: none, or not known yet.
+  int best = -1;
+  /// Every search finished: `value` and every worth are exact. When the search was stopped,
+  /// [lower, upper] is what was proved of the value, and `value` is 0 unless they meet.
+  bool complete = true;
+  int lower = 0;                 ///< The value is at least this (equal to it when complete)...
+  int upper = 0;                 ///< ...and at most this.
   std::vector<StartMove> moves;  ///< Every legal first move, in pit order.
   bool by_tables = false;        ///< Every answer came from the tables (nothing searched).
   std::uint64_t nodes = 0;       ///< Positions the search expanded (0 with complete tables).
@@ -57,6 +67,10 @@ struct SolveStartOptions {
   int table_bits = 24;
   /// Called now and then from the threads of the search, one call at a time.
   std::function<void(const SolveProgress&)> progress;
+  /// Asked now and then from the threads of the search (may be called concurrently); when it
+  /// returns true the search stops and solve_start returns the bounds proved so far
+  /// (StartSolution::complete false). May be empty.
+  std::function<bool()> stop;
 };
 
 /// Solves the start position of `variant` (S seeds in each pit): its value for the first player
@@ -64,8 +78,9 @@ struct SolveStartOptions {
 /// Each first move (and continuation) is valued by MTD(f): null-window alpha-beta searches to
 /// the end of the game (values are exact), with one transposition table of bounds shared by the
 /// threads, enhanced transposition cut-offs, extra turns and captures tried first, and the moves
-/// spread over the calling thread's oneTBB arena. Only the families whose positions never repeat (Kalah, wari-us) are searched.
-/// ERRORS throws InvalidRequest (generate.h) for an Oware-family variant that the tables do not
+/// spread over the calling thread's oneTBB arena. Only the families whose positions never repeat
+/// (Kalah, wari-us) are searched. ERRORS throws InvalidRequest (generate.h) for an Oware-family
+/// variant that the tables do not
 ///   cover (its positions can repeat: a search cannot prove a value there), or tables of other
 ///   rules; std::runtime_error, with the table set's explanation, when a probe fails.
 /// THREAD SAFETY one call at a time per table set is not required: the tables are read only.
