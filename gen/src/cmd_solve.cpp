@@ -95,6 +95,7 @@ void add_solve(CLI::App& app, Runner& run) {
     std::string tables;
     int threads = 0;
     double time_limit = 0;
+    bool value_only = false;
     bool json = false;
   };
   auto args = std::make_shared<Args>();
@@ -117,6 +118,10 @@ void add_solve(CLI::App& app, Runner& run) {
                   args->time_limit,
                   "Stop the search after this many seconds and print the bounds proved so far")
       ->check(CLI::PositiveNumber);
+  cmd->add_flag("--value-only",
+                args->value_only,
+                "Only the value and a best first move: the other moves get an upper bound on "
+                "their worth (a search of a fraction of the work)");
   cmd->add_flag("--json", args->json, "One JSON object on stdout");
   cmd->callback([&run, args] {
     run = [args] {
@@ -193,6 +198,7 @@ void add_solve(CLI::App& app, Runner& run) {
       }
       gen::SolveStartOptions options;
       options.tables = tables.get();
+      options.worths = !args->value_only;
       if (args->time_limit > 0) {
         const auto deadline =
             start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(

@@ -37,11 +37,17 @@ class Searcher {
            rank(std::span<const std::uint8_t>(pos.data(), p));
   }
 
-  // The exact value of `pos` (n seeds) for its mover, by MTD(f): null-window searches from
-  // `guess` until the bounds meet. `on_bounds` hears each pair of bounds proved.
-  int value(const Pits& pos, int n, int guess, const std::function<void(int, int)>& on_bounds) {
-    if (n <= tables_max_)
-      return probe(pos);
+  // Bounds on the value of `pos` (n seeds) for its mover, by MTD(f): null-window searches from
+  // `guess` until the bounds meet, or until `enough` (asked after each search with the bounds
+  // proved) says so.
+  std::pair<int, int> value(const Pits& pos,
+                            int n,
+                            int guess,
+                            const std::function<bool(int, int)>& enough) {
+    if (n <= tables_max_) {
+      const int v = probe(pos);
+      return {v, v};
+    }
     const std::uint64_t key = key_of(pos, n);
     int lower = -n;
     int upper = n;
@@ -53,10 +59,10 @@ class Searcher {
         upper = g;
       else
         lower = g;
-      if (on_bounds)
-        on_bounds(lower, upper);
+      if (enough(lower, upper))
+        break;
     }
-    return lower;
+    return {lower, upper};
   }
 
   // Calls `tick` every so many nodes (from this thread).
@@ -354,24 +360,33 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
     });
     for (std::size_t k = next_task++; k < order.size() && !stopped; k = next_task++) {
       Task& task = tasks[order[k]];
-      // Guess that the move is as good as the best one known.
-      int guess_worth = task.base;
-      for (const Task& t : tasks)
-        guess_worth = std::max(guess_worth, t.lower.load());
-      int v = 0;
+      // The best worth proved so far: a lower bound on the start's value.
+      const auto best_known = [&] {
+        int b = -kMaxBoardStones - 1;
+        for (const Task& t : tasks)
+          b = std::max(b, t.lower.load());
+        return b;
+      };
+      // Guess that the move is as good as the best one known; when only the value is wanted,
+      // ask first whether it is better.
+      const int b = std::max(best_known(), task.base - task.stones);
+      const int guess = !options.worths ? (task.sign > 0 ? b + 1 - task.base : task.base - b)
+                                        : task.sign * (b - task.base);
+      std::pair<int, int> v;
       try {
-        v = searcher.value(
-            task.position, task.stones, task.sign * (guess_worth - task.base), [&](int lo, int hi) {
-              task.lower = task.base + (task.sign > 0 ? lo : -hi);
-              task.upper = task.base + (task.sign > 0 ? hi : -lo);
-              report();
-            });
+        v = searcher.value(task.position, task.stones, guess, [&](int lo, int hi) {
+          task.lower = task.base + (task.sign > 0 ? lo : -hi);
+          task.upper = task.base + (task.sign > 0 ? hi : -lo);
+          report();
+          return !options.worths && task.upper <= best_known() && task.lower < task.upper;
+        });
       } catch (const Stopped&) {
         stopped = true;
         break;
       }
-      task.move->worth = task.base + task.sign * v;
-      task.lower = task.upper = task.move->worth;
+      task.lower = task.base + (task.sign > 0 ? v.first : -v.second);
+      task.upper = task.base + (task.sign > 0 ? v.second : -v.first);
+      task.move->worth = task.lower;
       ++done;
       nodes += searcher.nodes() - published;
       published = searcher.nodes();
@@ -380,7 +395,7 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
   });
   report(true);
   out.nodes = nodes.load();
-  out.complete = done.load() == static_cast<int>(tasks.size());
+  out.complete = done.load() == static_cast<int>(tasks.size()) && !stopped;
   for (const Task& t : tasks) {
     t.move->lower = t.lower.load();
     t.move->upper = t.upper.load();

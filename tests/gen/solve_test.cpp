@@ -97,6 +97,26 @@ TEST_P(SolveStart, SearchAgreesWithCompleteTables) {
     EXPECT_GT(searched.nodes, 0u);
     expect_worths_of_tables(*complete, searched);
     EXPECT_EQ(searched.best, by_tables.best);
+    // Only the value and a best move: the same value, a move that reaches it, and bounds that
+    // hold every worth.
+    options.worths = false;
+    const gen::StartSolution value_only = gen::solve_start(v, options);
+    options.worths = true;
+    EXPECT_TRUE(value_only.complete);
+    EXPECT_EQ(value_only.value, by_tables.value);
+    EXPECT_EQ(value_only.lower, value_only.upper);
+    ASSERT_EQ(value_only.moves.size(), by_tables.moves.size());
+    bool best_found = value_only.moves.empty();
+    for (std::size_t i = 0; i < by_tables.moves.size(); ++i) {
+      const gen::StartMove& m = value_only.moves[i];
+      EXPECT_LE(m.lower, by_tables.moves[i].worth) << m.pit;
+      EXPECT_GE(m.upper, by_tables.moves[i].worth) << m.pit;
+      if (m.pit == value_only.best) {
+        EXPECT_EQ(by_tables.moves[i].worth, by_tables.value);
+        best_found = true;
+      }
+    }
+    EXPECT_TRUE(best_found);
   }
 }
 

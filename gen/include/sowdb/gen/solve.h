@@ -38,7 +38,9 @@ struct StartSolution {
   int value = 0;   ///< The first player's net under perfect play (stores count from 0).
   /// The pit of a best first move (the lowest among equals); -1: none, or not known yet.
   int best = -1;
-  /// Every search finished: `value` and every worth are exact. When the search was stopped,
+  /// Every search finished: `value` is exact, and so is every worth unless
+  /// SolveStartOptions::worths was false (then [lower, upper] of a move bounds it). When the
+  /// search was stopped,
   /// [lower, upper] is what was proved of the value, and `value` is 0 unless they meet.
   bool complete = true;
   int lower = 0;                 ///< The value is at least this (equal to it when complete)...
@@ -67,6 +69,10 @@ struct SolveStartOptions {
   int table_bits = 24;
   /// Called now and then from the threads of the search, one call at a time.
   std::function<void(const SolveProgress&)> progress;
+  /// False: find the value and a best move only. A move is then searched only as far as it
+  /// takes to show that it is no better than the best found (its worth gets an upper bound),
+  /// which costs a fraction of its exact worth.
+  bool worths = true;
   /// Asked now and then from the threads of the search (may be called concurrently); when it
   /// returns true the search stops and solve_start returns the bounds proved so far
   /// (StartSolution::complete false). May be empty.
