@@ -24,7 +24,8 @@ namespace {
 // Counts over one layer; values are offset by 128 in the histogram.
 struct LayerStats {
   std::array<std::uint64_t, 256> histogram{};
-  std::uint64_t depth_sum = 0;  // over positions with a non-zero value
+  std::uint64_t depth_sum = 0;        // over positions with a non-zero value
+  std::vector<std::uint64_t> depths;  // positions with a non-zero value, by depth
   int max_depth = 0;
   std::uint64_t max_depth_index = 0;
   std::uint64_t unreadable = 0;
@@ -33,6 +34,10 @@ struct LayerStats {
     for (int i = 0; i < 256; ++i)
       histogram[i] += o.histogram[i];
     depth_sum += o.depth_sum;
+    if (o.depths.size() > depths.size())
+      depths.resize(o.depths.size());
+    for (std::size_t d = 0; d < o.depths.size(); ++d)
+      depths[d] += o.depths[d];
     if (o.max_depth > max_depth ||
         (o.max_depth == max_depth && o.max_depth_index < max_depth_index)) {
       max_depth = o.max_depth;
@@ -140,8 +145,12 @@ void add_stats(CLI::App& app, Runner& run) {
               continue;
             }
             ++acc.histogram[value + 128];
-            if (value != 0)
+            if (value != 0) {
               acc.depth_sum += static_cast<std::uint64_t>(depth);
+              if (acc.depths.size() <= static_cast<std::size_t>(depth))
+                acc.depths.resize(static_cast<std::size_t>(depth) + 1);
+              ++acc.depths[static_cast<std::size_t>(depth)];
+            }
             if (depth > acc.max_depth) {
               acc.max_depth = depth;
               acc.max_depth_index = i;
@@ -194,6 +203,12 @@ void add_stats(CLI::App& app, Runner& run) {
               hist[std::to_string(v)] = stats.histogram[v + 128];
           }
           j["values"] = hist;
+          nlohmann::json depth_hist = nlohmann::json::object();
+          for (std::size_t d = 0; d < stats.depths.size(); ++d) {
+            if (stats.depths[d])
+              depth_hist[std::to_string(d)] = stats.depths[d];
+          }
+          j["depths"] = depth_hist;
           j["unreadable"] = stats.unreadable;
           std::printf("%s\n", j.dump().c_str());
         } else if (args->csv) {

@@ -76,6 +76,14 @@ import json, sys
 for r in (json.loads(l) for l in open(sys.argv[1])):
     assert r["wins"] + r["draws"] + r["losses"] == r["positions"], r
     assert sum(r["values"].values()) == r["positions"], r
+    # The depth histogram counts the decided positions, and agrees with the largest depth and
+    # the mean.
+    d = {int(k): v for k, v in r["depths"].items()}
+    assert sum(d.values()) == r["wins"] + r["losses"], r
+    assert max(d, default=0) == r["max_depth"] or not d, r
+    if d:
+        mean = sum(k * v for k, v in d.items()) / sum(d.values())
+        assert abs(mean - r["mean_depth_decided"]) < 1e-9, r
 PY
 # stats --csv and --markdown: the same counts as --json, a line per layer.
 "${sowdb}" stats --tables "${dir}/t" --csv >"${dir}/stats.csv" || fail "stats --csv"
