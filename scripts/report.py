@@ -4,6 +4,7 @@ builds sowdb and runs this). Every figure comes from a run of `sowdb` on this ma
 names the exact rule set and the sowdb version.
 
 Usage: report.py SOWDB OUT_DIR WORK_DIR [--solve-timeout SECONDS] [--layers N]
+                 [--search-tables N] [--search-time-limit SECONDS]
 """
 import argparse
 import datetime
@@ -41,6 +42,20 @@ def fmt_value(v):
     return f"{v:+d}"
 
 
+def rules_text(rules):
+    return ", ".join(
+        f"{k}={('on' if v else 'off') if isinstance(v, bool) else v}"
+        for k, v in sorted(rules.items()) if k != "pits_per_side")
+
+
+# Published values (Irving, Donkers & Uiterwijk 2000), by preset and board.
+PUBLISHED = {
+    ("kalah-irving", "6x4"): 10, ("kalah-irving", "6x5"): 12, ("kalah-irving", "4x3"): 8,
+    ("kalah-tournament", "6x4"): 8, ("kalah-tournament", "6x5"): 10,
+    ("kalah-tournament", "4x3"): 6,
+}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("sowdb")
@@ -48,6 +63,10 @@ def main():
     ap.add_argument("work")
     ap.add_argument("--solve-timeout", type=float, default=120)
     ap.add_argument("--layers", type=int, default=20)
+    ap.add_argument("--search-tables", type=int, default=28,
+                    help="largest layer of the tables the Kalah(6,4)/(6,5) searches probe")
+    ap.add_argument("--search-time-limit", type=float, default=600,
+                    help="solve --time-limit of each Kalah(6,4)/(6,5) search")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.work, exist_ok=True)
@@ -80,9 +99,7 @@ def main():
     csv_rows = ["preset,pits,seeds,stones,value,best,method,nodes,seconds"]
     for p in presets:
         name = p["name"]
-        rules = ", ".join(
-            f"{k}={('on' if v else 'off') if isinstance(v, bool) else v}"
-            for k, v in sorted(p["rules"].items()) if k != "pits_per_side")
+        rules = rules_text(p["rules"])
         lines += [f"### `{name}`", "", f"Rules: {rules}. Source: {p['source']}.", "",
                   "| P \\ S | " + " | ".join(str(s) for s in range(1, 7)) + " |",
                   "|---|" + "---|" * 6]
@@ -117,7 +134,9 @@ def main():
         f.write("\n".join(csv_rows) + "\n")
 
     # 2. Irving, Donkers & Uiterwijk's table: Kalah(m, n) under their rules, m pits, n seeds.
+    irving = next(p for p in presets if p["name"] == "kalah-irving")
     lines += ["## Kalah(m, n), `kalah-irving` rules (Irving, Donkers & Uiterwijk's table)", "",
+              f"Rules: {rules_text(irving['rules'])}.", "",
               "| m \\ n | " + " | ".join(str(n) for n in range(1, 7)) + " |",
               "|---|" + "---|" * 6]
     details = []
@@ -139,6 +158,55 @@ def main():
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
     lines += ["", "| board | value | best first move | method | positions searched | seconds |",
               "|---|---|---|---|---:|---:|"] + details + [""]
+
+    # 2b. The six-pit boards out of reach of the cache: tables 0..N built first (timed), then
+    # Kalah(6,4) with every worth and Kalah(6,5) value only, each with a time limit.
+    t = args.search_tables
+    lines += [f"## Kalah(6,4) and Kalah(6,5) by search over tables 0..{t}", "",
+              f"For each Kalah preset, `sowdb gen --max-stones {t}` builds the tables first "
+              "(its time is the first column of seconds); then `sowdb solve --tables` searches "
+              "Kalah(6,4) for the value and every first move's worth, and Kalah(6,5) with "
+              "`--value-only` (the value and a best move), each stopped after "
+              f"{args.search_time_limit:.0f} s if not done (`between L and U`: the bounds "
+              "proved by then). Published: Irving, Donkers & Uiterwijk (2000).", "",
+              "| preset | board | value | best first move | published | positions searched "
+              "| tables (s) | search (s) |", "|---|---|---|---|---|---:|---:|---:|"]
+    big_rows = []
+    worths = []  # Kalah(6,4): every first move's worth
+    for name in ("kalah-irving", "kalah-tournament", "kalah"):
+        d = os.path.join(args.work, f"search-{name}-{t}")
+        g0 = time.time()
+        gen = run_json([args.sowdb, "gen", "--variant", f"{name}/6x4", "--max-stones", str(t),
+                        "--out", d, "--json", "--quiet"])
+        gen_seconds = time.time() - g0
+        built = sum(1 for g in gen if not g.get("summary") and not g.get("reused"))
+        for board, extra in (("6x4", []), ("6x5", ["--value-only"])):
+            cmd = [args.sowdb, "solve", "--variant", f"{name}/{board}", "--tables", d, "--json",
+                   "--time-limit", str(args.search_time_limit)] + extra
+            r = run_json(cmd)[0]
+            value = (fmt_value(r["value"]) if r["value"] is not None else
+                     f"between {fmt_value(r['lower'])} and {fmt_value(r['upper'])}")
+            pub = PUBLISHED.get((name, board))
+            lines.append(
+                f"| `{name}` | Kalah({board.replace('x', ',')}) | {value} | "
+                f"{'pit ' + str(r['best']) if r['best'] is not None else '—'} | "
+                f"{fmt_value(pub) if pub is not None else '—'} | {r['nodes']:,} | "
+                f"{gen_seconds:.0f}{'' if built else ' (reused)'} | {r['seconds']:.1f} |")
+            big_rows.append(",".join(str(x) for x in (
+                name, 6, board[-1], r["stones"], "" if r["value"] is None else r["value"],
+                r["lower"], r["upper"], "" if r["best"] is None else r["best"], r["method"],
+                r["nodes"], f"{r['seconds']:.3f}", f"{gen_seconds:.1f}",
+                "every" if board == "6x4" else "value-only")))
+            if board == "6x4" and r["value"] is not None:
+                worths.append(f"- `{name}` Kalah(6,4): " + ", ".join(
+                    f"pit {m['pit']} {fmt_value(m['worth'])}" for m in r["moves"]) + ".")
+    lines += ["", "`tables (s)`: building the tables 0.." + str(t) + " with `sowdb gen` on 2 "
+              "threads; `(reused)`: they were there from an earlier run.", "",
+              "The worth of every first move of Kalah(6,4) (a move with an extra turn is worth "
+              "its best continuation):", ""] + worths + [""]
+    with open(os.path.join(args.out, "kalah_six_pits.csv"), "w") as f:
+        f.write("preset,pits,seeds,stones,value,lower,upper,best,method,nodes,seconds,"
+                "tables_seconds,worths\n" + "\n".join(big_rows) + "\n")
 
     # 3. Per-layer statistics and the cost of building the tables, standard boards.
     lines += ["## Per-layer statistics, standard boards", ""]
@@ -166,6 +234,10 @@ def main():
         with open(os.path.join(args.work, f"{tag}-values.dat"), "w") as f:
             for v in range(-top["n"], top["n"] + 1):
                 f.write(f"{v} {top['values'].get(str(v), 0) / top['positions']:.8f}\n")
+        decided = sum(top["depths"].values())
+        with open(os.path.join(args.work, f"{tag}-depths.dat"), "w") as f:
+            for dep in sorted(int(k) for k in top["depths"]):
+                f.write(f"{dep} {top['depths'][str(dep)] / decided:.10f}\n")
 
     # 4. Plots (gnuplot, PNG).
     w = args.work
@@ -208,11 +280,24 @@ plot '{w}/oware.dat' u 2:7 w lp t 'oware seconds', '{w}/kalah.dat' u 2:7 w lp t 
      '{w}/oware.dat' u 2:8 axes x1y2 w lp dt 2 t 'oware bytes', \\
      '{w}/kalah.dat' u 2:8 axes x1y2 w lp dt 2 t 'kalah bytes'
 """
+    script += f"""
+set output '{o}/depth_distribution.png'
+set title 'Depth to conversion of the decided positions of layer {args.layers}'
+unset logscale x
+unset y2tics
+unset y2label
+set logscale y
+set xlabel 'depth to conversion (plies)'
+set ylabel 'share of the decided positions'
+plot '{w}/oware-depths.dat' u 1:2 w lp pt 7 ps 0.5 t 'oware/6x4', \\
+     '{w}/kalah-depths.dat' u 1:2 w lp pt 7 ps 0.5 t 'kalah/6x4'
+"""
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
     lines += ["## Plots", "",
               "![win, draw and loss shares](wdl_shares.png)", "",
               "![value distribution](value_distribution.png)", "",
               "![cost of a layer](cost.png)", "",
+              "![depth to conversion](depth_distribution.png)", "",
               f"The report took {time.time() - started:.0f} s.", ""]
     with open(os.path.join(args.out, "README.md"), "w") as f:
         f.write("\n".join(lines))
