@@ -39,22 +39,47 @@ class Searcher {
 
   // Bounds on the value of `pos` (n seeds) for its mover, by MTD(f): null-window searches from
   // `guess` until the bounds meet, or until `enough` (asked after each search with the bounds
-  // proved) says so.
+  // proved) says so. First, as Irving, Donkers & Uiterwijk do, MTD(f) searches `kDeepening`
+  // plies deeper each time, up to `deepening` plies, with positions at the horizon estimated
+  // at 0 (no more seeds won): their bounds are estimates, kept apart in the transposition table,
+  // but they leave the best moves there and give the exact searches their first guess.
   std::pair<int, int> value(const Pits& pos,
                             int n,
                             int guess,
+                            int deepening,
+                            int offset,
                             const std::function<bool(int, int)>& enough) {
     if (n <= tables_max_) {
       const int v = probe(pos);
       return {v, v};
     }
     const std::uint64_t key = key_of(pos, n);
+    int g = std::clamp(guess, -n, n);
+    for (int depth = kFirstDepth + offset; depth <= deepening; depth += kDeepening)
+      g = mtdf(pos, n, key, g, depth, [](int, int) { return false; }).first;
+    return mtdf(pos, n, key, g, kExact, enough);
+  }
+
+  // Calls `tick` every so many nodes (from this thread).
+  void set_tick(std::function<void()> tick) { tick_ = std::move(tick); }
+
+  static constexpr int kFirstDepth = 5;
+  static constexpr int kDeepening = 3;
+
+ private:
+  // MTD(f) of `depth` plies (kExact: to the end of the game), from `guess`.
+  std::pair<int, int> mtdf(const Pits& pos,
+                           int n,
+                           std::uint64_t key,
+                           int guess,
+                           int depth,
+                           const std::function<bool(int, int)>& enough) {
     int lower = -n;
     int upper = n;
     int g = std::clamp(guess, lower, upper);
     while (lower < upper) {
       const int beta = g == lower ? g + 1 : g;
-      g = search(pos, n, beta - 1, beta, key);
+      g = search(pos, n, beta - 1, beta, key, depth);
       if (g < beta)
         upper = g;
       else
@@ -65,10 +90,6 @@ class Searcher {
     return {lower, upper};
   }
 
-  // Calls `tick` every so many nodes (from this thread).
-  void set_tick(std::function<void()> tick) { tick_ = std::move(tick); }
-
- private:
   int probe(const Pits& pos) const {
     int v = 0;
     const ProbeStatus s = tables_->value(pos, v);
@@ -79,19 +100,26 @@ class Searcher {
 
   // Fail-soft alpha-beta on the open window (alpha, beta): a result <= alpha is an upper bound,
   // >= beta a lower bound, anything between exact. `key`: key_of(pos, n); n > tables_max_.
-  int search(const Pits& pos, int n, int alpha, int beta, std::uint64_t key) {
+  // `depth`: plies to look ahead, kExact to the end of the game; a shallower search returns
+  // estimates.
+  int search(const Pits& pos, int n, int alpha, int beta, std::uint64_t key, int depth) {
     const std::uint64_t nodes_before = nodes_;
     if ((++nodes_ & 0xFFFF) == 0 && tick_)
       tick_();
     MoveList moves;
     if (rules_.legal_moves(pos, moves) == 0)
       return rules_.final_value(pos);
+    if (depth == 0)
+      return 0;
+    const int next_depth = depth == kExact ? kExact : depth - 1;
     int lower = -n;
     int upper = n;
     int hint = -1;
     if (const TableEntry e = table_.find(key); e.found) {
-      lower = std::max(lower, e.lower);
-      upper = std::min(upper, e.upper);
+      if (e.depth >= depth) {
+        lower = std::max(lower, e.lower);
+        upper = std::min(upper, e.upper);
+      }
       hint = e.best;
     }
     if (lower >= beta || lower == upper)
@@ -134,7 +162,7 @@ class Searcher {
       if (nn <= tables_max_) {
         lo = hi = probe(m.child);
       } else {
-        if (const TableEntry e = table_.find(c.key); e.found) {
+        if (const TableEntry e = table_.find(c.key); e.found && e.depth >= next_depth) {
           lo = std::max(lo, e.lower);
           hi = std::min(hi, e.upper);
         }
@@ -146,7 +174,7 @@ class Searcher {
         best_pit = m.pit;
       }
       if (c.lower >= beta) {
-        store(key, lower, upper, c.lower, alpha, beta, m.pit, nodes_before);
+        store(key, lower, upper, c.lower, alpha, beta, m.pit, depth, nodes_before);
         return c.lower;
       }
       if (c.lower == c.upper)
@@ -176,8 +204,8 @@ class Searcher {
       }
       const int g = m.gain();
       const int nn = n - g;
-      const int w = m.extra_turn ? g + search(m.child, nn, a - g, beta - g, c.key)
-                                 : g - search(m.child, nn, g - beta, g - a, c.key);
+      const int w = m.extra_turn ? g + search(m.child, nn, a - g, beta - g, c.key, next_depth)
+                                 : g - search(m.child, nn, g - beta, g - a, c.key, next_depth);
       ceiling = std::max(ceiling, w);
       if (w > best) {
         best = w;
@@ -188,7 +216,7 @@ class Searcher {
     }
     // Failing low, the node is worth at most the largest bound of its moves.
     const int v = best >= beta ? best : std::max(best, ceiling);
-    store(key, lower, upper, v, alpha, beta, best_pit, nodes_before);
+    store(key, lower, upper, v, alpha, beta, best_pit, depth, nodes_before);
     return v;
   }
 
@@ -201,6 +229,7 @@ class Searcher {
              int alpha,
              int beta,
              int pit,
+             int depth,
              std::uint64_t nodes_before) {
     if (v <= alpha)
       upper = std::min(upper, v);
@@ -208,7 +237,7 @@ class Searcher {
       lower = std::max(lower, v);
     else
       lower = upper = v;
-    table_.store(key, lower, upper, pit, nodes_ - nodes_before);
+    table_.store(key, lower, upper, pit, depth, nodes_ - nodes_before);
   }
 
   const Rules& rules_;
@@ -221,6 +250,18 @@ class Searcher {
 
 // One exact value to find: the position after the first move (and a continuation), whose value
 // gives that move's worth.
+// Bounds shared between threads only ever tighten.
+void raise_to(std::atomic<int>& bound, int v) {
+  int old = bound.load();
+  while (v > old && !bound.compare_exchange_weak(old, v)) {
+  }
+}
+void lower_to(std::atomic<int>& bound, int v) {
+  int old = bound.load();
+  while (v < old && !bound.compare_exchange_weak(old, v)) {
+  }
+}
+
 // Thrown from a search's tick when SolveStartOptions::stop says so.
 struct Stopped {};
 
@@ -323,6 +364,9 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
   std::atomic<int> done{0};
   std::atomic<std::size_t> next_task{0};
   std::atomic<bool> stopped{false};
+  // Bounds proved on the start's value by a search of the start itself (value only).
+  std::atomic<int> root_lower{-kMaxBoardStones - 1};
+  std::atomic<int> root_upper{kMaxBoardStones + 1};
   std::mutex progress_mutex;
   // From the threads, a report is skipped while another is being made; the last one waits.
   const auto report = [&](bool last = false) {
@@ -343,9 +387,53 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
       p.lower = std::max(p.lower, t.lower.load());
       p.upper = std::max(p.upper, t.upper.load());
     }
+    p.lower = std::max(p.lower, root_lower.load());
+    p.upper = std::min(p.upper, root_upper.load());
     options.progress(p);
   };
   const int workers = std::max(1, tbb::this_task_arena::max_concurrency());
+  // Value only: first the start position itself, by MTD(f) after iterative deepening, all
+  // threads on it at once, sharing the transposition table (each thread deepens from a
+  // different first depth, so that they do not walk in step); the first to finish stops the
+  // others. Then each first move is asked whether it reaches that value, which the table
+  // mostly answers.
+  const bool root_first = !options.worths && !out.by_tables && !tasks.empty();
+  if (root_first) {
+    const int deepening = std::min(options.deepening, kExact - 1);
+    std::atomic<bool> found{false};
+    tbb::parallel_for(0, workers, 1, [&](int w) {
+      Searcher searcher(engine, tables, table);
+      std::uint64_t published = 0;
+      searcher.set_tick([&] {
+        if (found || stopped || (options.stop && options.stop())) {
+          if (!found)
+            stopped = true;
+          throw Stopped{};
+        }
+        nodes += searcher.nodes() - published;
+        published = searcher.nodes();
+        report();
+      });
+      try {
+        const auto v = searcher.value(
+            out.start, out.stones, 0, deepening, w % Searcher::kDeepening, [&](int lo, int hi) {
+              // Bounds proved on the start's value: no move is worth more than `hi`.
+              lower_to(root_upper, hi);
+              raise_to(root_lower, lo);
+              report();
+              return found.load();
+            });
+        if (v.first == v.second && !found.exchange(true)) {
+          root_lower = root_upper = v.first;
+          // Every move is worth at most the value.
+          for (Task& t : tasks)
+            lower_to(t.upper, v.first);
+        }
+      } catch (const Stopped&) {
+      }
+      nodes += searcher.nodes() - published;
+    });
+  }
   tbb::parallel_for(0, workers, 1, [&](int) {
     Searcher searcher(engine, tables, table);
     std::uint64_t published = 0;
@@ -358,7 +446,9 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
       published = searcher.nodes();
       report();
     });
-    for (std::size_t k = next_task++; k < order.size() && !stopped; k = next_task++) {
+    for (std::size_t k = next_task++;
+         k < order.size() && !stopped && (!root_first || root_lower == root_upper);
+         k = next_task++) {
       Task& task = tasks[order[k]];
       // The best worth proved so far: a lower bound on the start's value.
       const auto best_known = [&] {
@@ -367,25 +457,26 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
           b = std::max(b, t.lower.load());
         return b;
       };
-      // Guess that the move is as good as the best one known; when only the value is wanted,
-      // ask first whether it is better.
+      // Guess that the move is as good as the best one known. When only the value is wanted,
+      // and it is known, ask whether the move reaches it: yes is its worth, no bounds it.
       const int b = std::max(best_known(), task.base - task.stones);
-      const int guess = !options.worths ? (task.sign > 0 ? b + 1 - task.base : task.base - b)
-                                        : task.sign * (b - task.base);
+      const int root = root_lower.load();
+      const int guess = root_first ? (task.sign > 0 ? root - task.base : task.base - root + 1)
+                                   : task.sign * (b - task.base);
       std::pair<int, int> v;
       try {
-        v = searcher.value(task.position, task.stones, guess, [&](int lo, int hi) {
+        v = searcher.value(task.position, task.stones, guess, 0, 0, [&](int lo, int hi) {
           task.lower = task.base + (task.sign > 0 ? lo : -hi);
-          task.upper = task.base + (task.sign > 0 ? hi : -lo);
+          lower_to(task.upper, task.base + (task.sign > 0 ? hi : -lo));
           report();
-          return !options.worths && task.upper <= best_known() && task.lower < task.upper;
+          return root_first && (task.upper < root || task.lower >= root);
         });
       } catch (const Stopped&) {
         stopped = true;
         break;
       }
       task.lower = task.base + (task.sign > 0 ? v.first : -v.second);
-      task.upper = task.base + (task.sign > 0 ? v.second : -v.first);
+      lower_to(task.upper, task.base + (task.sign > 0 ? v.second : -v.first));
       task.move->worth = task.lower;
       ++done;
       nodes += searcher.nodes() - published;
@@ -438,7 +529,7 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
   if (out.complete) {
     // The lowest pit among equals.
     for (const StartMove& m : out.moves) {
-      if (m.worth == out.value) {
+      if (m.lower == m.upper && m.worth == out.value) {
         out.best = m.pit;
         break;
       }

@@ -21,17 +21,23 @@ struct TableEntry {
   int lower = 0;
   int upper = 0;
   int best = -1;  ///< The pit of the best move found; -1: none.
+  /// The plies the search that proved the bounds looked ahead; kExact: to the end of the game
+  /// (the bounds are true). Shallower bounds are estimates, good for move ordering only.
+  int depth = 0;
 };
+
+/// TableEntry::depth of bounds that hold (searched to the end of the game).
+inline constexpr int kExact = 63;
 
 /// A table of 2^bits 64-bit entries in buckets of four, read and written from any number of
 /// threads without locks.
 ///
 /// Each entry is one word, so no reader ever sees half of one writer's entry and half of
-/// another's. The word holds the bounds, the move, a measure of the work that proved them, and
-/// the low bits of the key's hash; the hash (key times an odd constant, modulo 2^key_bits) is a
-/// bijection, and its high bits name the bucket, so bucket and stored bits give back the key
-/// exactly: a hit is never another position's entry.
-/// Within a bucket the entry that cost the least work gives way to a new one.
+/// another's. The word holds the bounds, the move, the depth and a measure of the work that
+/// proved them, and the low bits of the key's hash; the hash (key times an odd constant, modulo
+/// 2^key_bits) is a bijection, and its high bits name the bucket, so bucket and stored bits give
+/// back the key exactly: a hit is never another position's entry. Within a bucket the entry that
+/// cost the least work gives way to a new one.
 class TranspositionTable {
  public:
   /// `bits`: log2 of the entries (at least 2); `key_bits`: the keys are below 2^key_bits.
@@ -74,15 +80,17 @@ class TranspositionTable {
         return {true,
                 static_cast<int>(w & 0xFF) - 128,
                 static_cast<int>((w >> 8) & 0xFF) - 128,
-                static_cast<int>((w >> 16) & 0xF) - 1};
+                static_cast<int>((w >> 16) & 0xF) - 1,
+                static_cast<int>((w >> 26) & 63)};
       }
     }
     return {};
   }
 
-  /// Records bounds for `key` (which must be in [-128, 127]); `work`: the positions searched to
-  /// prove them. Thread safe: of two threads storing at once, one entry may be lost, never mixed.
-  void store(std::uint64_t key, int lower, int upper, int best, std::uint64_t work) {
+  /// Records bounds for `key` (which must be in [-128, 127]) from a search of `depth` plies
+  /// (0..kExact); `work`: the positions searched to prove them. Thread safe: of two threads
+  /// storing at once, one entry may be lost, never mixed.
+  void store(std::uint64_t key, int lower, int upper, int best, int depth, std::uint64_t work) {
     const std::uint64_t h = hash(key);
     std::atomic<std::uint64_t>* bucket = &slots_[(h >> shift_) * 4];
     const std::uint64_t check = h & check_mask();
@@ -90,16 +98,24 @@ class TranspositionTable {
     const std::uint64_t w = static_cast<std::uint64_t>(lower + 128) |
                             (static_cast<std::uint64_t>(upper + 128) << 8) |
                             (static_cast<std::uint64_t>(best + 1) << 16) | (effort << 20) | kValid |
-                            (check << kCheckShift);
+                            (static_cast<std::uint64_t>(depth) << 26) | (check << kCheckShift);
     int victim = 0;
     std::uint64_t least = ~std::uint64_t{0};
     for (int i = 0; i < 4; ++i) {
       const std::uint64_t old = bucket[i].load(std::memory_order_relaxed);
-      if (!(old & kValid) || (old >> kCheckShift) == check) {
+      if (!(old & kValid)) {
         victim = i;
         break;
       }
-      const std::uint64_t e = (old >> 20) & 31;
+      if ((old >> kCheckShift) == check) {
+        // The same position: bounds of a deeper search stay.
+        if (static_cast<int>((old >> 26) & 63) > depth)
+          return;
+        victim = i;
+        break;
+      }
+      // Bounds that hold outweigh estimates; then the work they cost.
+      const std::uint64_t e = (((old >> 26) & 63) == kExact ? 32 : 0) + ((old >> 20) & 31);
       if (e < least) {
         least = e;
         victim = i;
@@ -109,7 +125,7 @@ class TranspositionTable {
   }
 
   /// Bits of the key a bucket's entry keeps.
-  static constexpr int kCheckBits = 38;
+  static constexpr int kCheckBits = 32;
 
  private:
   static constexpr int kCheckShift = 64 - kCheckBits;

@@ -73,6 +73,11 @@ struct SolveStartOptions {
   /// takes to show that it is no better than the best found (its worth gets an upper bound),
   /// which costs a fraction of its exact worth.
   bool worths = true;
+  /// With `worths` false, the search of the start position first deepens 3 plies at a time
+  /// from 5 up to this many, with estimates at the horizon, before it searches to the end
+  /// (iterative deepening, for move ordering and MTD(f)'s first guess); 0: straight to the end.
+  /// 17 searched the fewest positions for Kalah(6,4) over tables 0..24 and 0..28.
+  int deepening = 17;
   /// Asked now and then from the threads of the search (may be called concurrently); when it
   /// returns true the search stops and solve_start returns the bounds proved so far
   /// (StartSolution::complete false). May be empty.
