@@ -17,6 +17,7 @@
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/probe/tables.h"
+#include "sowdb/probe/version.h"
 
 namespace sowdb::cli {
 namespace {
@@ -90,10 +91,11 @@ void add_stats(CLI::App& app, Runner& run) {
             "n,positions,wins,draws,losses,win_share,draw_share,loss_share,mean_value,"
             "mean_depth_decided,max_depth,max_depth_position\n");
       } else if (args->markdown) {
-        std::printf("`%s` (%s), tables in `%s`, sowdb 0.1.0\n\n",
+        std::printf("`%s` (%s), tables in `%s`, sowdb %s\n\n",
                     variant.c_str(),
                     describe(tables->rules()).c_str(),
-                    args->tables.c_str());
+                    args->tables.c_str(),
+                    SOWDB_VERSION_STRING);
         std::printf(
             "| n | positions | win %% | draw %% | loss %% | mean value | mean depth (decided) | "
             "max depth | a position of the largest depth |\n"

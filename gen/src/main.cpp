@@ -7,6 +7,7 @@
 #include <string>
 
 #include "commands.h"
+#include "sowdb/probe/version.h"
 
 namespace {
 
@@ -37,7 +38,7 @@ bool stdout_written(int err) {
 int main(int argc, char** argv) {
   CLI::App app{"sowdb: exact mancala tables (generate, verify, look up)", "sowdb"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("sowdb 0.1.0"));
+  app.set_version_flag("--version", std::string("sowdb ") + SOWDB_VERSION_STRING);
   sowdb::cli::Runner run;
   sowdb::cli::add_variants(app, run);
   sowdb::cli::add_show(app, run);

@@ -161,6 +161,33 @@ sowdb_status sowdb_open_with_caches(const char* dir,
   return open_tables("sowdb_open_with_caches", dir, value_blocks, depth_blocks, out);
 }
 
+void sowdb_open_options_init(sowdb_open_options* options) {
+  if (!options)
+    return;
+  options->cache_blocks = sowdb::TableSetOptions{}.cache_blocks;
+  options->separate_depth_cache = 0;
+  options->depth_cache_blocks = 0;
+}
+
+sowdb_status sowdb_open_opts(const char* dir,
+                             const sowdb_open_options* options,
+                             sowdb_tables** out) {
+  sowdb_open_options o;
+  sowdb_open_options_init(&o);
+  if (options)
+    o = *options;
+  return open_tables(
+      "sowdb_open_opts",
+      dir,
+      o.cache_blocks,
+      o.separate_depth_cache ? std::optional<uint64_t>(o.depth_cache_blocks) : std::nullopt,
+      out);
+}
+
+const char* sowdb_version(void) {
+  return SOWDB_VERSION_STRING;
+}
+
 void sowdb_close(sowdb_tables* tables) {
   delete tables;
 }

@@ -76,5 +76,29 @@ int sowdb_c_header_check(const char* dir, int32_t* value_out) {
       return 17;
   }
   sowdb_close(tables);
+  /* And through the options struct, with the defaults and with a depth cache of its own. */
+  {
+    sowdb_open_options options;
+    int32_t again = -1000;
+    sowdb_open_options_init(&options);
+    if (options.cache_blocks != 8 || options.separate_depth_cache != 0)
+      return 18;
+    options.separate_depth_cache = 1;
+    options.depth_cache_blocks = 2;
+    tables = NULL;
+    if (sowdb_open_opts(dir, &options, &tables) != SOWDB_OK || tables == NULL)
+      return 19;
+    memset(pits, 0, sizeof pits);
+    if (sowdb_probe_value_only(tables, pits, npits, &again) != SOWDB_OK || again != 0)
+      return 20;
+    sowdb_close(tables);
+    tables = NULL;
+    if (sowdb_open_opts(dir, NULL, &tables) != SOWDB_OK || tables == NULL)
+      return 21;
+    sowdb_close(tables);
+  }
+  /* The library is the version of these headers. */
+  if (strcmp(sowdb_version(), SOWDB_VERSION_STRING) != 0 || SOWDB_VERSION_MAJOR < 0)
+    return 22;
   return 0;
 }

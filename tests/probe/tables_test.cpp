@@ -545,6 +545,42 @@ TEST(CApi, OpenWithCacheOfAnySize) {
   EXPECT_EQ(h, nullptr);
 }
 
+// sowdb_open_opts: the options struct reaches the same caches as the older calls; its errors
+// name it; the version call and macros agree.
+TEST(CApi, OpenWithOptions) {
+  TempDir tmp;
+  write_fake_tables(tmp.path(), small_rules(), 5);
+  sowdb_open_options options;
+  sowdb_open_options_init(&options);
+  EXPECT_EQ(options.cache_blocks, TableSetOptions{}.cache_blocks);
+  for (const int separate : {0, 1}) {
+    options.separate_depth_cache = separate;
+    options.cache_blocks = 1;
+    options.depth_cache_blocks = 3;
+    sowdb_tables* h = nullptr;
+    ASSERT_EQ(sowdb_open_opts(tmp.path().c_str(), &options, &h), SOWDB_OK) << sowdb_last_error();
+    for (int n = 0; n <= 5; ++n) {
+      for (const Pits& p : layer(4, n)) {
+        std::int32_t v = -100;
+        std::int32_t d = -1;
+        ASSERT_EQ(sowdb_probe_value(h, p.data(), 4, &v, &d), SOWDB_OK);
+        EXPECT_EQ(v, fake_value(n, index_of(p, 4)));
+        EXPECT_EQ(d, fake_depth(n, index_of(p, 4)));
+      }
+    }
+    sowdb_close(h);
+  }
+  sowdb_tables* h = reinterpret_cast<sowdb_tables*>(1);
+  EXPECT_EQ(sowdb_open_opts(nullptr, &options, &h), SOWDB_ERR_ARGUMENT);
+  EXPECT_EQ(h, nullptr);
+  EXPECT_STREQ(sowdb_last_error(), "sowdb_open_opts: null argument");
+  sowdb_open_options_init(nullptr);  // ignored
+  EXPECT_STREQ(sowdb_version(), SOWDB_VERSION_STRING);
+  EXPECT_EQ(std::string(SOWDB_VERSION_STRING),
+            std::to_string(SOWDB_VERSION_MAJOR) + "." + std::to_string(SOWDB_VERSION_MINOR) + "." +
+                std::to_string(SOWDB_VERSION_PATCH));
+}
+
 // sowdb_open_with_caches: any pair of cache sizes, none included, gives the values and depths
 // that the tables hold; its errors name it.
 TEST(CApi, OpenWithCachesOfAnySizes) {

@@ -18,6 +18,8 @@
 
 #include <stdint.h>
 
+#include "sowdb/probe/version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -83,6 +85,37 @@ sowdb_status sowdb_open_with_caches(const char* dir,
                                     uint64_t value_blocks,
                                     uint64_t depth_blocks,
                                     sowdb_tables** out);
+
+/** How to open a table directory: sowdb_open_options_init() fills in the defaults (those of
+ *  sowdb_open), then set what you need. Fields may be added at the end in later versions; the
+ *  init function sets them all, so a caller that uses it keeps working. */
+typedef struct sowdb_open_options {
+  /** Decoded blocks kept per layer (value and depth blocks counted together unless
+   *  separate_depth_cache is set; then value blocks only). Default 8. A layer whose blocks all
+   *  fit is read without a lock (2 blocks per 4096 entries with the generator's defaults). */
+  uint64_t cache_blocks;
+  /** Nonzero: depth blocks get a cache of their own of depth_cache_blocks blocks (as
+   *  sowdb_open_with_caches). Default 0. */
+  int32_t separate_depth_cache;
+  uint64_t depth_cache_blocks; /**< See separate_depth_cache. Default 0. */
+} sowdb_open_options;
+
+/** Sets every field of `options` to its default. A null pointer is ignored.
+ *  NOTES thread safe. */
+void sowdb_open_options_init(sowdb_open_options* options);
+
+/** sowdb_open with `options` (NULL: the defaults). The one call that new options will come to;
+ *  sowdb_open_with_cache and sowdb_open_with_caches stay for existing callers.
+ *  PARAMETERS, RETURN as sowdb_open.
+ *  NOTES thread safe. */
+sowdb_status sowdb_open_opts(const char* dir,
+                             const sowdb_open_options* options,
+                             sowdb_tables** out);
+
+/** The library's version, "MAJOR.MINOR.PATCH" (SOWDB_VERSION_STRING of the headers it was built
+ *  with; compare it with the macro to catch headers and library of different versions).
+ *  Never NULL. NOTES thread safe. */
+const char* sowdb_version(void);
 
 /** Frees a handle from sowdb_open. NULL is ignored. NOTES not while other threads use it. */
 void sowdb_close(sowdb_tables* tables);
