@@ -519,14 +519,12 @@ TEST_P(ProbeTables, CApiAgreesWithCpp) {
   sowdb_close(h);
 }
 
-// VARIANTS.md: `oware`, board 1 1 1 1 1 2 4 2 3 0 0 0 has value 0 and moves worth -1 -1 -2 -2
-// -2 0. Needs the 16-seed tables: runs when SOWDB_OWARE16_TABLES names a directory of oware/6x4
-// tables up to at least 16 seeds (they take about 25 s to build, too slow for every test run).
+// Romein & Bal's Awari databases: under `oware`, the board 1 1 1 1 1 2 4 2 3 0 0 0 has value 0
+// and moves worth -1 -1 -2 -2 -2 0. It needs the tables of layers 0..16 (30 million positions),
+// built here.
 TEST(ProbeReference, OwarePublishedValues) {
-  const char* dir = std::getenv("SOWDB_OWARE16_TABLES");
-  if (!dir)
-    GTEST_SKIP() << "set SOWDB_OWARE16_TABLES to an oware/6x4 table directory (>= 16)";
-  auto set = TableSet::open(dir);
+  const Generated& g = tables("oware/6x4", 16);
+  auto set = TableSet::open(g.dir);
   ASSERT_GE(set->max_stones(), 16);
   const Pits p = board_of({1, 1, 1, 1, 1, 2, 4, 2, 3, 0, 0, 0});
   int value = 99;
