@@ -449,6 +449,10 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
     for (std::size_t k = next_task++;
          k < order.size() && !stopped && (!root_first || root_lower == root_upper);
          k = next_task++) {
+      if (options.stop && options.stop()) {
+        stopped = true;
+        break;
+      }
       Task& task = tasks[order[k]];
       // The best worth proved so far: a lower bound on the start's value.
       const auto best_known = [&] {
@@ -487,7 +491,10 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
   report(true);
   out.nodes = nodes.load();
   out.complete = done.load() == static_cast<int>(tasks.size()) && !stopped;
-  for (const Task& t : tasks) {
+  for (Task& t : tasks) {
+    // No move is worth more than the start's value: what the search of the start proved of it
+    // bounds every move (value only, stopped before the moves were asked).
+    lower_to(t.upper, std::max(root_upper.load(), t.lower.load()));
     t.move->lower = t.lower.load();
     t.move->upper = t.upper.load();
     if (t.move->lower < t.move->upper)
@@ -514,6 +521,7 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
     out.lower = std::max(out.lower, m.lower);
     out.upper = std::max(out.upper, m.upper);
   }
+  out.lower = std::max(out.lower, std::min(root_lower.load(), out.upper));
   // The best move is known when one move is proved at least as good as every other can be.
   for (const StartMove& m : out.moves) {
     bool best = true;

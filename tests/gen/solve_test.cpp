@@ -3,6 +3,7 @@
 #include "sowdb/gen/solve.h"
 
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 
 #include <atomic>
 #include <memory>
@@ -154,6 +155,7 @@ TEST(SolveStartPublished, KalahFourByThree) {
 // A search stopped early (SolveStartOptions::stop) returns bounds that hold the exact answers of
 // a search that ran to the end: on the value and on every move and continuation.
 TEST(SolveStartStopped, BoundsHoldTheExactAnswers) {
+  const tbb::global_control two_threads(tbb::global_control::max_allowed_parallelism, 2);
   TempDir tmp("solve-stopped");
   const Variant v = *parse_variant("kalah-irving/4x4");
   const auto tables = build(tmp, "t", v, 10);
@@ -165,10 +167,18 @@ TEST(SolveStartStopped, BoundsHoldTheExactAnswers) {
   EXPECT_EQ(exact.upper, exact.value);
   // More positions than the search expands between two questions of `stop`.
   ASSERT_GT(exact.nodes, 4u << 16);
-  for (const int asked : {1, 3}) {
-    SCOPED_TRACE(asked);
+  options.worths = false;
+  const gen::StartSolution value_only = gen::solve_start(v, options);
+  ASSERT_EQ(value_only.value, exact.value);
+  // Each thread asks `stop` every 2^16 positions: at most two threads (below), so a search
+  // of more than 2 * 2^16 positions is stopped at the first question.
+  ASSERT_GT(value_only.nodes, 2u << 16);
+  for (const auto& [asked, worths] :
+       {std::pair{1, true}, std::pair{3, true}, std::pair{1, false}}) {
+    SCOPED_TRACE(std::to_string(asked) + (worths ? " every worth" : " value only"));
     std::atomic<int> calls{0};
-    options.stop = [&] { return ++calls >= asked; };
+    options.stop = [&, asked = asked] { return ++calls >= asked; };
+    options.worths = worths;
     const gen::StartSolution stopped = gen::solve_start(v, options);
     EXPECT_FALSE(stopped.complete);
     EXPECT_LT(stopped.nodes, exact.nodes);

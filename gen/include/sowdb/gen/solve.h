@@ -78,7 +78,8 @@ struct SolveStartOptions {
   /// (iterative deepening, for move ordering and MTD(f)'s first guess); 0: straight to the end.
   /// 17 searched the fewest positions for Kalah(6,4) over tables 0..24 and 0..28.
   int deepening = 17;
-  /// Asked now and then from the threads of the search (may be called concurrently); when it
+  /// Asked before each first move's search and now and then during the searches, from their
+  /// threads (may be called concurrently); when it
   /// returns true the search stops and solve_start returns the bounds proved so far
   /// (StartSolution::complete false). May be empty.
   std::function<bool()> stop;
