@@ -60,7 +60,11 @@ class TranspositionTable {
     if (!p)
       throw std::bad_alloc();
     madvise(p, bytes, MADV_HUGEPAGE);
-    slots_.reset(new (p) std::atomic<std::uint64_t>[entries_]());
+    // Element by element: an array placement-new may ask for more room than the elements.
+    auto* slots = static_cast<std::atomic<std::uint64_t>*>(p);
+    for (std::size_t i = 0; i < entries_; ++i)
+      new (&slots[i]) std::atomic<std::uint64_t>(0);
+    slots_.reset(slots);
   }
 
   /// Asks the processor to bring `key`'s bucket into its cache, ahead of a find or store.
