@@ -422,8 +422,9 @@ struct LayerReader::Impl {
     return decode_and_cache(b, stream);
   }
 
-  // The values of the published value frame holding `index` (a hit, counted), or null.
-  const std::int8_t* published_values(std::uint64_t index) const noexcept {
+  // The entry `index` in the published value frame that holds it, or null (no such index, a
+  // cache that does not keep every frame, or a frame not decoded yet). Counts a hit if `count`.
+  const std::int8_t* published_value(std::uint64_t index, bool count) const noexcept {
     const LayerInfo& i = info();
     if (index >= i.entries)
       return nullptr;
@@ -432,23 +433,17 @@ struct LayerReader::Impl {
     if (!cache.pinned)
       return nullptr;
     const std::int8_t* v = cache.pinned_values[key].load(std::memory_order_acquire);
-    if (v)
+    if (!v)
+      return nullptr;
+    if (count)
       cache.count_hit();
-    return v;
+    return v + index % i.block_entries;
   }
 
-  // See LayerReader::prefetch: value frames in a cache that keeps them all, no count.
+  // See LayerReader::prefetch: no decoding, no count.
   void prefetch(std::uint64_t index) const noexcept {
-    const LayerInfo& i = info();
-    if (index >= i.entries)
-      return;
-    const auto b = static_cast<std::uint32_t>(index / i.block_entries);
-    const std::uint64_t key = frame_key(b, 0);
-    const FrameCache& cache = cache_of(key);
-    if (!cache.pinned)
-      return;
-    if (const std::int8_t* v = cache.pinned_values[key].load(std::memory_order_acquire))
-      __builtin_prefetch(v + index % i.block_entries);
+    if (const std::int8_t* v = published_value(index, false))
+      __builtin_prefetch(v);
   }
 
   // Entry `i` of block `b`'s stream, read from the cached frame under the shard's lock (no
@@ -570,8 +565,8 @@ auto entry_at(const LayerReader::Impl& impl, std::uint64_t index, int stream, Ge
 }  // namespace
 
 std::optional<std::int8_t> LayerReader::value(std::uint64_t index) const noexcept {
-  if (const std::int8_t* v = impl_->published_values(index))
-    return impl_->public_value(v[index % impl_->info().block_entries]);
+  if (const std::int8_t* v = impl_->published_value(index, true))
+    return impl_->public_value(*v);
   const auto v =
       entry_at(*impl_, index, 0, [](const Impl::Decoded& d, std::size_t i) { return d.values[i]; });
   if (!v)

@@ -195,8 +195,7 @@ void add_stats(CLI::App& app, Runner& run) {
           j["draws"] = draws;
           j["losses"] = losses;
           j["mean_value"] = value_sum / total;
-          j["mean_depth_decided"] =
-              decided ? static_cast<double>(stats.depth_sum) / static_cast<double>(decided) : 0.0;
+          j["mean_depth_decided"] = mean_depth;
           j["max_depth"] = stats.max_depth;
           j["max_depth_position"] = pits_text(rules, deep);
           nlohmann::json hist = nlohmann::json::object();
@@ -214,33 +213,24 @@ void add_stats(CLI::App& app, Runner& run) {
           j["unreadable"] = stats.unreadable;
           std::printf("%s\n", j.dump().c_str());
         } else if (args->csv) {
-          std::printf(
-              "%d,%llu,%llu,%llu,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%s\n",
-              n,
-              static_cast<unsigned long long>(size),
-              static_cast<unsigned long long>(wins),
-              static_cast<unsigned long long>(draws),
-              static_cast<unsigned long long>(losses),
-              static_cast<double>(wins) / total,
-              static_cast<double>(draws) / total,
-              static_cast<double>(losses) / total,
-              value_sum / total,
-              decided ? static_cast<double>(stats.depth_sum) / static_cast<double>(decided) : 0.0,
-              stats.max_depth,
-              pits_text(rules, deep).c_str());
-        } else if (args->markdown) {
-          std::printf("| %d | %llu | %.2f | %.2f | %.2f | %+.3f | %.2f | %d | `%s` |\n",
+          std::printf("%d,%llu,%llu,%llu,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%s\n",
                       n,
                       static_cast<unsigned long long>(size),
-                      percent(wins),
-                      percent(draws),
-                      percent(losses),
+                      static_cast<unsigned long long>(wins),
+                      static_cast<unsigned long long>(draws),
+                      static_cast<unsigned long long>(losses),
+                      static_cast<double>(wins) / total,
+                      static_cast<double>(draws) / total,
+                      static_cast<double>(losses) / total,
                       value_sum / total,
                       mean_depth,
                       stats.max_depth,
                       pits_text(rules, deep).c_str());
         } else {
-          std::printf("%5d %14llu %8.2f %8.2f %8.2f %+9.3f %9.2f %6d  %s\n",
+          // The Markdown row and the aligned text line carry the same fields.
+          std::printf(args->markdown
+                          ? "| %d | %llu | %.2f | %.2f | %.2f | %+.3f | %.2f | %d | `%s` |\n"
+                          : "%5d %14llu %8.2f %8.2f %8.2f %+9.3f %9.2f %6d  %s\n",
                       n,
                       static_cast<unsigned long long>(size),
                       percent(wins),

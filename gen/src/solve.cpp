@@ -397,6 +397,26 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
   // different first depth, so that they do not walk in step); the first to finish stops the
   // others. Then each first move is asked whether it reaches that value, which the table
   // mostly answers.
+  // Counts a searcher's positions into `nodes`.
+  const auto publish = [&](const Searcher& searcher, std::uint64_t& published) {
+    nodes += searcher.nodes() - published;
+    published = searcher.nodes();
+  };
+  // Every 2^16 positions: counts them, reports progress, and ends the search (throwing Stopped)
+  // when the caller asks to stop or `halt` is set.
+  const auto watch =
+      [&](Searcher& searcher, std::uint64_t& published, const std::atomic<bool>* halt) {
+        searcher.set_tick([&, halt] {
+          const bool halted = halt && halt->load();
+          if (halted || stopped || (options.stop && options.stop())) {
+            if (!halted)
+              stopped = true;
+            throw Stopped{};
+          }
+          publish(searcher, published);
+          report();
+        });
+      };
   const bool root_first = !options.worths && !out.by_tables && !tasks.empty();
   if (root_first) {
     const int deepening = std::min(options.deepening, kExact - 1);
@@ -404,16 +424,7 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
     tbb::parallel_for(0, workers, 1, [&](int w) {
       Searcher searcher(engine, tables, table);
       std::uint64_t published = 0;
-      searcher.set_tick([&] {
-        if (found || stopped || (options.stop && options.stop())) {
-          if (!found)
-            stopped = true;
-          throw Stopped{};
-        }
-        nodes += searcher.nodes() - published;
-        published = searcher.nodes();
-        report();
-      });
+      watch(searcher, published, &found);
       try {
         const auto v = searcher.value(
             out.start, out.stones, 0, deepening, w % Searcher::kDeepening, [&](int lo, int hi) {
@@ -431,21 +442,13 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
         }
       } catch (const Stopped&) {
       }
-      nodes += searcher.nodes() - published;
+      publish(searcher, published);
     });
   }
   tbb::parallel_for(0, workers, 1, [&](int) {
     Searcher searcher(engine, tables, table);
     std::uint64_t published = 0;
-    searcher.set_tick([&] {
-      if (stopped || (options.stop && options.stop())) {
-        stopped = true;
-        throw Stopped{};
-      }
-      nodes += searcher.nodes() - published;
-      published = searcher.nodes();
-      report();
-    });
+    watch(searcher, published, nullptr);
     for (std::size_t k = next_task++;
          k < order.size() && !stopped && (!root_first || root_lower == root_upper);
          k = next_task++) {
@@ -454,24 +457,27 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
         break;
       }
       Task& task = tasks[order[k]];
-      // The best worth proved so far: a lower bound on the start's value.
-      const auto best_known = [&] {
-        int b = -kMaxBoardStones - 1;
-        for (const Task& t : tasks)
-          b = std::max(b, t.lower.load());
-        return b;
+      // Bounds on the value of the task's position, as bounds on the move's worth.
+      const auto record = [&task](int lo, int hi) {
+        task.lower = task.base + (task.sign > 0 ? lo : -hi);
+        lower_to(task.upper, task.base + (task.sign > 0 ? hi : -lo));
       };
-      // Guess that the move is as good as the best one known. When only the value is wanted,
-      // and it is known, ask whether the move reaches it: yes is its worth, no bounds it.
-      const int b = std::max(best_known(), task.base - task.stones);
+      // When only the value is wanted (and known), ask whether the move reaches it: yes is its
+      // worth, no bounds it. Otherwise guess that the move is as good as the best one proved.
       const int root = root_lower.load();
-      const int guess = root_first ? (task.sign > 0 ? root - task.base : task.base - root + 1)
-                                   : task.sign * (b - task.base);
+      int guess = 0;
+      if (root_first) {
+        guess = task.sign > 0 ? root - task.base : task.base - root + 1;
+      } else {
+        int best = task.base - task.stones;
+        for (const Task& t : tasks)
+          best = std::max(best, t.lower.load());
+        guess = task.sign * (best - task.base);
+      }
       std::pair<int, int> v;
       try {
         v = searcher.value(task.position, task.stones, guess, 0, 0, [&](int lo, int hi) {
-          task.lower = task.base + (task.sign > 0 ? lo : -hi);
-          lower_to(task.upper, task.base + (task.sign > 0 ? hi : -lo));
+          record(lo, hi);
           report();
           return root_first && (task.upper < root || task.lower >= root);
         });
@@ -479,12 +485,10 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
         stopped = true;
         break;
       }
-      task.lower = task.base + (task.sign > 0 ? v.first : -v.second);
-      lower_to(task.upper, task.base + (task.sign > 0 ? v.second : -v.first));
+      record(v.first, v.second);
       task.move->worth = task.lower;
       ++done;
-      nodes += searcher.nodes() - published;
-      published = searcher.nodes();
+      publish(searcher, published);
       report();
     }
   });
