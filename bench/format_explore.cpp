@@ -38,6 +38,7 @@
 
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
+#include "sowdb/probe/internal/solver_hooks.h"
 #include "sowdb/probe/rules.h"
 
 namespace {
@@ -298,7 +299,7 @@ std::vector<std::uint8_t> capture_classes(const sowdb::RuleSet& rules, int n, st
   const auto largest = [&](const sowdb::Pits& b) {
     int quiet = 0;
     if (oware)
-      engine.oware_exits(b, moves, quiet);
+      sowdb::internal::SolverHooks::oware_exits(engine, b, moves, quiet);
     else
       engine.legal_moves(b, moves);
     int g = 0;

@@ -60,7 +60,7 @@ gen() {  # variant max_stones threads
   local dir="${out_root}/gen-$1-$2-$3"
   rm -rf "${dir}"
   echo "== sowdb gen --variant $1 --max-stones $2 --threads $3" >&2
-  "${build}/gen/sowdb" gen --variant "$1" --max-stones "$2" --threads "$3" --out "${dir}" \
+  "${build}/cli/sowdb" gen --variant "$1" --max-stones "$2" --threads "$3" --out "${dir}" \
     --json | tail -n 1 >>"${gen_runs}"
   rm -rf "${dir}"
 }

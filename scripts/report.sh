@@ -15,5 +15,5 @@ fi
 "${root}/scripts/setup.sh"
 cmake -S "${root}" -B "${root}/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "${root}/build" --target sowdb
-python3 "${root}/scripts/report.py" "${root}/build/gen/sowdb" "${root}/docs/results" "${work}" "$@"
+python3 "${root}/scripts/report.py" "${root}/build/cli/sowdb" "${root}/docs/results" "${work}" "$@"
 echo "==> report: ${root}/docs/results/README.md"

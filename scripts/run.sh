@@ -38,7 +38,7 @@ cmake -S . -B "$build_dir" "${generator_args[@]}" -DCMAKE_BUILD_TYPE=Release
 step "build: sowdb, $jobs jobs"
 cmake --build "$build_dir" --parallel "$jobs" --target sowdb
 
-sowdb="$build_dir/gen/sowdb"
+sowdb="$build_dir/cli/sowdb"
 if [[ ! -x "$sowdb" ]]; then
   echo "run: error: $sowdb was not built" >&2
   exit 1

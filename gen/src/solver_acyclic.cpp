@@ -18,6 +18,7 @@
 
 #include "solver_internal.h"
 #include "sowdb/format/index.h"
+#include "sowdb/probe/internal/solver_hooks.h"
 #include "sowdb/probe/rules.h"
 
 namespace sowdb::gen::solver_internal {
@@ -39,6 +40,7 @@ class AcyclicSolver {
         k_(rules_.pits()),
         kalah_(rules.family == Family::kKalah),
         capture_empty_opposite_(rules.capture_empty_opposite),
+        overflow_(options.depth_overflow),
         marks_(stones, options),
         rank_(k_, stones) {
     size_ = layer_size(k_, stones_);
@@ -111,7 +113,7 @@ class AcyclicSolver {
     Layer layer;
     layer.stones = stones_;
     layer.value = std::move(value_);
-    layer.depth = DepthTable(std::move(depth_), size_, std::move(overflow));
+    layer.depth = DepthTable(std::move(depth_), size_, std::move(overflow), overflow_.byte());
     if (mark_) {
       // One byte per position while solving (a thread that solves a position again writes the
       // same byte), one bit in the result.
@@ -232,11 +234,11 @@ class AcyclicSolver {
           mv.pit = static_cast<std::uint8_t>(x);
           mv.general = true;
           mv.land = kNoCapture;
-          const Pits& add = rules.sowing_add(x, sown);
-          const int stored = rules.sowing_stored(x, sown);
+          const Pits& add = internal::SolverHooks::sowing_add(rules, x, sown);
+          const int stored = internal::SolverHooks::sowing_stored(rules, x, sown);
           // The path is one lap: a sowing of more seeds than a lap holds ends where its last
           // lap does (only the three kinds below read `last`, and none of them laps).
-          const std::span<const std::uint8_t> path = rules.sowing_path(x);
+          const std::span<const std::uint8_t> path = internal::SolverHooks::sowing_path(rules, x);
           const std::uint8_t last = path[static_cast<std::size_t>(sown - 1) % path.size()];
           // Seeds reaching the opponent's side: one in each of its first r pits, or none.
           int r = 0;
@@ -260,9 +262,9 @@ class AcyclicSolver {
               mv.captured = after;
               mv.captured[last] = 0;
             }
-          } else if (stored == 1 && r == 0 && last == Rules::kStore) {
+          } else if (stored == 1 && r == 0 && last == internal::SolverHooks::kStore) {
             set(mv, low_part(after), 1, 1, true);
-          } else if (stored == 1 && r > 0 && last != Rules::kStore && last >= p) {
+          } else if (stored == 1 && r > 0 && last != internal::SolverHooks::kStore && last >= p) {
             set(mv, high_part(after, opponent_seeds + r), 1 + r, 1, false);
           }
         }

@@ -18,23 +18,25 @@
 
 #include "solver_internal.h"
 #include "sowdb/format/index.h"
+#include "sowdb/probe/internal/solver_hooks.h"
 #include "sowdb/probe/rules.h"
 
 namespace sowdb::gen::solver_internal {
 namespace {
 
-class LayerSolver {
+class CyclicSolver {
  public:
-  LayerSolver(const RuleSet& rules,
-              int stones,
-              const SmallerValues& smaller,
-              const SolveOptions& options)
+  CyclicSolver(const RuleSet& rules,
+               int stones,
+               const SmallerValues& smaller,
+               const SolveOptions& options)
       : rules_(rules),
         stones_(stones),
         k_(rules_.pits()),
         p_(rules_.pits_per_side()),
         rank_(k_, stones),
         quiet_grand_slams_(rules.grand_slam == GrandSlam::kNoCapture),
+        overflow_(options.depth_overflow),
         marks_(stones, options) {
     size_ = layer_size(k_, stones_);
     if (size_ > (std::uint64_t{1} << 40))
@@ -70,9 +72,9 @@ class LayerSolver {
     }
   }
 
-  ~LayerSolver() { std::free(cells_); }
-  LayerSolver(const LayerSolver&) = delete;
-  LayerSolver& operator=(const LayerSolver&) = delete;
+  ~CyclicSolver() { std::free(cells_); }
+  CyclicSolver(const CyclicSolver&) = delete;
+  CyclicSolver& operator=(const CyclicSolver&) = delete;
 
   Layer run(const std::function<void(double)>& progress) {
     const double steps = stones_ + 1;
@@ -107,8 +109,10 @@ class LayerSolver {
     Layer layer;
     layer.stones = stones_;
     layer.value = std::move(value_);
-    layer.depth = DepthTable(
-        DepthTable::Bytes(reinterpret_cast<std::uint8_t*>(cells_)), size_, std::move(overflow));
+    layer.depth = DepthTable(DepthTable::Bytes(reinterpret_cast<std::uint8_t*>(cells_)),
+                             size_,
+                             std::move(overflow),
+                             overflow_.byte());
     layer.recompute = std::move(recompute_);
     cells_ = nullptr;
     return layer;
@@ -149,7 +153,7 @@ class LayerSolver {
       for (int g = 0; g < group; ++g) {
         const std::uint64_t i = first + g;
         int in_layer = 0;
-        const int count = rules_.oware_exits(board, moves, in_layer);
+        const int count = internal::SolverHooks::oware_exits(rules_, board, moves, in_layer);
         exit_count[g] = 0;
         for (const Move& m : moves) {
           const std::int8_t* v = smaller_[stones_ - m.gain()] + rank_.rank<kPits>(m.child);
@@ -590,7 +594,7 @@ class LayerSolver {
         const Pits cand = unsow(bv, origin, s);
         // Replaying the forward move makes the predecessor exact by construction; the masks
         // only spare the replays that would fail.
-        if (!rules_.oware_quiet_move_to_turned(cand, origin, b))
+        if (!internal::SolverHooks::oware_quiet_move_to_turned(rules_, cand, origin, b))
           continue;
         f(rank_.rank<kPits>(cand));
       }
@@ -634,9 +638,9 @@ class LayerSolver {
   void for_each_lap_predecessor(const Pits& b, const V16& bv, int origin, F&& f) {
     // The rows grow with s, so the first s that does not fit ends the search.
     for (int s = k_; s <= stones_; ++s) {
-      if (rules_.sowing_stored(origin, s) != 0)
+      if (internal::SolverHooks::sowing_stored(rules_, origin, s) != 0)
         break;  // would gain: not an in-layer move
-      const Pits& add = rules_.sowing_add(origin, s);
+      const Pits& add = internal::SolverHooks::sowing_add(rules_, origin, s);
       if (add[origin] > b[origin])
         break;
       V16 av;
@@ -650,7 +654,7 @@ class LayerSolver {
         continue;
       // Replaying the forward move makes the predecessor exact by construction.
       const Pits cand = unsow(bv, origin, s);
-      if (rules_.oware_quiet_move_to_turned(cand, origin, b))
+      if (internal::SolverHooks::oware_quiet_move_to_turned(rules_, cand, origin, b))
         f(rank_.rank<kPits>(cand));
     }
   }
@@ -660,7 +664,7 @@ class LayerSolver {
   // forwarding.
   Pits unsow(const V16& bv, int origin, int s) const {
     V16 av;
-    std::memcpy(&av, rules_.sowing_add(origin, s).data(), sizeof av);
+    std::memcpy(&av, internal::SolverHooks::sowing_add(rules_, origin, s).data(), sizeof av);
     const V16 pre = (bv - av) | (unit_[origin] & static_cast<std::uint8_t>(s));
     Pits cand;
     std::memcpy(cand.data(), &pre, sizeof pre);
@@ -712,7 +716,7 @@ Layer solve_cyclic(const RuleSet& rules,
                    int stones,
                    const SmallerValues& smaller,
                    const SolveOptions& options) {
-  LayerSolver solver(rules, stones, smaller, options);
+  CyclicSolver solver(rules, stones, smaller, options);
   return solver.run(options.progress);
 }
 

@@ -35,9 +35,6 @@ constexpr std::uint8_t kWon = 0x20;  // decided with a positive value
 constexpr std::uint8_t kTerminalMark = 254;
 constexpr std::uint8_t kFrontier[2] = {0x40, 0x80};
 
-// Depths of 255 and more live in a side map; the byte holds kDepthOverflow.
-constexpr std::uint8_t kDepthOverflow = DepthTable::kOverflow;
-
 struct Cell {
   std::uint8_t state;
   std::uint8_t depth;
@@ -135,19 +132,26 @@ class Ranker {
   std::vector<std::uint64_t> table_;  // [pit * width_ + prefix sum] = C(s + i, i + 1)
 };
 
-// Depths of 255 and more: the depth byte holds kDepthOverflow and the depth lives here. Both
-// solvers share it; it is rare enough for a hash map.
+// Depths of SolveOptions::depth_overflow (255) and more: the depth byte holds that byte and the
+// depth lives here. Both solvers share it; it is rare enough for a hash map.
 class DepthOverflow {
  public:
+  // Keeps depths from `threshold` (1..255) up aside. Throws std::invalid_argument otherwise.
+  explicit DepthOverflow(int threshold) : threshold_(static_cast<std::uint8_t>(threshold)) {
+    if (threshold < 1 || threshold > 255)
+      throw std::invalid_argument("depth overflow threshold out of 1..255");
+  }
+  // The byte that sends a depth to the map.
+  std::uint8_t byte() const { return threshold_; }
   // The byte to store for `depth` at entry i, keeping a large depth aside. Thread safe.
   std::uint8_t encode(std::uint64_t i, int depth) {
-    if (depth < kDepthOverflow)
+    if (depth < threshold_)
       return static_cast<std::uint8_t>(depth);
     return encode_large(i, depth);
   }
   // The depth of entry i whose depth byte is `byte`. Thread safe.
   int decode(std::uint64_t i, std::uint8_t byte) const {
-    if (byte != kDepthOverflow)
+    if (byte != threshold_)
       return byte;
     return decode_large(i);
   }
@@ -171,9 +175,10 @@ class DepthOverflow {
     decltype(map_)::accessor acc;
     map_.insert(acc, i);
     acc->second = static_cast<std::uint16_t>(depth);
-    return kDepthOverflow;
+    return threshold_;
   }
 
+  std::uint8_t threshold_;
   tbb::concurrent_hash_map<std::uint64_t, std::uint16_t> map_;
 };
 

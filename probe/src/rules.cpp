@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "sowdb/probe/internal/solver_hooks.h"
+
 namespace sowdb {
 
 Rules::Rules(const RuleSet& rules)
@@ -113,30 +115,38 @@ int Rules::legal_moves(const Pits& board, MoveList& out) const noexcept {
   return n;
 }
 
-int Rules::oware_exits(const Pits& board, MoveList& exits, int& quiet) const noexcept {
+}  // namespace sowdb
+
+namespace sowdb::internal {
+
+int SolverHooks::oware_exits(const Rules& rules,
+                             const Pits& board,
+                             MoveList& exits,
+                             int& quiet) noexcept {
   // The moves legal_moves keeps, told apart without sowing the quiet ones: a sowing captures
   // only when its last seed lands on the opponent's side, in a pit it brings to 2 or 3 seeds.
-  const int opponent = opponent_seeds(board);
+  const int p = rules.p_;
+  const int opponent = rules.opponent_seeds(board);
   int legal = 0;
   int grand_slams = 0;
   int gaining = 0;
   quiet = 0;
-  for (int i = 0; i < p_; ++i) {
+  for (int i = 0; i < p; ++i) {
     const int seeds = board[i];
     if (seeds == 0)
       continue;
-    const SowStep& st = sow_table_[i * kSowRows + seeds];
+    const Rules::SowStep& st = rules.sow_table_[i * Rules::kSowRows + seeds];
     if (opponent + st.opp_added == 0)
       continue;  // feeding rule
     ++legal;
     const int last = st.last;
-    const int at_last = last >= p_ ? board[last] + st.add[last] : 0;
+    const int at_last = last >= p ? board[last] + st.add[last] : 0;
     if (at_last != 2 && at_last != 3) {
       ++quiet;
       continue;
     }
     Move& m = exits.moves[gaining];
-    oware_move(board, i, opponent, m);
+    rules.oware_move(board, i, opponent, m);
     grand_slams += m.grand_slam;
     if (m.gain() == 0) {
       ++quiet;  // a grand slam that captures nothing (kNoCapture)
@@ -145,11 +155,15 @@ int Rules::oware_exits(const Pits& board, MoveList& exits, int& quiet) const noe
     ++gaining;
   }
   // Under kForbidden every grand slam captures, so each is one of the exits.
-  const int kept = drop_forbidden_grand_slams(exits, gaining, grand_slams, legal);
+  const int kept = rules.drop_forbidden_grand_slams(exits, gaining, grand_slams, legal);
   legal -= gaining - kept;
   exits.size = kept;
   return legal;
 }
+
+}  // namespace sowdb::internal
+
+namespace sowdb {
 
 bool Rules::play(const Pits& board, int pit, Move& out) const noexcept {
   if (pit < 0 || pit >= p_ || board[pit] == 0)

@@ -286,16 +286,22 @@ std::string explain(const BruteForce& bf,
   return os.str();
 }
 
-TEST_P(GeneratorVsBruteForce, EveryEntryMatches) {
-  const Case& c = GetParam();
+// Solves layers 0..c.max_stones with the generator and with the brute force and compares every
+// entry; depths from `depth_overflow` up go through the solvers' overflow map.
+void expect_every_entry_matches(const Case& c, int depth_overflow) {
   const RuleSet rules = preset_rules(c.preset, c.pits_per_side);
   const int pits = rules.pits();
   BruteForce bf(rules);
   std::vector<gen::Layer> gen_layers;
   for (int n = 0; n <= c.max_stones; ++n) {
     bf.solve_through(n);
+    gen::SolveOptions options;
+    options.depth_overflow = depth_overflow;
     gen::Layer layer = gen::solve_layer(
-        rules, n, [&](int m) -> const std::int8_t* { return gen_layers.at(m).value.data(); });
+        rules,
+        n,
+        [&](int m) -> const std::int8_t* { return gen_layers.at(m).value.data(); },
+        options);
     const BruteLayer& bl = bf.layer(n);
     ASSERT_EQ(layer.stones, n);
     ASSERT_EQ(layer_size(pits, n), bl.boards.size()) << "n=" << n;
@@ -320,6 +326,16 @@ TEST_P(GeneratorVsBruteForce, EveryEntryMatches) {
     }
     gen_layers.push_back(std::move(layer));
   }
+}
+
+TEST_P(GeneratorVsBruteForce, EveryEntryMatches) {
+  expect_every_entry_matches(GetParam(), gen::DepthTable::kDefaultOverflow);
+}
+
+// Every depth of 3 or more through the overflow map, which real boards need only from depth
+// 255, far beyond what the brute force can solve: the path has to give the same depths.
+TEST_P(GeneratorVsBruteForce, EveryEntryMatchesThroughTheOverflowMap) {
+  expect_every_entry_matches(GetParam(), 3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, GeneratorVsBruteForce, testing::ValuesIn(all_cases()), case_name);

@@ -1,6 +1,6 @@
-// gen::verify_layer accepts the generator's tables and catches entries that disagree with
+// verify_layer accepts the generator's tables and catches entries that disagree with
 // their successors, including a win stored as a draw on a cycle.
-#include "sowdb/gen/verify.h"
+#include "sowdb/verify/verify.h"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +13,7 @@
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/gen/generate.h"
+#include "sowdb/gen/parallel.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/probe/variant.h"
 
@@ -41,7 +42,7 @@ class VerifyTest : public testing::Test {
     auto tables = TableSet::open(dir_);
     std::uint64_t total = 0;
     for (int n = 0; n <= max_stones; ++n)
-      total += gen::verify_layer(*tables, n).problems();
+      total += verify_layer(*tables, n, gen::tbb_executor()).problems();
     return total;
   }
 
@@ -155,26 +156,26 @@ TEST_F(VerifyTest, AnUnreadableSuccessorIsNotAWrongValue) {
     f.write(&c, 1);
   }
   auto tables = TableSet::open(dir_);
-  gen::Verifier verifier(*tables);
-  const gen::VerifyReport six = verifier.verify(6);
+  Verifier verifier(*tables, std::nullopt, gen::tbb_executor());
+  const VerifyReport six = verifier.verify(6);
   EXPECT_EQ(six.unreadable, six.positions);
-  const gen::VerifyReport eight = verifier.verify(8);
+  const VerifyReport eight = verifier.verify(8);
   EXPECT_GT(eight.unreadable, 0u);
   EXPECT_LT(eight.unreadable, eight.positions);
   EXPECT_EQ(eight.bad_values, 0u);
   EXPECT_EQ(eight.bad_depths, 0u);
   // The same through a fresh Verifier, which reads layers 0..8 itself.
-  const gen::VerifyReport again = gen::verify_layer(*tables, 8);
+  const VerifyReport again = verify_layer(*tables, 8, gen::tbb_executor());
   EXPECT_EQ(again.unreadable, eight.unreadable);
   EXPECT_EQ(again.bad_values, 0u);
 }
 
 // The counts of verifying layer n by probing every position and every successor through the
 // table set, one at a time: what the Verifier's arrays must reproduce.
-gen::VerifyReport probe_every_successor(const TableSet& tables, int n) {
+VerifyReport probe_every_successor(const TableSet& tables, int n) {
   const Rules& rules = tables.engine();
   const int pits = rules.pits();
-  gen::VerifyReport r;
+  VerifyReport r;
   r.positions = layer_size(pits, n);
   Pits board{};
   const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(pits));
@@ -266,13 +267,13 @@ TEST_F(VerifyTest, CountsAsProbingEverySuccessorOnBrokenTables) {
   ASSERT_EQ(broken, 3);
   tamper(kLayer - 2, changes);
   auto tables = TableSet::open(dir_);
-  gen::Verifier verifier(*tables);
+  Verifier verifier(*tables, std::nullopt, gen::tbb_executor());
   std::uint64_t unreadable = 0;
   std::uint64_t bad = 0;
   for (int n = 0; n <= kTop; ++n) {
     SCOPED_TRACE(n);
-    const gen::VerifyReport want = probe_every_successor(*tables, n);
-    const gen::VerifyReport got = verifier.verify(n);
+    const VerifyReport want = probe_every_successor(*tables, n);
+    const VerifyReport got = verifier.verify(n);
     EXPECT_EQ(got.positions, want.positions);
     EXPECT_EQ(got.bad_values, want.bad_values);
     EXPECT_EQ(got.bad_depths, want.bad_depths);

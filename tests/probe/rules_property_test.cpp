@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "sowdb/probe/internal/solver_hooks.h"
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/variant.h"
 
@@ -681,12 +682,12 @@ TEST(RulesProperty, OwareQuietReplayAgreesWithPlay) {
           // move.
           Pits sown = b;
           sown[pit] = 0;
-          const Pits& add = rules.sowing_add(pit, b[pit]);
+          const Pits& add = internal::SolverHooks::sowing_add(rules, pit, b[pit]);
           for (int j = 0; j < 2 * p; ++j)
             sown[j] = static_cast<std::uint8_t>(sown[j] + add[j]);
           Move m;
           const bool expect = rules.play(b, pit, m) && m.gain() == 0;
-          ASSERT_EQ(rules.oware_quiet_move_to_turned(b, pit, sown), expect)
+          ASSERT_EQ(internal::SolverHooks::oware_quiet_move_to_turned(rules, b, pit, sown), expect)
               << name << " P=" << p << " pit " << pit;
           if (expect) {
             ASSERT_EQ(rules.rotate(m.child), sown);
@@ -701,7 +702,7 @@ TEST(RulesProperty, OwareQuietReplayAgreesWithPlay) {
             Pits other = sown;
             --other[from];
             ++other[to];
-            EXPECT_FALSE(rules.oware_quiet_move_to_turned(b, pit, other))
+            EXPECT_FALSE(internal::SolverHooks::oware_quiet_move_to_turned(rules, b, pit, other))
                 << name << " P=" << p << " pit " << pit;
             ++refused;
           }
@@ -725,7 +726,8 @@ TEST(RulesProperty, OwareExitsAgreeWithLegalMoves) {
         const int legal = rules.legal_moves(b, all);
         MoveList gaining;
         int in_layer = -1;
-        ASSERT_EQ(rules.oware_exits(b, gaining, in_layer), legal) << name << " P=" << p;
+        ASSERT_EQ(internal::SolverHooks::oware_exits(rules, b, gaining, in_layer), legal)
+            << name << " P=" << p;
         std::vector<const Move*> expect;
         int expect_quiet = 0;
         for (const Move& m : all) {

@@ -19,14 +19,9 @@ namespace sowdb::gen {
 /// Depths of a layer in one byte per position; the rare depths of 255 or more are kept aside.
 class DepthTable {
  public:
-  /// The low byte of an entry whose depth is in the overflow list. The tests build the
-  /// generator a second time with a small SOWDB_TEST_DEPTH_OVERFLOW, so that the overflow path
-  /// runs on boards they can check (real boards reach 255 only far beyond those).
-#ifdef SOWDB_TEST_DEPTH_OVERFLOW
-  static constexpr std::uint8_t kOverflow = SOWDB_TEST_DEPTH_OVERFLOW;
-#else
-  static constexpr std::uint8_t kOverflow = 255;
-#endif
+  /// The low byte of an entry whose depth is in the overflow list, unless the solver was asked
+  /// for another (SolveOptions::depth_overflow).
+  static constexpr std::uint8_t kDefaultOverflow = 255;
 
   /// Memory from std::malloc, released with std::free.
   struct Free {
@@ -37,20 +32,22 @@ class DepthTable {
 
   /// An empty table.
   DepthTable() = default;
-  /// Takes `size` low bytes (kOverflow marks an entry of `overflow`) and the (index, depth)
-  /// pairs of `overflow` sorted by index.
+  /// Takes `size` low bytes (`overflow_byte` marks an entry of `overflow`) and the (index,
+  /// depth) pairs of `overflow` sorted by index.
   DepthTable(Bytes low,
              std::uint64_t size,
-             std::vector<std::pair<std::uint64_t, std::uint16_t>> overflow)
-      : low_(std::move(low)), size_(size), overflow_(std::move(overflow)) {}
+             std::vector<std::pair<std::uint64_t, std::uint16_t>> overflow,
+             std::uint8_t overflow_byte = kDefaultOverflow)
+      : low_(std::move(low)),
+        size_(size),
+        overflow_(std::move(overflow)),
+        overflow_byte_(overflow_byte) {}
 
   /// Number of entries.
-  std::uint64_t size() const {
-    return size_;
-  }
+  std::uint64_t size() const { return size_; }
   /// Depth of entry i (i < size()).
   std::uint16_t operator[](std::uint64_t i) const {
-    if (low_[i] != kOverflow)
+    if (low_[i] != overflow_byte_)
       return low_[i];
     auto it = std::lower_bound(overflow_.begin(), overflow_.end(), std::pair{i, std::uint16_t{0}});
     return it->second;
@@ -75,7 +72,7 @@ class DepthTable {
   }
   /// Same entries (compares the bytes and the overflow list).
   bool operator==(const DepthTable& o) const {
-    return size_ == o.size_ && overflow_ == o.overflow_ &&
+    return size_ == o.size_ && overflow_ == o.overflow_ && overflow_byte_ == o.overflow_byte_ &&
            (size_ == 0 || std::memcmp(low_.get(), o.low_.get(), size_) == 0);
   }
 
@@ -83,6 +80,7 @@ class DepthTable {
   Bytes low_;
   std::uint64_t size_ = 0;
   std::vector<std::pair<std::uint64_t, std::uint16_t>> overflow_;
+  std::uint8_t overflow_byte_ = kDefaultOverflow;
 };
 
 /// Values of a layer, indexed by position index (sowdb/format/index.h).
@@ -144,6 +142,10 @@ struct SolveOptions {
   /// smaller(m) gives marked_bytes for every m <= kMaxMarkedStones, plain values above (implied
   /// by `mark`). The generator keeps its layers so even when it marks nothing.
   bool marked_smaller = false;
+  /// Depths from this one up (1..255) go to the overflow list of Layer::depth rather than in
+  /// its bytes. Real boards reach 255 only far beyond what a test can check by brute force, so
+  /// the tests ask for a small one to run that path; the layer's depths are the same.
+  int depth_overflow = DepthTable::kDefaultOverflow;
   /// Called from the calling thread with the fraction of the work done, if set.
   std::function<void(double)> progress;
 };

@@ -11,6 +11,10 @@
 
 namespace sowdb {
 
+namespace internal {
+struct SolverHooks;
+}
+
 /// Seeds in each pit. Pits 0..P-1 belong to the player to move (left to right as they see them),
 /// pits P..2P-1 to the opponent; pit i faces pit 2P-1-i. Pits at 2P and beyond hold 0.
 using Pits = std::array<std::uint8_t, kMaxPits>;
@@ -85,83 +89,25 @@ class Rules {
 
   /// Turns the board so that the opponent becomes the mover.
   Pits rotate(const Pits& board) const noexcept {
-    // The board as one 128-bit number, pit i in byte i: turning it is a rotation of its low 2P
-    // bytes by P bytes (pits 2P and up are zero).
-    U128 x;
-    std::memcpy(&x, board.data(), sizeof x);
-    const U128 r = rotate_bits(x);
+    // The board as one 128-bit number in two 64-bit halves, pit i in byte i: turning it is a
+    // rotation of its low 2P bytes by P bytes (pits 2P and up are zero).
+    std::uint64_t x[2];
+    std::memcpy(x, board.data(), sizeof x);
+    const int shift = 8 * p_;
+    std::uint64_t r[2];
+    if (shift == 64) {
+      r[0] = x[1];
+      r[1] = x[0];
+    } else {
+      // x >> shift, plus (x's low `shift` bits) << shift; 8 <= shift < 64.
+      const std::uint64_t low = x[0] & ((std::uint64_t{1} << shift) - 1);
+      r[0] = (x[0] >> shift) | (x[1] << (64 - shift)) | (low << shift);
+      r[1] = (x[1] >> shift) | (low >> (64 - shift));
+    }
     Pits out;
-    std::memcpy(out.data(), &r, sizeof r);
+    std::memcpy(out.data(), r, sizeof r);
     return out;
   }
-
-  /// Oware family, for a solver's first pass over a layer: the legal moves of `board` split
-  /// into those that keep every seed on the board and those that gain seeds. Writes the moves
-  /// that gain seeds into `exits` (in pit order, as legal_moves would build them) and returns
-  /// the number of legal moves that gain nothing in `quiet`. Returns the number of legal moves,
-  /// as legal_moves; 0 means the game is over. Same moves as legal_moves, without building
-  /// the moves that gain nothing (most of them). Thread safe.
-  int oware_exits(const Pits& board, MoveList& exits, int& quiet) const noexcept;
-
-  /// Oware family, for predecessor searches: replays the mover's pit `pit` of `board` and tells
-  /// whether it is a legal move that leaves every seed on the board (no capture; a grand slam
-  /// under kNoCapture captures nothing) and leads to the child `rotate(turned_child)`. Same
-  /// answer as play() followed by a check of Move::gain() == 0 and
-  /// Move::child == rotate(turned_child), without building the Move. The child comes turned
-  /// because a predecessor search has it so for all its candidates: the sown board is compared
-  /// as it lies, with no rotation per candidate. Thread safe.
-  bool oware_quiet_move_to_turned(const Pits& board,
-                                  int pit,
-                                  const Pits& turned_child) const noexcept {
-    if (pit < 0 || pit >= p_ || board[pit] == 0)
-      return false;
-    const SowStep& st = sow_table_[pit * kSowRows + board[pit]];
-    U128 x;
-    U128 add;
-    U128 keep;
-    U128 want;
-    std::memcpy(&x, board.data(), sizeof x);
-    std::memcpy(&add, st.add.data(), sizeof add);
-    std::memcpy(&keep, keep_origin_[pit].data(), sizeof keep);
-    std::memcpy(&want, turned_child.data(), sizeof want);
-    x = (x & keep) + add;
-    // A capture empties pits, so a move that captures cannot lead to `child` unsown; check the
-    // cheap equality first.
-    if (x != want)
-      return false;
-    const int opp_after = opponent_seeds(board) + st.opp_added;
-    if (opp_after == 0)
-      return false;  // feeding rule: an empty opponent must be fed
-    // The sown board equals turned_child: its pits are read from there.
-    int captured = 0;
-    for (int at = st.last; at >= p_; --at) {
-      const int seeds = turned_child[at];
-      if (seeds != 2 && seeds != 3)
-        break;
-      captured += seeds;
-    }
-    // A capturing move gains seeds, but for a grand slam under kNoCapture, which captures
-    // nothing (and is legal; under kForbidden a legal grand slam captures).
-    return captured == 0 || (captured == opp_after && rules_.grand_slam == GrandSlam::kNoCapture);
-  }
-
-  /// Places sown from `origin` in one lap, in order: pit numbers, or kStore for the mover's store.
-  std::span<const std::uint8_t> sowing_path(int origin) const noexcept {
-    return {path_[origin].data(), static_cast<std::size_t>(cycle_)};
-  }
-
-  /// Seeds that sowing `seeds` (1..255) from the mover's pit `origin` adds to each pit, the
-  /// origin's own refill on laps included (the origin is emptied first).
-  const Pits& sowing_add(int origin, int seeds) const noexcept {
-    return sow_table_[origin * kSowRows + seeds].add;
-  }
-  /// Seeds that sowing `seeds` from `origin` puts into the mover's store.
-  int sowing_stored(int origin, int seeds) const noexcept {
-    return sow_table_[origin * kSowRows + seeds].stored;
-  }
-
-  /// Marks the mover's store in sowing_path().
-  static constexpr std::uint8_t kStore = 255;
 
   /// The value of a move: its gain plus (extra turn) or minus the value of its child.
   static int worth(const Move& m, int child_value) noexcept {
@@ -169,30 +115,33 @@ class Rules {
   }
 
  private:
-  __extension__ typedef unsigned __int128 U128;
-  // rotate() on the board as a number.
-  U128 rotate_bits(U128 x) const noexcept {
-    const int shift = 8 * p_;
-    const U128 low_mask = shift < 64 ? (static_cast<U128>(1) << shift) - 1 : ~static_cast<U128>(0);
-    return (x >> shift) | ((x & low_mask) << shift);
-  }
+  // The generator's hooks into the sowing tables (sowdb/probe/internal/solver_hooks.h).
+  friend struct internal::SolverHooks;
+
+  // Marks the mover's store in path_.
+  static constexpr std::uint8_t kStore = 255;
+
   // Sows `seeds` from pit `origin` into `b`; returns the last pit sown (kStore for the store) and
   // adds the seeds sown into the store to `stored`.
   int sow(Pits& b, int origin, int seeds, int& stored) const noexcept {
     const SowStep& st = sow_table_[origin * kSowRows + seeds];
-    // Empty the origin and add the row as 16-lane byte vectors (a byte store followed by a
-    // vector load would stall store forwarding); no lane overflows, a board holds <= 255 seeds.
-    typedef std::uint8_t V16 __attribute__((vector_size(16)));
-    V16 x;
-    V16 y;
-    V16 keep;
-    std::memcpy(&x, b.data(), sizeof x);
-    std::memcpy(&y, st.add.data(), sizeof y);
-    std::memcpy(&keep, keep_origin_[origin].data(), sizeof keep);
-    x = (x & keep) + y;
-    std::memcpy(b.data(), &x, sizeof x);
+    // Empty the origin and add the row, 8 pits at a time: no pit overflows (a board holds at
+    // most 255 seeds), so a 64-bit addition adds each byte on its own.
+    add_row(b, keep_origin_[origin], st.add);
     stored += st.stored;
     return st.last;
+  }
+  // b = (b & keep) + add, bytewise, for rows whose sums fit in a byte.
+  static void add_row(Pits& b, const Pits& keep, const Pits& add) noexcept {
+    std::uint64_t x[2];
+    std::uint64_t k[2];
+    std::uint64_t y[2];
+    std::memcpy(x, b.data(), sizeof x);
+    std::memcpy(k, keep.data(), sizeof k);
+    std::memcpy(y, add.data(), sizeof y);
+    x[0] = (x[0] & k[0]) + y[0];
+    x[1] = (x[1] & k[1]) + y[1];
+    std::memcpy(b.data(), x, sizeof x);
   }
   // Sum of the 8 bytes of x (at most 255 in all).
   static int byte_sum(std::uint64_t x) noexcept {

@@ -13,9 +13,9 @@
 
 #include "board_text.h"
 #include "commands.h"
-#include "layer_ranges.h"
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
+#include "sowdb/gen/parallel.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/probe/version.h"
 

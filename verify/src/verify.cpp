@@ -1,4 +1,4 @@
-#include "sowdb/gen/verify.h"
+#include "sowdb/verify/verify.h"
 
 #include <algorithm>
 #include <array>
@@ -6,10 +6,10 @@
 #include <mutex>
 #include <span>
 
-#include "layer_ranges.h"
 #include "sowdb/format/index.h"
+#include "sowdb/probe/internal/layer_walk.h"
 
-namespace sowdb::gen {
+namespace sowdb {
 namespace {
 
 constexpr std::int8_t kUnreadable = kUnreadableValue;
@@ -40,8 +40,8 @@ std::string board_text(const Rules& rules, const Pits& board) {
 
 }  // namespace
 
-Verifier::Verifier(const TableSet& tables, std::optional<int> last)
-    : tables_(tables), last_(last) {}
+Verifier::Verifier(const TableSet& tables, std::optional<int> last, Executor run)
+    : tables_(tables), last_(last), run_(std::move(run)) {}
 
 void Verifier::report(int stones, const char* phase, std::uint64_t done, std::uint64_t total) {
   if (!progress_)
@@ -65,7 +65,7 @@ void Verifier::load(int n, LayerDepths* depths) {
     below[static_cast<std::size_t>(m)] = {values_[static_cast<std::size_t>(m)],
                                           masks_[static_cast<std::size_t>(m)]};
   ReadLayerOptions read;
-  read.executor = tbb_executor();
+  read.executor = run_;
   read.progress = [&](std::uint64_t done, std::uint64_t total) {
     report(n, "read", done, total + 1);
   };
@@ -150,9 +150,10 @@ VerifyReport Verifier::verify(int stones) {
     layer_values[m] = values_[static_cast<std::size_t>(m)].data();
   const std::span<const std::int8_t> own(layer_values[stones], report.positions);
   std::atomic<std::uint64_t> checked{0};
-  for_each_range(
+  internal::for_each_range(
       rules,
       stones,
+      run_,
       [&](std::uint64_t first,
           std::uint64_t last,
           const Pits& board,
@@ -241,9 +242,9 @@ VerifyReport Verifier::verify(int stones) {
   return report;
 }
 
-VerifyReport verify_layer(const TableSet& tables, int stones) {
-  Verifier verifier(tables);
+VerifyReport verify_layer(const TableSet& tables, int stones, const Executor& run) {
+  Verifier verifier(tables, std::nullopt, run);
   return verifier.verify(stones);
 }
 
-}  // namespace sowdb::gen
+}  // namespace sowdb

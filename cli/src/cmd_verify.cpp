@@ -1,7 +1,7 @@
 // `sowdb verify`: re-derives every entry of a table directory from its successors, through the
 // probe library only (not the generator's internals).
 //
-// The checks are those of gen::verify_layer (sowdb/gen/verify.h).
+// The checks are those of verify_layer (sowdb/verify/verify.h).
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 #include <unistd.h>
@@ -16,8 +16,9 @@
 #include "commands.h"
 #include "progress_line.h"
 #include "sowdb/format/index.h"
-#include "sowdb/gen/verify.h"
+#include "sowdb/gen/parallel.h"
 #include "sowdb/probe/tables.h"
+#include "sowdb/verify/verify.h"
 
 namespace sowdb::cli {
 
@@ -54,7 +55,7 @@ void add_verify(CLI::App& app, Runner& run) {
       std::uint64_t unreadable = 0;
       std::string first_read_error;  // why the first layer with unreadable entries failed
       const auto start_all = std::chrono::steady_clock::now();
-      gen::Verifier verifier(*tables, last);
+      Verifier verifier(*tables, last, gen::tbb_executor());
       const bool tty = isatty(fileno(stderr)) && !args->quiet && !args->json;
       if (tty) {
         auto line = std::make_shared<ProgressLine>(tables->rules().pits());
@@ -63,7 +64,7 @@ void add_verify(CLI::App& app, Runner& run) {
       }
       for (int n = 0; n <= last; ++n) {
         const auto start = std::chrono::steady_clock::now();
-        const gen::VerifyReport check = verifier.verify(n);
+        const VerifyReport check = verifier.verify(n);
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const std::uint64_t bad = check.problems();

@@ -10,9 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "sowdb/format/table_file.h"
 #include "sowdb/probe/tables.h"
 
-namespace sowdb::gen {
+namespace sowdb {
 
 /// What verify_layer found in one layer.
 struct VerifyReport {
@@ -33,14 +34,18 @@ struct VerifyReport {
 /// position, 1/8 more for its recompute bits, and 1 more for the depths of the layer being
 /// checked (a depth past 254 goes in a short list); every position's successors are then
 /// looked up in those arrays. Checking layers 0..N in order so reads each layer once. Not
-/// thread safe (it uses the calling thread's oneTBB arena itself); the table set must outlive
+/// thread safe (its executor runs the work on threads of its own); the table set must outlive
 /// it.
 class Verifier {
  public:
   /// PARAMETERS tables: the table set to check. last: the largest layer `verify` will be asked
   ///   for, when known: checking it first lets go of the layers its moves cannot reach (Oware:
   ///   layer last - 1), so 0..last needs no more memory than the generator did.
-  explicit Verifier(const TableSet& tables, std::optional<int> last = std::nullopt);
+  ///   run: runs the reads and the checks in parallel tasks (e.g. gen::tbb_executor()); empty:
+  ///   one after the other on the calling thread.
+  explicit Verifier(const TableSet& tables,
+                    std::optional<int> last = std::nullopt,
+                    Executor run = {});
 
   /// Checks every position of layer `stones` as verify_layer does; reads the layers below that it
   /// has not read yet. Requires stones <= tables.max_stones(). Never throws for bad tables: an
@@ -52,7 +57,7 @@ class Verifier {
 
   /// Progress of the work `verify` does: `stones` the layer, `phase` "read" (a layer's values and
   /// depths read through the table set) or "check" (the layer's entries checked), `fraction` of
-  /// that phase done, in [0, 1], ending at 1. Called from the threads of the arena, one call at
+  /// that phase done, in [0, 1], ending at 1. Called from the executor's threads, one call at
   /// a time (a call that would wait for another is skipped, except the last of a phase, which
   /// comes from the calling thread); a report may come after one with a larger fraction. Set
   /// before verify; empty: none.
@@ -80,14 +85,15 @@ class Verifier {
 
   const TableSet& tables_;
   std::optional<int> last_;
+  Executor run_;
   std::vector<std::vector<std::int8_t>> values_;   // per layer read; empty: not read
   std::vector<std::vector<std::uint64_t>> masks_;  // its recompute bits; empty: none
   Progress progress_;
   std::mutex progress_mutex_;
 };
 
-/// Checks every position of layer `stones` of `tables`, in parallel on the calling thread's
-/// oneTBB arena (a Verifier used once: it reads layers 0..stones). For each position p, with the
+/// Checks every position of layer `stones` of `tables`, in parallel through `run` (a Verifier
+/// used once: it reads layers 0..stones). For each position p, with the
 /// tables' own values and depths:
 ///   - no legal move: value == the final split, depth == 0;
 ///   - otherwise value == max over moves of worth (gain +- the child's value);
@@ -98,6 +104,6 @@ class Verifier {
 /// the first position on a winning line that was wrongly stored as 0 sees a correctly stored
 /// successor worth more than 0. Requires stones <= tables.max_stones(). Never throws for bad
 /// tables: problems are counted in the report.
-VerifyReport verify_layer(const TableSet& tables, int stones);
+VerifyReport verify_layer(const TableSet& tables, int stones, const Executor& run = {});
 
-}  // namespace sowdb::gen
+}  // namespace sowdb

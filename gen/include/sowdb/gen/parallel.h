@@ -1,0 +1,13 @@
+// The generator's threads, for the libraries that take an Executor.
+#pragma once
+
+#include "sowdb/format/table_file.h"
+
+namespace sowdb::gen {
+
+/// An Executor (sowdb/format/table_file.h) that runs its tasks with `tbb::parallel_for` on the
+/// calling thread's oneTBB arena, so the thread count set with tbb::global_control applies.
+/// Thread safe.
+Executor tbb_executor();
+
+}  // namespace sowdb::gen
