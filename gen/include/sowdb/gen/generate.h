@@ -92,8 +92,9 @@ struct InvalidRequest : std::runtime_error {
 
 /// Builds layers 0..max_stones into `out` (created if missing). Layers already present and
 /// valid are reused (whether or not they hold recompute entries: their recompute entries are
-/// resolved from the smaller layers, and a file whose recompute entries do not resolve, or
-/// break the one-ply rule against the smaller layers' files, is solved again); others are solved
+/// resolved from their children, and a file whose recompute entries do not resolve, or have a
+/// child that is itself a recompute entry, against the layer itself or the smaller layers'
+/// files (FORMAT.md, "Recompute entries"), is solved again); others are solved
 /// with the calling thread's oneTBB arena and written to a temporary file that is renamed into
 /// place when complete. Throws InvalidRequest (a std::runtime_error) for a request it refuses
 /// (above), and std::runtime_error with a clear message on an I/O failure (full disk included).

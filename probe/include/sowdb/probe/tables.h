@@ -76,7 +76,7 @@ struct MoveWorth {
   Move move;      ///< The move: pit, gain, extra turn and the resulting position.
   int worth = 0;  ///< Rules::worth(move, value of move.child): seeds the mover nets from here.
   /// Plies to realise the worth after this move: 0 when the move gains seeds (or ends the game),
-  /// else the child's depth (gen/solver.h, "depth").
+  /// else the child's depth (FORMAT.md, "Values and depths").
   int depth = 0;
 };
 
@@ -187,27 +187,28 @@ class TableSet {
   /// The directory given to open. Thread safe.
   const std::filesystem::path& directory() const noexcept;
 
-  /// The value and depth of `position` (gen/solver.h: value in [-n, n] from the mover's side,
-  /// depth in plies to realise it).
+  /// The value and depth of `position` (FORMAT.md, "Values and depths": value in [-n, n] from the
+  /// mover's side, depth in plies to realise it).
   /// PARAMETERS position: pits 0..2P-1, mover first; pits 2P and up must be 0.
   ///   value, depth: written only on kOk.
   /// RETURN kOk, kBadPosition, kTooManyStones, kMissingTable or kCorruptTable (also for a
   ///   recompute entry that does not resolve).
-  /// NOTES a recompute entry (format version 3, FORMAT.md "Recompute entries") is resolved
-  ///   here: the position's moves that gain seeds are looked up in the smaller layers, whose
-  ///   entries they reach are stored values (the format's one-ply rule), and the best worth is
-  ///   the value; the depth is 0 or 1 for a value >= 0 and read from the file for a value < 0.
-  ///   So a probe reads at most 1 + P value entries and one depth entry, never more. Answers
-  ///   are the same as from tables without recompute entries. A recompute entry whose move
-  ///   leads to another recompute entry (a file that breaks the one-ply rule) gives
-  ///   kCorruptTable, explained by layer_error().
+  /// NOTES a recompute entry (FORMAT.md, "Recompute entries") is resolved here: every legal move
+  ///   of the position is looked up, a move that gains seeds in its smaller layer and one that
+  ///   gains nothing in the same layer; the entries they reach are stored values (the format's
+  ///   all-moves rule), and the best worth is the value. The depth is read from the file, or
+  ///   derived (0 for value 0, else 1) for a "recompute, derived depth" entry. So a probe reads
+  ///   at most 1 + P value entries and one depth entry, never more. Answers are the same as from
+  ///   tables without recompute entries. A recompute entry whose move leads to another
+  ///   recompute entry (a file that breaks the rule) gives kCorruptTable, explained by
+  ///   layer_error().
   /// THREAD SAFETY thread safe; never throws.
   ProbeStatus value(const Pits& position, int& value, int& depth) const noexcept;
 
   /// The value of `position` alone, for engines that do not need the depth: as the value of
   /// `value(position, value, depth)`, but the depth frames of the tables are never read or
-  /// decoded (a cold probe decodes one value block, plus up to P value blocks of smaller
-  /// layers for a recompute entry), and the depth cache stays untouched.
+  /// decoded (a cold probe decodes one value block, plus up to P value blocks of its children's
+  /// layers, its own included, for a recompute entry), and the depth cache stays untouched.
   /// PARAMETERS position: as above. value: written only on kOk.
   /// RETURN kOk, kBadPosition, kTooManyStones, kMissingTable or kCorruptTable.
   /// THREAD SAFETY thread safe; never throws.
@@ -261,9 +262,10 @@ class TableSet {
   /// RETURN kOk when every value (and every depth asked for) read; else the status of a failure
   ///   (kMissingTable or kCorruptTable; layer_error() says why), the other entries still read.
   ///   kTooManyStones when n > max_stones().
-  /// NOTES an entry of `below` with recompute bits lets the one-ply rule be checked as `value`
-  ///   checks it: a recompute entry whose move leads to one of them does not read. Without the
-  ///   bits such a child counts as stored, and the entry reads as the child's value gives it.
+  /// NOTES an entry of `below` with recompute bits lets the format's rule (every child of a
+  ///   recompute entry is stored) be checked as `value` checks it: a recompute entry whose move
+  ///   leads to one of them does not read. Without the bits such a child counts as stored, and
+  ///   the entry reads as the child's value gives it.
   /// ERRORS throws std::invalid_argument when `values` or an entry of `below` has the wrong
   ///   size, std::bad_alloc when memory runs out; an exception of the executor or a callback
   ///   propagates.
