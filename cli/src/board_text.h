@@ -18,6 +18,9 @@ std::string count_text(Count n, std::string_view one, std::string_view many) {
   return std::to_string(n) + " " + std::string(n == 1 ? one : many);
 }
 
+/// Bytes in binary units with one decimal: "1.5 MiB".
+std::string human_bytes(double bytes);
+
 /// What a message echoes of the user's input: `text` itself when it has at most `limit` bytes,
 /// else its first `limit` bytes and "... (N bytes)", so that a 10 MB line does not come back
 /// whole. The cut may split a UTF-8 character (JSON output replaces the broken bytes).

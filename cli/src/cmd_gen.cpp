@@ -18,21 +18,6 @@
 #include "sowdb/gen/generate.h"
 
 namespace sowdb::cli {
-namespace {
-
-std::string human_bytes(double b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) {
-    b /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f %s", b, units[u]);
-  return buf;
-}
-
-}  // namespace
 
 void add_gen(CLI::App& app, Runner& run) {
   struct Args {

@@ -44,5 +44,6 @@ void add_verify(CLI::App& app, Runner& run);
 void add_manifest(CLI::App& app, Runner& run);
 void add_solve(CLI::App& app, Runner& run);
 void add_stats(CLI::App& app, Runner& run);
+void add_migrate(CLI::App& app, Runner& run);
 
 }  // namespace sowdb::cli

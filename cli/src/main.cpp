@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   sowdb::cli::add_stats(app, run);
   sowdb::cli::add_manifest(app, run);
   sowdb::cli::add_solve(app, run);
+  sowdb::cli::add_migrate(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -60,7 +61,7 @@ int main(int argc, char** argv) {
     if (app.get_subcommands().empty() && !app.remaining().empty()) {
       std::fprintf(stderr,
                    "sowdb: error: unknown command '%s' (commands: variants, show, gen, probe, "
-                   "verify, stats, manifest, solve; see sowdb --help)\n",
+                   "verify, stats, manifest, solve, migrate; see sowdb --help)\n",
                    app.remaining().front().c_str());
       return 2;
     }

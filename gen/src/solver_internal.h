@@ -203,10 +203,7 @@ class SmallerMarks {
   bool marked(int m, std::int8_t b) const { return shift_[m] != 0 && marked_mark(b); }
   // The mover holds fewer than half of the seeds: the part of the rule the board decides.
   bool minority(const Pits& board, int pits_per_side) const {
-    int a = 0;
-    for (int x = 0; x < pits_per_side; ++x)
-      a += board[x];
-    return 2 * a < stones_;
+    return mover_in_minority(board, pits_per_side, stones_);
   }
 
  private:

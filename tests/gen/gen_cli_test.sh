@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `sowdb gen`, `sowdb verify` and `sowdb stats` from the command line: JSON contracts, resume,
+# `sowdb gen`, `sowdb verify`, `sowdb stats` and `sowdb migrate` from the command line: JSON contracts, resume,
 # refusal (exit 2) of a directory of another rule set, of every --out that cannot be used (a
 # file, a path through one, a directory that cannot be created, listed or written in) and of a
 # run too large for the machine, counts that add up and read in the singular for one, and the
@@ -216,6 +216,30 @@ cp -r "${dir}/one" "${dir}/future"
 printf '\x09\x00' | dd of="${dir}/future/layer-001.sdb" bs=1 seek=8 conv=notrunc status=none
 fails_with 1 "layer-001.sdb: check 3: format version 9 (this reader knows versions 1\.\.[0-9]*)" \
   verify --tables "${dir}/future"
+
+# migrate: version 2 files come out as the files gen writes now, with one JSON object per layer
+# and a summary; an output directory that is not empty and a source that is not a table
+# directory are bad input.
+"${sowdb}" gen --variant abapa/3x4 --max-stones 9 --out "${dir}/v2" --no-recompute --quiet
+"${sowdb}" migrate --tables "${dir}/v2" --out "${dir}/v4" --json >"${dir}/migrate.json"
+for n in 0 1 2 3 4 5 6 7 8 9; do
+  f=$(printf 'layer-%03d.sdb' "$n")
+  cmp -s "${dir}/t/$f" "${dir}/v4/$f" || fail "migrate: $f differs from gen's"
+done
+python3 - "${dir}/migrate.json" <<'PY' || fail "migrate --json"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+rows, summary = lines[:-1], lines[-1]
+assert [r["n"] for r in rows] == list(range(10)), rows
+for r in rows:
+    for f in ("positions", "seconds", "bytes_before", "bytes_on_disk", "format_version"):
+        assert f in r, (f, r)
+assert rows[-1]["format_version"] == 4 and rows[-1]["bytes_on_disk"] < rows[-1]["bytes_before"]
+assert summary["summary"] is True and summary["layers"] == 10 and summary["recompute"] is True
+assert summary["bytes_on_disk"] == sum(r["bytes_on_disk"] for r in rows), summary
+PY
+fails_with 2 "exists and is not an empty directory" migrate --tables "${dir}/v2" --out "${dir}/v4"
+fails_with 2 "no such directory" migrate --tables "${dir}/nowhere" --out "${dir}/v5"
 
 # A leading zero is decimal: --max-stones 011 is eleven, not octal nine.
 fails_with 2 "--max-stones 11: .* holds layers up to 10" stats --tables "${dir}/t" --max-stones 011

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sowdb/format/rule_set.h"
+#include "sowdb/probe/rules.h"
 
 namespace sowdb::gen {
 
@@ -126,6 +127,15 @@ inline int marked_value(std::int8_t byte) {
 /// The mark of a marked_byte.
 inline bool marked_mark(std::int8_t byte) {
   return (static_cast<std::uint8_t>(byte) & 0x80) != 0;
+}
+
+/// The part of the minority rule (SolveOptions::mark) that the board decides: the mover holds
+/// fewer than half of the layer's `stones` seeds.
+inline bool mover_in_minority(const Pits& board, int pits_per_side, int stones) {
+  int own = 0;
+  for (int x = 0; x < pits_per_side; ++x)
+    own += board[x];
+  return 2 * own < stones;
 }
 
 /// Options of solve_layer.
