@@ -19,6 +19,7 @@ import tempfile
 import time
 from math import comb
 
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from solver import PRESETS, layer, solve_layers  # noqa: E402
 
