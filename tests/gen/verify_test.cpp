@@ -1,5 +1,6 @@
-// verify_layer accepts the generator's tables and catches entries that disagree with
-// their successors, including a win stored as a draw on a cycle.
+// verify_layer accepts the generator's tables and catches entries that disagree with their
+// successors, including a single win stored as a draw and a whole cycle of won and lost
+// positions stored as draws.
 #include "sowdb/verify/verify.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,8 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
@@ -205,6 +208,118 @@ VerifyReport probe_every_successor(const TableSet& tables, int n) {
     r.bad_depths += value == want && depth != want_depth;
   }
   return r;
+}
+
+// A cycle of in-layer moves of layer n (moves that gain nothing), every position on it worth
+// something (value != 0), found through the table set: positions by index, in move order. Empty
+// when the layer has none.
+std::vector<std::uint64_t> cycle_of_won_or_lost_positions(const TableSet& tables, int n) {
+  const Rules& rules = tables.engine();
+  const int pits = rules.pits();
+  const std::uint64_t size = layer_size(pits, n);
+  // The graph: an edge per move that gains nothing, between positions of value != 0.
+  std::vector<std::vector<std::uint64_t>> next(size);
+  Pits board{};
+  const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(pits));
+  unrank(0, n, span);
+  std::vector<bool> worth_something(size);
+  for (std::uint64_t i = 0; i < size; ++i, next_position(span)) {
+    int v = 0;
+    int d = 0;
+    EXPECT_EQ(tables.value(board, v, d), ProbeStatus::kOk);
+    worth_something[i] = v != 0;
+    MoveList moves;
+    rules.legal_moves(board, moves);
+    for (const Move& m : moves) {
+      if (m.gain() == 0) {
+        next[i].push_back(
+            rank(std::span<const std::uint8_t>(m.child.data(), static_cast<std::size_t>(pits))));
+      }
+    }
+  }
+  // Depth-first search; a move back to a position on the current path closes a cycle.
+  enum Colour : std::uint8_t { kNew, kOnPath, kDone };
+  std::vector<Colour> colour(size, kNew);
+  for (std::uint64_t root = 0; root < size; ++root) {
+    if (!worth_something[root] || colour[root] != kNew)
+      continue;
+    std::vector<std::pair<std::uint64_t, std::size_t>> path{{root, 0}};  // position, next move
+    colour[root] = kOnPath;
+    while (!path.empty()) {
+      auto& [u, j] = path.back();
+      if (j == next[u].size()) {
+        colour[u] = kDone;
+        path.pop_back();
+        continue;
+      }
+      const std::uint64_t c = next[u][j++];
+      if (!worth_something[c] || colour[c] == kDone)
+        continue;
+      if (colour[c] == kOnPath) {
+        std::vector<std::uint64_t> cycle;
+        auto it =
+            std::find_if(path.begin(), path.end(), [c](const auto& e) { return e.first == c; });
+        for (; it != path.end(); ++it)
+          cycle.push_back(it->first);
+        return cycle;
+      }
+      colour[c] = kOnPath;
+      path.emplace_back(c, 0);
+    }
+  }
+  return {};
+}
+
+// The case verify.h names: every position of a cycle of in-layer moves, all of them won or
+// lost, stored as a draw (value 0, depth 0), written with the format library. Each one's move
+// along the cycle is then worth 0, as on a cycle of true draws, but some position of the cycle
+// keeps a move out of it worth more than 0 (where a winning line leaves the cycle), and
+// positions outside it see their moves into it change worth: verify counts them as bad values,
+// as probing every successor through the table set does.
+TEST_F(VerifyTest, CatchesACycleStoredAsDraws) {
+  constexpr int kTop = 8;
+  generate("oware/3x4", kTop);
+  std::vector<std::uint64_t> cycle;
+  int n = kTop;
+  {
+    auto tables = TableSet::open(dir_);
+    for (; n > 0 && cycle.empty(); --n)
+      cycle = cycle_of_won_or_lost_positions(*tables, n);
+    ++n;
+  }
+  ASSERT_GE(cycle.size(), 2u) << "no cycle of positions worth something in layers 1.." << kTop;
+  ASSERT_EQ(problems(kTop), 0u);
+  std::map<std::uint64_t, std::pair<int, int>> draws;
+  for (const std::uint64_t i : cycle)
+    draws[i] = {0, 0};
+  ASSERT_EQ(draws.size(), cycle.size());
+  tamper(n, draws);
+
+  auto tables = TableSet::open(dir_);
+  // The positions of the cycle whose own moves show the wrong 0.
+  int caught_on_cycle = 0;
+  for (const std::uint64_t i : cycle) {
+    Pits board{};
+    unrank(i, n, std::span(board.data(), 6));
+    int v = 1;
+    int d = 1;
+    MoveWorths moves;
+    ASSERT_EQ(tables->value(board, v, d), ProbeStatus::kOk);
+    ASSERT_EQ(tables->moves(board, moves), ProbeStatus::kOk);
+    ASSERT_EQ(v, 0);
+    int best = -1000;
+    for (const MoveWorth& m : moves)
+      best = std::max(best, m.worth);
+    caught_on_cycle += best != 0;
+  }
+  EXPECT_GT(caught_on_cycle, 0);
+  const VerifyReport want = probe_every_successor(*tables, n);
+  EXPECT_GE(want.bad_values, static_cast<std::uint64_t>(caught_on_cycle));
+  const VerifyReport got = verify_layer(*tables, n, gen::tbb_executor());
+  EXPECT_EQ(got.bad_values, want.bad_values);
+  EXPECT_EQ(got.bad_depths, want.bad_depths);
+  EXPECT_EQ(got.unreadable, 0u);
+  EXPECT_GT(got.problems(), 0u);
 }
 
 // Tables that break their own rules: layer 8 rewritten as a version 3 file (recompute entries
