@@ -25,6 +25,7 @@
 #include "sowdb/format/index.h"
 #include "sowdb/gen/directory_lock.h"
 #include "sowdb/gen/solver.h"
+#include "sowdb/probe/internal/recompute.h"
 #include "sowdb/probe/rules.h"
 
 namespace sowdb::gen {
@@ -228,11 +229,10 @@ void for_each_position(const Rules& rules, int n, Visit&& visit) {
 }
 
 // Replaces the kRecomputeValue entries of reused layer n (as read_all gives them) by their
-// values, and returns the layer's recompute mask (empty when it has none). An entry resolves
-// over the moves that gain seeds (version 3) or, with `all_moves` (version 4), over every legal
-// move. Throws TableError (kCorrupt) when a recompute entry does not resolve: it has legal
-// moves but none counts, or (the one-ply rule) a move leads to a recompute entry, as in files
-// of an older writer, whose layer is then solved again.
+// values (internal::resolve_recompute, as the probe library resolves them), and returns the
+// layer's recompute mask (empty when it has none). Throws TableError (kCorrupt) when a recompute
+// entry does not resolve: no move counts, or a move leads to a recompute entry (the
+// stored-children rule), as in files of an older writer, whose layer is then solved again.
 std::vector<std::uint64_t> resolve_recompute(const Rules& rules,
                                              int n,
                                              std::span<std::int8_t> value,
@@ -248,36 +248,34 @@ std::vector<std::uint64_t> resolve_recompute(const Rules& rules,
   }
   if (!any)
     return {};
-  const auto pits = static_cast<std::size_t>(rules.pits());
   // The children a recompute entry reads are stored entries (the rule, checked on `mask`), so
   // those in layer n hold values that this pass does not change.
+  const auto child = [&](int layer, std::uint64_t index, std::int8_t& byte) {
+    const bool recompute = layer == n ? marked(mask, index) : smaller.marked(layer, index);
+    byte = recompute
+               ? kRecomputeValue
+               : static_cast<std::int8_t>(layer == n ? value[index] : smaller.value(layer, index));
+    return ProbeStatus::kOk;
+  };
   for_each_position(rules, n, [&](std::uint64_t i, const Pits& board) {
     if (!marked(mask, i))
       return;
-    const auto fail = [&](const char* why) {
-      throw TableError(
-          TableError::Code::kCorrupt,
-          "layer " + std::to_string(n) + ": recompute entry " + std::to_string(i) + why);
-    };
     MoveList moves;
     if (rules.legal_moves(board, moves) == 0) {
       value[i] = static_cast<std::int8_t>(rules.final_value(board));
       return;
     }
-    std::optional<int> best;
-    for (const Move& m : moves) {
-      if (m.gain() == 0 && !all_moves)
-        continue;
-      const int layer = n - m.gain();
-      const std::uint64_t child = rank(std::span<const std::uint8_t>(m.child.data(), pits));
-      if (layer == n ? marked(mask, child) : smaller.marked(layer, child))
-        fail(" leads to a recompute entry (one-ply rule)");
-      const int v = layer == n ? value[child] : smaller.value(layer, child);
-      best = std::max(best.value_or(-kMaxBoardStones), Rules::worth(m, v));
+    const internal::Resolution r =
+        internal::resolve_recompute(moves, n, rules.pits(), all_moves, child);
+    if (r.kind != internal::Resolution::Kind::kValue) {
+      throw TableError(TableError::Code::kCorrupt,
+                       "layer " + std::to_string(n) + ": recompute entry " + std::to_string(i) +
+                           (r.kind == internal::Resolution::Kind::kChained
+                                ? " leads to a recompute entry (the stored-children rule, the "
+                                  "one-ply rule of version 3)"
+                                : " has no move that gains seeds"));
     }
-    if (!best)
-      fail(" has no move that gains seeds");
-    value[i] = static_cast<std::int8_t>(*best);
+    value[i] = static_cast<std::int8_t>(r.value);
   });
   return mask;
 }

@@ -179,7 +179,7 @@ class CyclicSolver {
             const int m = stones_ - x.gain;
             const int v = marks_.value(m, *x.value);
             mark = mark && !marks_.marked(m, *x.value);
-            best = std::max(best, x.gain + (x.extra_turn ? v : -v));
+            best = std::max(best, Rules::worth(x.gain, x.extra_turn, v));
           }
           value_[first + g] = static_cast<std::int8_t>(best);
         }

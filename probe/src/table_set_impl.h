@@ -15,6 +15,7 @@
 
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
+#include "sowdb/probe/internal/recompute.h"
 #include "sowdb/probe/tables.h"
 
 namespace sowdb {
@@ -141,9 +142,9 @@ struct TableSet::Impl {
       slot.error = slot.path.string() + ": index " + std::to_string(index) +
                    " is a recompute entry whose move leads to index " + std::to_string(child) +
                    " of layer " + std::to_string(child_layer) +
-                   ", itself a recompute entry: the file breaks the one-ply rule (FORMAT.md, "
-                   "\"Recompute entries\"; it was written by an older or foreign writer; "
-                   "generate it again)";
+                   ", itself a recompute entry: the file breaks the stored-children rule (the "
+                   "one-ply rule of version 3; FORMAT.md, \"Recompute entries\"; it was written "
+                   "by an older or foreign writer; generate it again)";
     } catch (...) {
     }
   }
@@ -212,13 +213,9 @@ struct TableSet::Impl {
     return ProbeStatus::kOk;
   }
 
-  // The value of a recompute entry (FORMAT.md, "Recompute entries") whose position has the
-  // legal `moves` (at least one): the best worth over the moves that gain seeds (version 3) or
-  // over every legal move (version 4, all-moves rule). `child(layer, index, byte)` gives the
-  // stored byte of a child (a value, or kRecomputeValue) or the status of its failure. By the
-  // one-ply rule every such child is a stored entry, so this never recurses; a child that is a
-  // recompute entry means a file that breaks the rule, reported as kCorruptTable. Shared by
-  // the probes and read_layer, which differ only in where the children come from.
+  // The value of a recompute entry whose position has the legal `moves` (at least one), by
+  // internal::resolve_recompute, with the failures noted as layer `n`'s error. Shared by the
+  // probes and read_layer, which differ only in where the children come from.
   template <typename Child>
   ProbeStatus resolve(const MoveList& moves,
                       int n,
@@ -226,31 +223,22 @@ struct TableSet::Impl {
                       bool all_moves,
                       Child&& child,
                       int& value) const noexcept {
-    bool any = false;
-    int best = 0;
-    for (const Move& m : moves) {
-      if (m.gain() == 0 && !all_moves)
-        continue;
-      const int child_layer = n - m.gain();
-      const std::uint64_t child_index = index_of(m.child);
-      std::int8_t byte = 0;
-      const ProbeStatus s = child(child_layer, child_index, byte);
-      if (s != ProbeStatus::kOk)
-        return s;
-      if (byte == kRecomputeValue) {
-        note_chained(n, index, child_layer, child_index);
+    const internal::Resolution r =
+        internal::resolve_recompute(moves, n, rules.pits(), all_moves, std::forward<Child>(child));
+    switch (r.kind) {
+      case internal::Resolution::Kind::kValue:
+        value = r.value;
+        return ProbeStatus::kOk;
+      case internal::Resolution::Kind::kChildFailed:
+        return r.child_status;
+      case internal::Resolution::Kind::kChained:
+        note_chained(n, index, r.child_layer, r.child_index);
         return ProbeStatus::kCorruptTable;
-      }
-      const int worth = Rules::worth(m, byte);
-      best = any ? std::max(best, worth) : worth;
-      any = true;
+      case internal::Resolution::Kind::kNoMove:
+        break;
     }
-    if (!any) {
-      note_unresolved(n, index);
-      return ProbeStatus::kCorruptTable;
-    }
-    value = best;
-    return ProbeStatus::kOk;
+    note_unresolved(n, index);
+    return ProbeStatus::kCorruptTable;
   }
 
   // The depth of a recompute entry of value `value` whose position has legal moves, from the

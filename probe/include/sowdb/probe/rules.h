@@ -111,7 +111,11 @@ class Rules {
 
   /// The value of a move: its gain plus (extra turn) or minus the value of its child.
   static int worth(const Move& m, int child_value) noexcept {
-    return m.gain() + (m.extra_turn ? child_value : -child_value);
+    return worth(m.gain(), m.extra_turn, child_value);
+  }
+  /// The same for a move known by its gain and whether it gives an extra turn.
+  static int worth(int gain, bool extra_turn, int child_value) noexcept {
+    return gain + (extra_turn ? child_value : -child_value);
   }
 
  private:
