@@ -2,7 +2,7 @@
 # Installs what sowdb needs, builds it (Release) and runs the main job.
 #
 # The main job: solve Oware (oware/6x4) for every stone count up to SOWDB_RUN_STONES (default 20,
-# about 25 seconds on 2 cores) into tables/oware-6 and look up the VARIANTS.md reference position
+# about 25 seconds on 2 cores) into tables/oware-6 and look up the reference position
 # (value 0; moves -1 -1 -2 -2 -2 0). A second run reuses the layers already written.
 #
 # Usage: scripts/run.sh
@@ -49,7 +49,7 @@ step "generate: oware, every layer up to $stones seeds, into $out (layers alread
 run "$sowdb" gen --variant oware --max-stones "$stones" --out "$out"
 
 if (( stones >= 16 )); then
-  step "probe: the VARIANTS.md reference position (published value 0; moves -1 -1 -2 -2 -2 0)"
+  step "probe: the reference position (published value 0; moves -1 -1 -2 -2 -2 0)"
   run "$sowdb" probe --tables "$out" 1 1 1 1 1 2 4 2 3 0 0 0
 else
   step "probe: a position of $stones seeds or fewer"

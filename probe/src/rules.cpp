@@ -16,7 +16,7 @@ Rules::Rules(const RuleSet& rules)
                                 std::to_string(kMaxPitsPerSide) + ", not " + std::to_string(p_));
   }
   const bool store = rules_.family != Family::kOware;
-  // The places of the board in sowing order (VARIANTS.md: Oware skips the stores; Kalah and
+  // The places of the board in sowing order (docs/RULES.md: Oware skips the stores; Kalah and
   // wari-us sow the mover's own store, between pit P-1 and pit P). A pit i < P sits at ring[i].
   std::array<std::uint8_t, 2 * kMaxPits + 1> ring{};
   int ring_size = 0;
@@ -83,7 +83,7 @@ int Rules::legal_moves(const Pits& board, MoveList& out) const noexcept {
   int n = 0;
   switch (rules_.family) {
     case Family::kOware: {
-      // VARIANTS.md, Oware family, items 3-5: the feeding rule first, then (under `forbidden`)
+      // docs/RULES.md, the Oware family, items 3-4: the feeding rule first, then (under `forbidden`)
       // the grand-slam rule among the moves that remain.
       const int opponent = opponent_seeds(board);
       int grand_slams = 0;
@@ -197,7 +197,7 @@ bool Rules::play(const Pits& board, int pit, Move& out) const noexcept {
 }
 
 bool Rules::kalah_over(const Pits& board) const noexcept {
-  // VARIANTS.md, Kalah item 4: under `empty_side` a position with an empty side is already over.
+  // docs/RULES.md, the Kalah family, item 4: under `empty_side` a position with an empty side is already over.
   return rules_.end == KalahEnd::kEmptySide &&
          (own_seeds(board) == 0 || opponent_seeds(board) == 0);
 }
@@ -261,7 +261,7 @@ void Rules::kalah_move(const Pits& board, int i, Move& m) const noexcept {
 }
 
 void Rules::wari_us_move(const Pits& board, int i, Move& m) const noexcept {
-  // VARIANTS.md, seed 003's alternate rules: a capture of exactly 2 opposite the last seed, then
+  // docs/RULES.md, `wari-us`: a capture of exactly 2 opposite the last seed, then
   // the turn goes on from the own pit just clockwise of it while that pit holds seeds.
   Pits b = board;
   int stored = 0;

@@ -102,7 +102,7 @@ void BruteForce::solve_layer(int n) {
       if (m.gain() > 0) {
         e.worth = Rules::worth(m, at(m.child).value);
       } else {
-        // VARIANTS.md: an extra turn (Kalah) always sows into the store, so an in-layer move
+        // docs/RULES.md: an extra turn (Kalah) always sows into the store, so an in-layer move
         // always passes the turn; the fixpoints below rely on that.
         if (m.extra_turn)
           fail("an in-layer move keeps the turn: " + board_text(b, pits_ / 2));

@@ -1,7 +1,7 @@
 // An independent brute-force solver for the tests: it shares only the rules engine (Rules, Pits)
 // with the generator. Every layer is enumerated explicitly into a map keyed by the board, and
 // values and depths are computed by plain fixpoint iteration straight from their definitions
-// (VARIANTS.md, "Board and position"; gen/solver.h, Layer). Slow on purpose: tiny boards only.
+// (docs/RULES.md, the board; gen/solver.h, Layer). Slow on purpose: tiny boards only.
 #pragma once
 
 #include <cstddef>

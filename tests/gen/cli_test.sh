@@ -127,7 +127,7 @@ if [[ -w /dev/full ]]; then
 fi
 
 # --- good input ----------------------------------------------------------------------------
-# VARIANTS.md's reference position: six moves; the last captures 3.
+# docs/RULES.md's reference position: six moves; the last captures 3.
 if good show --variant oware --json 1 1 1 1 1 2 4 2 3 0 0 0; then
   json_check 'j["variant"] == "oware/6x4"' 'j["pits"] == [1,1,1,1,1,2,4,2,3,0,0,0]' \
     'j["stones"] == 16' 'len(j["moves"]) == 6' '[m["pit"] for m in j["moves"]] == [0,1,2,3,4,5]' \

@@ -106,7 +106,7 @@ for pos in "1 1 1 1 1 1 1 1 1 1 0 0" "0 0 0 0 1 2 2 1 0 2 1 0" "0 0 0 0 0 1 1 1 
     and j["result"] == ("win" if j["value"] > -1 else "loss" if j["value"] < -1 else "draw")
     and not j["decided"]'
 done
-# VARIANTS.md item 6: a store with more than half of the game's seeds (2PS = 48 on oware/6x4,
+# The majority rule (docs/RULES.md): a store with more than half of the game's seeds (2PS = 48 on oware/6x4,
 # not the stores plus the board) decides the game, either side's.
 good probe --tables "$OW" --json --stores 25,3 0 0 0 0 1 2 2 0 0 3 2 0 &&
   json_check 'j["decided"] and j["result"] == "win"'

@@ -1,5 +1,5 @@
 // The generator against an independent brute-force solver (brute_force.h), plus sanity checks of
-// the brute force itself: hand-solved boards and the facts of VARIANTS.md it must reproduce.
+// the brute force itself: hand-solved boards and the facts of docs/RULES.md it must reproduce.
 #include "sowdb/gen/solver.h"
 
 #include <gtest/gtest.h>
@@ -92,7 +92,7 @@ TEST(BruteForce, OwareOnePitByHand) {
 }
 
 // Kalah, one pit a side: sowing from pit 0 goes store, pit 1, pit 0, store, ... (the origin is
-// not skipped). VARIANTS.md, Kalah rule 1: the store lies between pit P-1 and pit P, so the first
+// not skipped). docs/RULES.md, Kalah rule 1: the store lies between pit P-1 and pit P, so the first
 // seed sown from pit P-1 goes to the store.
 //   kalah (end = no_move):
 //     [0 | b]: the mover has no seeds: the opponent takes b: -b.
@@ -177,7 +177,7 @@ TEST(BruteForce, FindsOwareCycle) {
   EXPECT_EQ(cycle[1], board_of({1, 0}));
 }
 
-// VARIANTS.md, Kalah rule 5: "A Kalah game cannot cycle": a move that gains nothing keeps its
+// docs/RULES.md, the Kalah family: positions never repeat: a move that gains nothing keeps its
 // seeds on the mover's side and moves them toward the store.
 TEST(BruteForce, KalahInLayerMovesNeverCycle) {
   for (std::string_view preset : {"kalah", "kalah-tournament", "kalah-irving"}) {
@@ -213,7 +213,7 @@ std::ostream& operator<<(std::ostream& os, const Case& c) {
 
 std::vector<Case> all_cases() {
   // Largest layer per board size P, chosen to keep the whole executable within its time budget.
-  // A preset with the same rules as an earlier one (VARIANTS.md: warri = abapa, ...) gives the
+  // A preset with the same rules as an earlier one (docs/RULES.md: warri = abapa, ...) gives the
   // same game, so it only runs the smaller sizes.
   constexpr int kMaxStones[] = {0, 120, 50, 22, 14};
   constexpr int kMaxStonesRepeat[] = {0, 40, 20, 12, 8};
@@ -233,7 +233,7 @@ std::vector<Case> all_cases() {
     for (int pits = 5; pits <= 8 && !repeat; ++pits)
       cases.push_back({std::string(all[i].name), pits, kMaxStonesLarge[pits]});
   }
-  // Options no preset uses (VARIANTS.md: every such choice is an option a user can switch).
+  // Options no preset uses (docs/RULES.md: every such choice is an option a user can switch).
   for (std::string_view variant : {"oware/6x4/skip_origin=off",
                                    "abapa/6x4/skip_origin=off",
                                    "kalah/6x4/capture_empty_opposite=on",

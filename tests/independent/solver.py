@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A second, independent exact solver for the rule systems of sowdb (tests only).
 
-Its moves and values were written from the rules document alone (VARIANTS.md; the README's
-"Rule systems" states the same rules), by someone who did not read sowdb's C++ code: its own
+Its moves and values were written from the rules document alone (the rule model the project
+was given, which docs/RULES.md states in the project's own words), by someone who did not read sowdb's C++ code: its own
 move generation in plain Python, one seed at a time, and its own retrograde analysis. Its
 depths to conversion were added later from the definition of depth (gen/solver.h, FORMAT.md),
 by someone who read sowdb's solvers only to see which moves count as gaining seeds; they are

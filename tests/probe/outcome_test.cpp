@@ -123,7 +123,7 @@ TEST(GameOutcome, BadArgumentsAreRefused) {
 }
 
 // Every possible input of a small Oware game: the scores add up to the seeds accounted for,
-// differ by A - B + value, and the result and the majority follow VARIANTS.md item 6.
+// differ by A - B + value, and the result and the majority follow the majority rule (docs/RULES.md).
 TEST(GameOutcome, EveryInputOfASmallGame) {
   const Variant v = variant("abapa/2x3");  // 12 seeds
   for (int n = 0; n <= 12; ++n) {

@@ -1,4 +1,4 @@
-// Presets and the canonical variant text `PRESET/PxS[/OPTION=VALUE,...]` (VARIANTS.md, presets).
+// Presets and the canonical variant text `PRESET/PxS[/OPTION=VALUE,...]` (docs/RULES.md, presets).
 #include "sowdb/probe/variant.h"
 
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@ struct ExpectedPreset {
   KalahEnd end;
 };
 
-// The preset tables of VARIANTS.md.
+// The preset tables of docs/RULES.md.
 constexpr ExpectedPreset kExpected[] = {
     {"oware", Family::kOware, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove},
     {"abapa", Family::kOware, true, GrandSlam::kNoCapture, false, KalahEnd::kNoMove},

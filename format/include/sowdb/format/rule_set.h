@@ -10,7 +10,7 @@ inline constexpr int kMaxPitsPerSide = 8;
 /// The largest number of pits on a board (both sides).
 inline constexpr int kMaxPits = 2 * kMaxPitsPerSide;
 
-/// Rule family: decides how seeds are sown and what a move captures (VARIANTS.md).
+/// Rule family: decides how seeds are sown and what a move captures (docs/RULES.md).
 enum class Family : std::uint8_t {
   kOware = 0,   ///< Stores are never sown into; captures of 2 or 3 on the opponent's side.
   kKalah = 1,   ///< The mover's store is sown into; extra turn; capture of the opposite pit.

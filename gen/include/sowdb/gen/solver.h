@@ -87,7 +87,7 @@ class DepthTable {
 /// Values of a layer, indexed by position index (sowdb/format/index.h).
 ///
 /// value[i]: what the mover takes from here on minus what the opponent takes, perfect play,
-/// endless play worth 0 (VARIANTS.md). depth[i]: plies the side that gains needs to force the
+/// endless play worth 0 (docs/RULES.md). depth[i]: plies the side that gains needs to force the
 /// value to be realised (a capture, a store gain or the end of the game), with the other side
 /// delaying as long as it can without giving up value:
 ///   - a finished game (no legal move): 0;

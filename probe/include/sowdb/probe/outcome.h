@@ -31,7 +31,7 @@ struct GameOutcome {
   /// The opponent's final seeds: store_opponent + (stones - value) / 2.
   double opponent = 0;
   /// Oware family: a store already holds more than half of total_seeds, which decides the game
-  /// whatever the value (VARIANTS.md, item 6); `result` says whose store. Always false in the
+  /// whatever the value (docs/RULES.md, the majority rule); `result` says whose store. Always false in the
   /// other families.
   bool decided = false;
   /// kWin or kLoss when `decided` (the mover's or the opponent's store), else the sign of

@@ -13,7 +13,7 @@ namespace sowdb {
 /// Largest number of seeds on a board: a pit count is one byte.
 inline constexpr int kMaxBoardStones = 255;
 
-/// A named rule system of VARIANTS.md with the document it comes from.
+/// A named rule system (docs/RULES.md) with the document it comes from.
 struct Preset {
   std::string_view name;         ///< e.g. "oware".
   RuleSet rules;                 ///< Rules on the standard board of 6 pits per side.
@@ -21,7 +21,7 @@ struct Preset {
   std::string_view description;  ///< One line on what sets it apart.
 };
 
-/// Every preset, in the order of VARIANTS.md. Thread safe (constant data).
+/// Every preset, in the order of docs/RULES.md. Thread safe (constant data).
 std::span<const Preset> presets() noexcept;
 
 /// The preset called `name`, or nullptr. Thread safe.
