@@ -6,8 +6,6 @@
 //
 //   sowdb_format_explore TABLE_DIR LAYER... [--quick]   (TABLE_DIR without recompute entries:
 //                                                      sowdb gen --no-recompute)
-//   sowdb_format_explore --rewrite SRC_DIR DST_DIR   (rewrite every layer with the default
-//                                                    WriteOptions, e.g. to the newest version)
 //   sowdb_format_explore --context [--block N] TABLE_DIR LAYER...
 //                                                    (the value streams as the generator ships
 //                                                    them, recompute entries included: what
@@ -18,6 +16,8 @@
 //                                                    those captures costs a decoder)
 //
 // Prints one line per (layer, experiment): stream sizes in bytes and bytes/position.
+#include "format_explore.h"
+
 #include <zdict.h>
 #include <zstd.h>
 
@@ -38,18 +38,20 @@
 
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
-#include "sowdb/probe/internal/solver_hooks.h"
 #include "sowdb/probe/rules.h"
 
 namespace {
 
 using sowdb::LayerReader;
-
-std::filesystem::path layer_path(const std::filesystem::path& dir, int n) {
-  char name[32];
-  std::snprintf(name, sizeof name, "layer-%03d.sdb", n);
-  return dir / name;
-}
+using sowdb::bench::Blocks;
+using sowdb::bench::compress_with;
+using sowdb::bench::compressed_size;
+using sowdb::bench::context_report;
+using sowdb::bench::Dict;
+using sowdb::bench::layer_path;
+using sowdb::bench::neighbours;
+using sowdb::bench::ParamResult;
+using sowdb::bench::train;
 
 struct Loaded {
   std::vector<std::int8_t> values;
@@ -70,134 +72,6 @@ Loaded load(const std::filesystem::path& dir, int n, bool depths) {
     l.depths.resize(r->info().entries);
   r->read_all(l.values, l.depths);
   return l;
-}
-
-// A stream cut into blocks: the raw bytes of each block.
-using Blocks = std::vector<std::vector<std::uint8_t>>;
-
-// For every entry i of `stream` (a layer of n seeds on `pits` pits), the byte of its
-// neighbours j = 0..3: the entry of the position with one seed moved from pit j to pit j + 1,
-// whose index is i - C(S_j + j - 1, j) (S_j the seeds of pits 0..j), so a block decoder has it
-// before i when it lies in the same block of `block` entries; kNoNeighbour otherwise.
-constexpr int kNeighbours = 4;
-constexpr std::uint8_t kNoNeighbour = 255;
-template <typename T>
-std::vector<std::array<std::uint8_t, kNeighbours>> neighbours(const std::vector<T>& stream,
-                                                              int n,
-                                                              int pits,
-                                                              std::size_t block) {
-  std::vector<std::array<std::uint8_t, kNeighbours>> near(stream.size());
-  std::vector<std::uint8_t> board(static_cast<std::size_t>(pits));
-  sowdb::unrank(0, n, board);
-  for (std::size_t i = 0; i < stream.size(); ++i) {
-    int seeds = 0;
-    for (int j = 0; j < kNeighbours; ++j) {
-      const auto pj = static_cast<std::size_t>(j);
-      seeds += j < pits ? board[pj] : 0;
-      std::uint8_t s = kNoNeighbour;
-      if (j + 1 < pits && board[pj] > 0) {
-        const std::uint64_t delta = sowdb::binomial(seeds + j - 1, j);
-        if (delta <= i && (i - delta) / block == i / block)
-          s = static_cast<std::uint8_t>(stream[i - delta]);
-      }
-      near[i][pj] = s;
-    }
-    sowdb::next_position(board);
-  }
-  return near;
-}
-
-struct Dict {
-  std::unique_ptr<ZSTD_CDict, decltype(&ZSTD_freeCDict)> cdict{nullptr, ZSTD_freeCDict};
-  std::size_t size = 0;
-};
-
-Dict train(const Blocks& blocks, std::size_t dict_size, int level) {
-  std::vector<std::uint8_t> samples;
-  std::vector<std::size_t> sizes;
-  // Samples: every block, cut into 4 KiB pieces (ZDICT wants many samples), up to 16 MiB.
-  for (const auto& b : blocks) {
-    for (std::size_t off = 0; off < b.size() && samples.size() < (std::size_t{16} << 20);
-         off += 4096) {
-      const std::size_t len = std::min<std::size_t>(4096, b.size() - off);
-      samples.insert(samples.end(), b.begin() + off, b.begin() + off + len);
-      sizes.push_back(len);
-    }
-  }
-  std::vector<std::uint8_t> dict(dict_size);
-  const std::size_t got = ZDICT_trainFromBuffer(
-      dict.data(), dict.size(), samples.data(), sizes.data(), static_cast<unsigned>(sizes.size()));
-  Dict d;
-  if (ZDICT_isError(got)) {
-    std::fprintf(stderr, "dictionary training failed: %s\n", ZDICT_getErrorName(got));
-    return d;
-  }
-  d.size = got;
-  d.cdict.reset(ZSTD_createCDict(dict.data(), got, level));
-  return d;
-}
-
-// Compressed size of `blocks` at `level` with zstd's minimum match `min_match` (0: the level's
-// own) and an optional dictionary (counted in the size); with `time_decode`, also the fastest
-// of 20 decodes of every 16th block, summed over those blocks and divided by their count:
-// microseconds per block (the fastest run resists noise from other processes).
-struct ParamResult {
-  std::size_t bytes = 0;
-  double decode_us = 0;
-};
-ParamResult compress_with(const Blocks& blocks,
-                          int level,
-                          int min_match,
-                          const Dict* dict = nullptr,
-                          bool time_decode = true) {
-  ZSTD_CCtx* cctx = ZSTD_createCCtx();
-  ZSTD_DCtx* dctx = ZSTD_createDCtx();
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
-  if (min_match != 0)
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_minMatch, min_match);
-  if (dict && dict->cdict)
-    ZSTD_CCtx_refCDict(cctx, dict->cdict.get());
-  ParamResult r;
-  r.bytes = dict ? dict->size : 0;
-  std::vector<std::uint8_t> out;
-  std::vector<std::uint8_t> back;
-  int timed = 0;
-  for (std::size_t b = 0; b < blocks.size(); ++b) {
-    if (blocks[b].empty())
-      continue;
-    out.resize(ZSTD_compressBound(blocks[b].size()));
-    const std::size_t n =
-        ZSTD_compress2(cctx, out.data(), out.size(), blocks[b].data(), blocks[b].size());
-    if (ZSTD_isError(n)) {
-      std::fprintf(stderr, "zstd: %s\n", ZSTD_getErrorName(n));
-      std::exit(1);
-    }
-    r.bytes += n;
-    if (!time_decode || b % 16 != 0)
-      continue;
-    back.resize(blocks[b].size());
-    double best = 1e30;
-    for (int rep = 0; rep < 20; ++rep) {
-      const auto t0 = std::chrono::steady_clock::now();
-      ZSTD_decompressDCtx(dctx, back.data(), back.size(), out.data(), n);
-      best = std::min(
-          best,
-          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-    }
-    r.decode_us += best;
-    ++timed;
-  }
-  if (timed)
-    r.decode_us /= timed;
-  ZSTD_freeCCtx(cctx);
-  ZSTD_freeDCtx(dctx);
-  return r;
-}
-
-std::size_t compressed_size(const Blocks& blocks, int level, const Dict* dict = nullptr) {
-  return compress_with(blocks, level, 0, dict, false).bytes;
 }
 
 double entropy_bits(const std::vector<std::uint64_t>& freq) {
@@ -282,190 +156,9 @@ struct Reporter {
   }
 };
 
-// For every position of layer n (`size` entries) of `rules`, a class a decoder can compute
-// from the position alone: the largest capture the mover can make now and the largest the
-// opponent could make were it to move, each clipped to 0..6, as 7 * mover + opponent.
-std::vector<std::uint8_t> capture_classes(const sowdb::RuleSet& rules, int n, std::size_t size) {
-  const sowdb::Rules engine(rules);
-  const int pits = rules.pits();
-  std::vector<std::uint8_t> out(size);
-  sowdb::Pits board{};
-  const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(pits));
-  sowdb::unrank(0, n, span);
-  sowdb::MoveList moves;
-  // Only a move that gains seeds captures: in the Oware family oware_exits builds just those,
-  // as a decoder would.
-  const bool oware = rules.family == sowdb::Family::kOware;
-  const auto largest = [&](const sowdb::Pits& b) {
-    int quiet = 0;
-    if (oware)
-      sowdb::internal::SolverHooks::oware_exits(engine, b, moves, quiet);
-    else
-      engine.legal_moves(b, moves);
-    int g = 0;
-    for (const sowdb::Move& m : moves)
-      g = std::max(g, static_cast<int>(m.captured));
-    return std::min(g, 6);
-  };
-  for (std::size_t i = 0; i < size; ++i) {
-    out[i] = static_cast<std::uint8_t>(7 * largest(board) + largest(engine.rotate(board)));
-    sowdb::next_position(span);
-  }
-  return out;
-}
-
-// --context: the value stream of a shipped layer (recompute entries as one more symbol) against
-// models a block decoder could run. Symbol k is the k-th most frequent byte, as in the writer's
-// value table. A neighbour of entry i is the entry of the position with one seed moved from pit
-// j to pit j + 1: its index is i - C(S_j + j - 1, j) (S_j the seeds of pits 0..j), so it was
-// decoded before i when it lies in the same `block`-entry block; "none" otherwise.
-int context_report(const std::filesystem::path& dir,
-                   const std::vector<int>& layers,
-                   std::size_t block) {
-  for (const int n : layers) {
-    const auto r = LayerReader::open(layer_path(dir, n));
-    const std::size_t size = r->info().entries;
-    const int pits = r->info().rules.pits();
-    std::vector<std::int8_t> values(size);
-    r->read_all(values, {});
-    std::array<std::uint64_t, 256> freq{};
-    for (const std::int8_t v : values)
-      ++freq[static_cast<std::uint8_t>(v)];
-    std::array<int, 256> order{};
-    for (int b = 0; b < 256; ++b)
-      order[static_cast<std::size_t>(b)] = b;
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      return freq[static_cast<std::size_t>(a)] > freq[static_cast<std::size_t>(b)];
-    });
-    std::array<std::uint8_t, 256> symbol_of{};
-    for (int k = 0; k < 256; ++k)
-      symbol_of[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] =
-          static_cast<std::uint8_t>(k);
-    std::vector<std::uint8_t> sym(size);
-    for (std::size_t i = 0; i < size; ++i)
-      sym[i] = symbol_of[static_cast<std::uint8_t>(values[i])];
-    const auto near = neighbours(sym, n, pits, block);
-    const auto start = std::chrono::steady_clock::now();
-    const auto gains = capture_classes(r->info().rules, n, size);
-    // What the capture classes alone would cost a decoder, which needs them for every entry of
-    // a block before the one it looks up.
-    const double class_ns =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e9 /
-        static_cast<double>(size);
-    std::printf("# layer %d: capture classes %.1f ns/position, %.0f us per %zu-entry block\n",
-                n,
-                class_ns,
-                class_ns * static_cast<double>(block) / 1e3,
-                block);
-    // A context: neighbours 0..used-1, each symbol clipped to `classes` - 1 (or none).
-    // With `with_gains`, the class of capture_classes() as well.
-    const auto context = [&](std::size_t i, int used, int classes, bool with_gains) {
-      std::uint32_t c = with_gains ? gains[i] : 0;
-      for (int j = 0; j < used; ++j) {
-        const std::uint8_t s = near[i][static_cast<std::size_t>(j)];
-        c = c * static_cast<std::uint32_t>(classes + 1) +
-            (s == kNoNeighbour
-                 ? static_cast<std::uint32_t>(classes)
-                 : std::min<std::uint32_t>(s, static_cast<std::uint32_t>(classes - 1)));
-      }
-      return c;
-    };
-    // zstd per block at the writer's default settings.
-    const auto zstd_size = [&](const std::vector<std::uint8_t>& stream) {
-      Blocks blocks;
-      for (std::size_t b = 0; b < size; b += block)
-        blocks.emplace_back(
-            stream.begin() + static_cast<std::ptrdiff_t>(b),
-            stream.begin() + static_cast<std::ptrdiff_t>(std::min(size, b + block)));
-      return compress_with(blocks, 13, 5, nullptr, false).bytes;
-    };
-    const double per = 1.0 / static_cast<double>(size);
-    std::printf("# layer %d (%zu positions): zstd of the symbols %.4f B/position\n",
-                n,
-                size,
-                static_cast<double>(zstd_size(sym)) * per);
-    struct Model {
-      int used;
-      int classes;
-      bool with_gains;
-    };
-    for (const auto& [used, classes, with_gains] : {Model{2, 32, false},
-                                                    Model{3, 32, false},
-                                                    Model{4, 8, false},
-                                                    Model{4, 16, false},
-                                                    Model{3, 32, true}}) {
-      std::map<std::uint32_t, std::array<std::uint64_t, 256>> counts;
-      for (std::size_t i = 0; i < size; ++i)
-        ++counts[context(i, used, classes, with_gains)][sym[i]];
-      // Static model: the conditional entropy, plus 12 bits per (context, symbol) that occurs
-      // for a table of its frequencies in the file.
-      double bits = 0;
-      std::size_t cells = 0;
-      // Rank transform: each symbol replaced by its rank among its context's symbols by
-      // frequency (a table the reader keeps per context), then zstd as the writer does.
-      std::map<std::uint32_t, std::array<std::uint8_t, 256>> rank_of;
-      for (const auto& [c, f] : counts) {
-        std::uint64_t total = 0;
-        for (const std::uint64_t x : f)
-          total += x;
-        std::array<int, 256> by{};
-        for (int k = 0; k < 256; ++k) {
-          by[static_cast<std::size_t>(k)] = k;
-          const std::uint64_t x = f[static_cast<std::size_t>(k)];
-          if (x == 0)
-            continue;
-          ++cells;
-          bits -= static_cast<double>(x) *
-                  std::log2(static_cast<double>(x) / static_cast<double>(total));
-        }
-        std::stable_sort(by.begin(), by.end(), [&](int a, int b) {
-          return f[static_cast<std::size_t>(a)] > f[static_cast<std::size_t>(b)];
-        });
-        auto& ranks = rank_of[c];
-        for (int k = 0; k < 256; ++k)
-          ranks[static_cast<std::size_t>(by[static_cast<std::size_t>(k)])] =
-              static_cast<std::uint8_t>(k);
-      }
-      std::vector<std::uint8_t> ranked(size);
-      for (std::size_t i = 0; i < size; ++i)
-        ranked[i] = rank_of[context(i, used, classes, with_gains)][sym[i]];
-      const double model = static_cast<double>(cells) * 12 / 8;
-      std::printf(
-          "# layer %d, neighbours of pits 0..%d (symbols clipped at %d)%s: static model "
-          "%.4f + table %.4f = %.4f B/position; ranked by context, then zstd %.4f + "
-          "table %.4f\n",
-          n,
-          used - 1,
-          classes - 1,
-          with_gains ? " and the capture classes" : "",
-          bits / 8 * per,
-          model * per,
-          (bits / 8 + model) * per,
-          static_cast<double>(zstd_size(ranked)) * per,
-          static_cast<double>(cells) * per);
-    }
-    std::fflush(stdout);
-  }
-  return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 4 && std::strcmp(argv[1], "--rewrite") == 0) {
-    const std::filesystem::path src = argv[2], dst = argv[3];
-    std::filesystem::create_directories(dst);
-    for (int n = 0; std::filesystem::exists(layer_path(src, n)); ++n) {
-      const auto info = sowdb::read_info(layer_path(src, n));
-      const Loaded l = load(src, n, true);
-      sowdb::write_layer(layer_path(dst, n), info.rules, n, l.values, l.depths);
-      std::printf("layer %d: %llu -> %llu bytes\n",
-                  n,
-                  static_cast<unsigned long long>(info.file_size),
-                  static_cast<unsigned long long>(std::filesystem::file_size(layer_path(dst, n))));
-    }
-    return 0;
-  }
   if (argc >= 4 && std::strcmp(argv[1], "--context") == 0) {
     int first = 2;
     std::size_t block = 4096;
