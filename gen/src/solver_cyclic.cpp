@@ -1,4 +1,11 @@
 // The cyclic layer solver (Oware family): retrograde analysis with thresholds.
+//
+// Longer than the project's ~600 lines on purpose: it is one class, CyclicSolver, whose passes
+// (exits, thresholds, predecessor search, depths) share the layer's arrays and the threads'
+// scratch, and whose inner loops the compiler inlines into each other only within one
+// translation unit (the build has no link-time optimisation). Splitting it would make that state
+// public to several files and cost speed, for no reader's gain; decision record 0007 describes
+// how it solves a layer.
 #include <sys/mman.h>
 #include <tbb/blocked_range.h>
 #include <tbb/concurrent_hash_map.h>
