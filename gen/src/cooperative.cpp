@@ -1,0 +1,214 @@
+#include "sowdb/gen/cooperative.h"
+
+#include <bit>
+#include <cstring>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "sowdb/format/index.h"
+#include "sowdb/probe/rules.h"
+
+namespace sowdb::gen {
+namespace {
+
+// A set of one layer as a span of words.
+using Set = std::span<std::uint64_t>;
+using ConstSet = std::span<const std::uint64_t>;
+
+void set_bit(Set s, int bit) {
+  s[static_cast<std::size_t>(bit) / 64] |= std::uint64_t{1} << (bit % 64);
+}
+
+// Calls f(bit) for every bit of `s`.
+template <typename F>
+void for_each_bit(ConstSet s, F&& f) {
+  for (std::size_t w = 0; w < s.size(); ++w) {
+    for (std::uint64_t x = s[w]; x != 0; x &= x - 1)
+      f(static_cast<int>(w * 64) + std::countr_zero(x));
+  }
+}
+
+// out |= { sign * d + gain : d in `from` }, `from` a set of layer `from_n` and out of layer n.
+void add_mapped(Set out, int n, ConstSet from, int from_n, int sign, int gain) {
+  for_each_bit(from, [&](int bit) { set_bit(out, n + gain + sign * (bit - from_n)); });
+}
+
+void add(Set out, ConstSet from) {
+  for (std::size_t w = 0; w < out.size(); ++w)
+    out[w] |= from[w];
+}
+
+}  // namespace
+
+ReachLayer solve_reach_layer(const RuleSet& rules,
+                             int stones,
+                             const std::function<const ReachLayer&(int stones)>& smaller) {
+  if (stones < 0 || stones > kMaxIndexedStones)
+    throw std::invalid_argument("stone count out of range: " + std::to_string(stones));
+  const Rules engine(rules);
+  const int pits = engine.pits();
+  const int n = stones;
+  const std::uint64_t size = layer_size(pits, n);
+  ReachLayer out;
+  out.stones = n;
+  out.words = reach_words(n);
+  const auto words = static_cast<std::size_t>(out.words);
+  const auto set_of = [&](std::vector<std::uint64_t>& v, std::uint64_t i) {
+    return Set(v.data() + i * words, words);
+  };
+  std::vector<const ReachLayer*> below(static_cast<std::size_t>(n));
+  for (int m = 0; m < n; ++m)
+    below[static_cast<std::size_t>(m)] = &smaller(m);
+
+  // The sets the moves that leave the layer (or the end of the game) give, and the moves that
+  // stay in it, as edges from each position (first[i] .. first[i + 1]).
+  std::vector<std::uint64_t> base(size * words, 0);
+  std::vector<std::uint64_t> first(size + 1, 0);
+  std::vector<std::uint64_t> edges;
+  edges.reserve(size * 2);
+  Pits board{};
+  const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(pits));
+  unrank(0, n, span);
+  MoveList moves;
+  for (std::uint64_t i = 0; i < size; ++i, next_position(span)) {
+    first[i] = edges.size();
+    const Set b = set_of(base, i);
+    if (engine.legal_moves(board, moves) == 0) {
+      set_bit(b, n + engine.final_value(board));
+      continue;
+    }
+    for (const Move& m : moves) {
+      const std::uint64_t child =
+          rank(std::span<const std::uint8_t>(m.child.data(), static_cast<std::size_t>(pits)));
+      const int sign = m.extra_turn ? 1 : -1;
+      if (m.gain() == 0) {
+        // A move that gains nothing never gives an extra turn (an extra turn sows into the
+        // store), so the edge stands for d -> -d.
+        if (m.extra_turn)
+          throw std::logic_error("an extra turn that gains nothing");
+        edges.push_back(child);
+        continue;
+      }
+      const ReachLayer& c = *below[static_cast<std::size_t>(n - m.gain())];
+      const auto cw = static_cast<std::size_t>(c.words);
+      add_mapped(b, n, ConstSet(c.sets.data() + child * cw, cw), c.stones, sign, m.gain());
+    }
+  }
+  first[size] = edges.size();
+
+  // Tarjan's strongly connected components over the in-layer moves, without recursion. A
+  // component is complete when every component its moves reach is: its sets then follow from
+  // its own base sets, the sets of the components below, and whether it holds a cycle.
+  constexpr std::uint64_t kNone = ~std::uint64_t{0};
+  std::vector<std::uint64_t> order(size, kNone);  // discovery order
+  std::vector<std::uint64_t> low(size, 0);        // Tarjan's low link
+  std::vector<std::uint64_t> component_of(size, kNone);
+  std::vector<bool> on_stack(size, false);
+  std::vector<std::uint64_t> stack;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> calls;  // (position, next edge)
+  std::vector<std::uint64_t> members;
+  std::vector<std::int8_t> colour(size, -1);
+  std::vector<std::uint64_t> sets_of_members;
+  std::vector<std::uint64_t> even(words);
+  std::vector<std::uint64_t> odd_side(words);
+  std::uint64_t counter = 0;
+  std::uint64_t components = 0;
+  out.sets.assign(size * words, 0);
+
+  // Completes the component whose root is `root` (on top of `stack`).
+  const auto close_component = [&](std::uint64_t root) {
+    members.clear();
+    std::uint64_t x = 0;
+    do {
+      x = stack.back();
+      stack.pop_back();
+      on_stack[x] = false;
+      component_of[x] = components;
+      members.push_back(x);
+    } while (x != root);
+    const std::uint64_t self = components++;
+    // E(q): q's base set and the negated sets of its children in components already complete;
+    // whether the component holds a cycle; a 2-colouring of its moves (a move flips the sign of
+    // d, so members of one colour reach each other's sets as they are, of the other negated),
+    // which fails when the component has a cycle of odd length.
+    bool cycle = members.size() > 1;
+    bool two_colours = true;
+    sets_of_members.assign(members.size() * words, 0);
+    colour[members[0]] = 0;
+    std::vector<std::uint64_t> queue{members[0]};
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+      const std::uint64_t q = queue[head];
+      for (std::uint64_t j = first[q]; j < first[q + 1]; ++j) {
+        const std::uint64_t c = edges[j];
+        if (component_of[c] != self)
+          continue;
+        cycle = cycle || c == q;
+        if (colour[c] < 0) {
+          colour[c] = static_cast<std::int8_t>(1 - colour[q]);
+          queue.push_back(c);
+        } else if (colour[c] == colour[q]) {
+          two_colours = false;
+        }
+      }
+    }
+    std::fill(even.begin(), even.end(), 0);
+    std::fill(odd_side.begin(), odd_side.end(), 0);
+    for (const std::uint64_t q : members) {
+      const Set e = colour[q] == 0 ? Set(even) : Set(odd_side);
+      add(e, set_of(base, q));
+      if (cycle)
+        set_bit(e, n);  // endless play: d = 0
+      for (std::uint64_t j = first[q]; j < first[q + 1]; ++j) {
+        const std::uint64_t c = edges[j];
+        if (component_of[c] != self)
+          add_mapped(e, n, set_of(out.sets, c), n, -1, 0);
+      }
+    }
+    // even: what a member of colour 0 reaches, given the union of each colour's E; the members
+    // of colour 1 reach its negation. With an odd cycle every member reaches both signs.
+    std::vector<std::uint64_t> reach(words, 0);
+    add(reach, even);
+    add_mapped(reach, n, odd_side, n, -1, 0);
+    if (!two_colours)
+      add_mapped(reach, n, std::vector<std::uint64_t>(reach), n, -1, 0);
+    std::vector<std::uint64_t> negated(words, 0);
+    add_mapped(negated, n, reach, n, -1, 0);
+    for (const std::uint64_t q : members)
+      add(set_of(out.sets, q), (two_colours && colour[q] == 1) ? negated : reach);
+  };
+
+  for (std::uint64_t start = 0; start < size; ++start) {
+    if (order[start] != kNone)
+      continue;
+    order[start] = low[start] = counter++;
+    stack.push_back(start);
+    on_stack[start] = true;
+    calls.emplace_back(start, first[start]);
+    while (!calls.empty()) {
+      auto& [v, next] = calls.back();
+      if (next < first[v + 1]) {
+        const std::uint64_t c = edges[next++];
+        if (order[c] == kNone) {
+          order[c] = low[c] = counter++;
+          stack.push_back(c);
+          on_stack[c] = true;
+          calls.emplace_back(c, first[c]);
+        } else if (on_stack[c]) {
+          low[v] = std::min(low[v], order[c]);
+        }
+        continue;
+      }
+      const std::uint64_t done = v;
+      calls.pop_back();
+      if (!calls.empty())
+        low[calls.back().first] = std::min(low[calls.back().first], low[done]);
+      if (low[done] == order[done])
+        close_component(done);
+    }
+  }
+  return out;
+}
+
+}  // namespace sowdb::gen

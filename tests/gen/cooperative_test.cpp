@@ -1,0 +1,143 @@
+// The co-operative objective (gen::solve_reach_layer) against a brute force written here from
+// the definition: every board enumerated, the lines of play followed move by move, the sets
+// grown by plain iteration until nothing changes.
+#include "sowdb/gen/cooperative.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "brute_force.h"
+#include "sowdb/format/index.h"
+#include "sowdb/probe/rules.h"
+#include "sowdb/probe/variant.h"
+
+namespace sowdb::test {
+namespace {
+
+using Reach = std::map<Pits, std::set<int>>;
+
+// Whether `board` lies on a cycle of moves: some line of moves that gain nothing leads back to
+// it (moves that gain seeds never return).
+bool on_cycle(const Rules& rules, const Pits& board) {
+  std::set<Pits> seen;
+  std::vector<Pits> todo;
+  MoveList moves;
+  rules.legal_moves(board, moves);
+  for (const Move& m : moves) {
+    if (m.gain() == 0)
+      todo.push_back(m.child);
+  }
+  while (!todo.empty()) {
+    const Pits b = todo.back();
+    todo.pop_back();
+    if (b == board)
+      return true;
+    if (!seen.insert(b).second)
+      continue;
+    rules.legal_moves(b, moves);
+    for (const Move& m : moves) {
+      if (m.gain() == 0)
+        todo.push_back(m.child);
+    }
+  }
+  return false;
+}
+
+// R(p) for every board of layers 0..max_stones, by iteration to the least fixed point.
+Reach brute_reach(const Rules& rules, int max_stones) {
+  Reach r;
+  for (int n = 0; n <= max_stones; ++n) {
+    const std::vector<Pits> boards = enumerate_boards(rules.pits(), n);
+    std::map<Pits, bool> cycles;
+    for (const Pits& b : boards) {
+      r[b];
+      cycles[b] = on_cycle(rules, b);
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const Pits& b : boards) {
+        std::set<int> next = r[b];
+        MoveList moves;
+        if (rules.legal_moves(b, moves) == 0)
+          next.insert(rules.final_value(b));
+        for (const Move& m : moves) {
+          for (const int d : r.at(m.child))
+            next.insert(m.gain() + (m.extra_turn ? d : -d));
+        }
+        if (cycles[b])
+          next.insert(0);
+        if (next != r[b]) {
+          r[b] = std::move(next);
+          changed = true;
+        }
+      }
+    }
+  }
+  return r;
+}
+
+struct Case {
+  std::string variant;
+  int pits_per_side;
+  int max_stones;
+};
+
+class ReachVsBruteForce : public testing::TestWithParam<Case> {};
+
+TEST_P(ReachVsBruteForce, EverySetMatches) {
+  const Case& c = GetParam();
+  Variant v = *parse_variant(c.variant);
+  v.rules.pits_per_side = static_cast<std::uint8_t>(c.pits_per_side);
+  const RuleSet rules = v.rules.normalised();
+  const Rules engine(rules);
+  const Reach want = brute_reach(engine, c.max_stones);
+  std::vector<gen::ReachLayer> layers;
+  std::uint64_t compared = 0;
+  for (int n = 0; n <= c.max_stones; ++n) {
+    layers.push_back(gen::solve_reach_layer(
+        rules, n, [&](int m) -> const gen::ReachLayer& { return layers.at(m); }));
+    const gen::ReachLayer& got = layers.back();
+    Pits board{};
+    const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(rules.pits()));
+    for (std::uint64_t i = 0; i < layer_size(rules.pits(), n); ++i) {
+      unrank(i, n, span);
+      const std::set<int>& w = want.at(board);
+      for (int d = -n; d <= n; ++d) {
+        ASSERT_EQ(got.contains(i, d), w.count(d) == 1)
+            << c.variant << " P=" << c.pits_per_side << " n=" << n << " board "
+            << board_text(board, c.pits_per_side) << " d=" << d;
+      }
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 0u);
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (const Preset& p : presets()) {
+    for (int pits = 1; pits <= 3; ++pits)
+      out.push_back({std::string(p.name), pits, pits == 1 ? 14 : (pits == 2 ? 12 : 10)});
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets,
+                         ReachVsBruteForce,
+                         testing::ValuesIn(cases()),
+                         [](const testing::TestParamInfo<Case>& param) {
+                           std::string name = param.param.variant + "_P" +
+                                              std::to_string(param.param.pits_per_side);
+                           for (char& ch : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(ch)))
+                               ch = '_';
+                           }
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace sowdb::test
