@@ -1,167 +1,39 @@
-// The table file reader: LayerReader, its block cache and its block decoding (FORMAT.md,
-// "Reader checks" 16..21).
-#include <algorithm>
+// The table file reader: LayerReader (FORMAT.md, "Reader checks"; the header's checks are in
+// header.cpp, the seek table's in seek_table.cpp, the frames' in block_codec.cpp).
 #include <atomic>
-#include <bit>
-#include <cstdio>
-#include <functional>
-#include <iterator>
-#include <limits>
-#include <list>
-#include <mutex>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
 #include <optional>
-#include <unordered_map>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "block_codec.h"
+#include "byte_source.h"
+#include "frame_cache.h"
+#include "header.h"
+#include "seek_table.h"
 #include "sowdb/format/table_file.h"
-#include "table_internal.h"
+#include "table_common.h"
 
 namespace sowdb {
 
 using namespace table_internal;
 
-// --- Reader. ---------------------------------------------------------------------------------
-
 struct LayerReader::Impl {
   std::unique_ptr<Source> src;
-  Parsed parsed;
+  ParsedHeader header;
+  std::vector<SeekEntry> seek;
   OpenOptions options;
-
-  // A block's depth frame as decoded for probes: the byte planes as stored, and (depth codec 1)
-  // how many depths the block stores before each run of 64 entries, so that one depth is found
-  // in O(1) without spreading all of them out (which cost more than decoding the frame).
-  struct DepthFrame {
-    std::vector<std::uint8_t> planes;  // the m low bytes, the m high bytes, one spare zero byte
-    std::size_t stored = 0;            // m
-    std::vector<std::uint32_t> before;
-  };
-
-  // One decoded frame: `values` for stream 0; for stream 1 `depths`, and (depth codec 1) the
-  // block's values, which say where each depth is.
-  struct Decoded {
-    std::vector<std::int8_t> values;
-    DepthFrame depths;
-    std::shared_ptr<const Decoded> block_values;
-
-    // The depth of the block's entry i (stream 1).
-    std::uint16_t depth(std::size_t i) const {
-      std::size_t j = i;
-      if (block_values) {
-        const std::int8_t v = block_values->values[i];
-        if (!stores_depth(v))
-          return v == 0 ? std::uint16_t{0} : kRecomputeDepth;
-        const std::size_t run = i >> kRunShift;
-        j = depths.before[run] +
-            count_stored(block_values->values.data() + (run << kRunShift), i & (kRun - 1));
-      }
-      const std::uint8_t* planes = depths.planes.data();
-      return static_cast<std::uint16_t>(planes[j] | (planes[depths.stored + j] << 8));
-    }
-  };
-  static constexpr int kRunShift = 6;
-  static constexpr std::size_t kRun = std::size_t{1} << kRunShift;
-
-  // Depth codec 1 stores a depth where the value-table byte is neither 0 nor kRecomputeValue.
-  static bool stores_depth(std::int8_t v) { return v != 0 && v != kRecomputeValue; }
-
-  // How many of the `len` bytes at p store a depth: eight at a time, a byte counting when its
-  // low seven bits are not all zero (0 and -128 are the two bytes whose are).
-  static std::size_t count_stored(const std::int8_t* p, std::size_t len) {
-    constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
-    constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
-    const auto count8 = [](std::uint64_t w) {
-      const std::uint64_t x = w & kLow7;
-      return static_cast<std::size_t>(__builtin_popcountll((x + kLow7) & kHigh));
-    };
-    std::size_t count = 0;
-    std::size_t k = 0;
-    for (; k + 8 <= len; k += 8) {
-      std::uint64_t w;
-      std::memcpy(&w, p + k, 8);
-      count += count8(w);
-    }
-    if (k < len) {
-      std::uint64_t w = 0;  // the bytes past `len` count as 0: no depth
-      std::memcpy(&w, p + k, len - k);
-      count += count8(w);
-    }
-    return count;
-  }
-  // The block cache: shards of an LRU list of decoded frames, most recently used first, and a
-  // hash map from a frame's key (block * 2 + stream, stream 0 values, 1 depths) to its list
-  // node, so a hit, an insertion and an eviction each cost O(1) whatever the cache size. Each
-  // shard is guarded by its own mutex; decoding happens outside it. A large cache is cut into
-  // shards by block, so that threads probing at once rarely wait for one another (one mutex
-  // for a whole layer made two verify threads spend most of their time in the kernel); a small
-  // one stays one exact LRU.
-  struct CacheEntry {
-    std::uint64_t key = 0;
-    std::shared_ptr<const Decoded> data;
-  };
-  using LruList = std::list<CacheEntry>;
-  struct alignas(64) Shard {
-    std::mutex mutex;
-    LruList lru;
-    std::unordered_map<std::uint64_t, LruList::iterator> index;
-    CacheStats stats;
-    std::size_t capacity = 0;
-    std::vector<std::shared_ptr<const Decoded>> owned;  // the frames published in `pinned`
-    std::atomic<std::uint64_t> pinned_hits{0};          // depth frames' last-frame hits (entry())
-  };
-  // One cache of frames. When it can hold every frame it may be given, nothing is ever evicted:
-  // a decoded frame is published in `pinned` (indexed by key, owned by its shard's `owned`) and
-  // found without a lock, so that threads reading the same hot blocks (small layers, during
-  // verify) do not queue on a mutex.
-  struct FrameCache {
-    std::unique_ptr<std::atomic<const Decoded*>[]> pinned;
-    // For value frames, the published frame's values themselves: a lookup then waits on one
-    // memory load fewer (searches probe at random, and each load is a cache miss).
-    std::unique_ptr<std::atomic<const std::int8_t*>[]> pinned_values;
-    // Hits on published frames, counted per thread stripe: one shared counter, or the shard's,
-    // is a cache miss of its own on every lookup.
-    struct alignas(64) Stripe {
-      std::atomic<std::uint64_t> hits{0};
-    };
-    std::unique_ptr<Stripe[]> stripes;
-    void count_hit() const {
-      stripes[stripe_of_this_thread()].hits.fetch_add(1, std::memory_order_relaxed);
-    }
-    mutable std::unique_ptr<Shard[]> shards;
-    std::size_t shard_mask = 0;
-
-    // Sets up room for `capacity` of the `frames` frames it may be given: a power of two of
-    // shards, at most kMaxShards, each holding at least kBlocksPerShard frames (or all of them,
-    // with one shard). `keys` bounds the frame keys.
-    void make(std::size_t capacity, std::uint64_t frames, std::uint64_t keys) {
-      if (capacity >= frames) {
-        pinned = std::make_unique<std::atomic<const Decoded*>[]>(keys);  // all null (C++20)
-        pinned_values = std::make_unique<std::atomic<const std::int8_t*>[]>(keys);
-        stripes = std::make_unique<Stripe[]>(kStripes);
-      }
-      std::size_t count = 1;
-      while (count < kMaxShards && capacity / (2 * count) >= kBlocksPerShard)
-        count *= 2;
-      shards = std::make_unique<Shard[]>(count);
-      shard_mask = count - 1;
-      for (std::size_t i = 0; i < count; ++i) {
-        shards[i].capacity = capacity / count + (i < capacity % count ? 1 : 0);
-        shards[i].index.reserve(std::min<std::size_t>(shards[i].capacity, 1024));
-      }
-    }
-    // A block's value frame and depth frame share a shard.
-    Shard& shard_of(std::uint64_t key) const { return shards[(key >> 1) & shard_mask]; }
-  };
-  static constexpr std::size_t kMaxShards = 16;
-  static constexpr std::size_t kStripes = 16;
-  static std::size_t stripe_of_this_thread() {
-    static std::atomic<std::size_t> next{0};
-    thread_local const std::size_t stripe = next.fetch_add(1) % kStripes;
-    return stripe;
-  }
-  static constexpr std::size_t kBlocksPerShard = 16;  // fewer: one exact LRU
   // caches[0] holds both streams' frames, unless OpenOptions::depth_cache_blocks gave the depth
   // frames a cache of their own, caches[1].
-  FrameCache caches[2];
+  mutable FrameCache caches[2];
   bool split_cache = false;
+
+  const LayerInfo& info() const { return header.info; }
 
   // After `options` is set.
   void make_caches() {
@@ -174,13 +46,7 @@ struct LayerReader::Impl {
       caches[0].make(options.cache_blocks, 2 * blocks, 2 * blocks);
     }
   }
-  const FrameCache& cache_of(std::uint64_t key) const { return caches[split_cache ? key & 1 : 0]; }
-
-  const LayerInfo& info() const { return parsed.info; }
-
-  static std::uint64_t frame_key(std::uint32_t b, int stream) {
-    return std::uint64_t{b} * 2 + static_cast<std::uint64_t>(stream);
-  }
+  FrameCache& cache_of(std::uint64_t key) const { return caches[split_cache ? key & 1 : 0]; }
 
   // "Recompute entries": decoded blocks hold value-table bytes, in which the "recompute, stored
   // depth" byte 127 is kept apart from kRecomputeValue until the depths are decoded. This maps
@@ -192,139 +58,41 @@ struct LayerReader::Impl {
                : byte;
   }
 
-  // Checks 16..18: reads the frame and checks its checksum and frame header.
-  std::vector<std::byte> read_frame(std::uint32_t b, int stream, std::size_t content) const {
-    const SeekEntry& e = parsed.seek[b];
+  std::string frame_name(std::uint32_t b, int stream) const {
+    return src->name() + ": block " + std::to_string(b) + (stream == 0 ? " values" : " depths");
+  }
+
+  // Checks 16 and 17: reads block `b`'s frame of `stream` and checks its hash.
+  std::vector<std::byte> read_frame(std::uint32_t b, int stream) const {
+    const SeekEntry& e = seek[b];
     const std::uint64_t offset = stream == 0 ? e.offset : e.offset + e.value_size;
     const std::uint32_t size = stream == 0 ? e.value_size : e.depth_size;
-    const std::string where =
-        src->name() + ": block " + std::to_string(b) + (stream == 0 ? " values" : " depths");
     std::vector<std::byte> frame(size);
     src->read(offset, frame);  // check 16
-    if (options.verify_checksums && hash32(frame) != (stream == 0 ? e.value_hash : e.depth_hash)) {
-      fail_check(Code::kChecksum, where, 17, "frame checksum mismatch");
-    }
-    // Check 18: exactly one zstd frame that declares the expected content size.
-    // A skippable frame (or a legacy one) is no Zstandard frame and declares no content size,
-    // though ZSTD_getFrameContentSize reports 0 for a skippable one.
-    if (frame.size() < 4 || get_le(frame.data(), 4) != ZSTD_MAGICNUMBER ||
-        ZSTD_findFrameCompressedSize(frame.data(), frame.size()) != frame.size()) {
-      fail_check(Code::kCorrupt, where, 18, "not exactly one zstd frame");
-    }
-    if (ZSTD_getFrameContentSize(frame.data(), frame.size()) != content) {
-      fail_check(Code::kCorrupt,
-                 where,
-                 18,
-                 "frame does not declare " + count_text(content, "content byte", "content bytes"));
-    }
+    if (options.verify_checksums && hash32(frame) != (stream == 0 ? e.value_hash : e.depth_hash))
+      fail_check(Code::kChecksum, frame_name(b, stream), 17, "frame checksum mismatch");
     return frame;
   }
 
-  // Check 19: decompresses into exactly out.size() bytes.
-  void decompress(std::span<const std::byte> frame,
-                  std::span<std::byte> out,
-                  const std::string& where) const {
-    ZSTD_DCtx* dctx = thread_dctx();
-    if (dctx == nullptr)
-      fail(Code::kIo, where, "cannot allocate a zstd context");
-    const std::size_t got =
-        ZSTD_decompressDCtx(dctx, out.data(), out.size(), frame.data(), frame.size());
-    if (ZSTD_isError(got) || got != out.size()) {
-      fail_check(Code::kCorrupt,
-                 where,
-                 19,
-                 ZSTD_isError(got) ? std::string("zstd: ") + ZSTD_getErrorName(got)
-                                   : "decompressed to " + count_text(got, "byte", "bytes"));
-    }
-  }
-
+  // Checks 16..20 on block `b`'s value frame: its value-table bytes into `out`.
   void decode_values(std::uint32_t b, std::span<std::int8_t> out) const {
-    const std::string where = src->name() + ": block " + std::to_string(b) + " values";
-    const auto frame = read_frame(b, 0, out.size());
-    auto* bytes = reinterpret_cast<std::byte*>(out.data());
-    decompress(frame, std::span(bytes, out.size()), where);
-    // Check 20: every symbol names an entry of the value table.
-    const auto& table = info().value_table;
-    std::array<std::int8_t, 256> map{};
-    for (std::size_t i = 0; i < table.size(); ++i)
-      map[i] = table[i];
-    const auto limit = static_cast<std::uint8_t>(table.size() - 1);
-    std::uint8_t worst = 0;
-    for (std::int8_t& v : out)
-      worst = std::max(worst, static_cast<std::uint8_t>(v));
-    if (worst > limit) {
-      fail_check(Code::kCorrupt,
-                 where,
-                 20,
-                 "symbol " + std::to_string(worst) + " outside the value table");
-    }
-    for (std::int8_t& v : out)
-      v = map[static_cast<std::uint8_t>(v)];
+    decode_value_frame(read_frame(b, 0), info().value_table, out, frame_name(b, 0));
   }
 
-  // Decodes block `b`'s depth frame, checks 18, 19 and 21. `values` are the block's decoded
-  // value-table bytes (depth codec 1: they say how many depths the frame holds).
-  DepthFrame decode_depth_frame(std::uint32_t b,
-                                std::span<const std::int8_t> values,
-                                std::size_t entries) const {
-    const std::string where = src->name() + ": block " + std::to_string(b) + " depths";
-    const bool all = info().depth_codec == DepthCodec::kAll;
-    DepthFrame f;
-    f.stored = all ? entries : count_stored(values.data(), values.size());
-    const std::size_t m = f.stored;
-    const auto frame = read_frame(b, 1, 2 * m);
-    f.planes.assign(2 * m + 1, 0);
-    decompress(frame, std::as_writable_bytes(std::span(f.planes.data(), 2 * m)), where);
-    // Check 21: a file with recompute entries never stores the depth kRecomputeDepth.
-    if (info().recompute) {
-      bool reserved = false;
-      for (std::size_t j = 0; j < m; ++j)
-        reserved |= (f.planes[j] & f.planes[m + j]) == 0xff;
-      if (reserved) {
-        fail_check(Code::kCorrupt,
-                   where,
-                   21,
-                   "stored depth " + std::to_string(kRecomputeDepth) +
-                       " in a file with recompute entries");
-      }
-    }
-    if (!all) {
-      f.before.resize((values.size() + kRun - 1) / kRun);
-      std::size_t count = 0;
-      for (std::size_t run = 0; run < f.before.size(); ++run) {
-        f.before[run] = static_cast<std::uint32_t>(count);
-        const std::size_t first = run << kRunShift;
-        count += count_stored(values.data() + first, std::min(kRun, values.size() - first));
-      }
-    }
-    return f;
+  // Checks 16..19 and 21 on block `b`'s depth frame of `entries` entries. `values` are the
+  // block's value-table bytes (depth codec 1: they say how many depths the frame holds).
+  DepthFrame depth_frame(std::uint32_t b,
+                         std::span<const std::int8_t> values,
+                         std::size_t entries) const {
+    return decode_depth_frame(
+        read_frame(b, 1), values, entries, info().depth_codec, info().recompute, frame_name(b, 1));
   }
 
-  // Decodes block `b`'s depths into `out` (read_all). `values` as for decode_depth_frame.
+  // Block `b`'s depths into `out` (read_all). `values` as for depth_frame.
   void decode_depths(std::uint32_t b,
                      std::span<const std::int8_t> values,
                      std::span<std::uint16_t> out) const {
-    const DepthFrame f = decode_depth_frame(b, values, out.size());
-    const std::uint8_t* low = f.planes.data();
-    const std::uint8_t* high = f.planes.data() + f.stored;
-    if (info().depth_codec == DepthCodec::kAll) {
-      for (std::size_t i = 0; i < out.size(); ++i)
-        out[i] = static_cast<std::uint16_t>(low[i] | (high[i] << 8));
-      return;
-    }
-    // Which entries store a depth follows the values, which look random to a branch predictor,
-    // so this selects with masks (the compiler turns `?:` here back into a branch); the spare
-    // byte of the planes makes reading one entry past the last stored depth safe.
-    static_assert(kRecomputeDepth == 0xFFFF);
-    std::size_t j = 0;
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      const unsigned has = stores_depth(values[i]) ? 1u : 0u;
-      const unsigned keep = 0u - has;
-      const unsigned derived = 0u - static_cast<unsigned>(values[i] != 0);  // 0 or 0xFFFF
-      const unsigned d = low[j] | (high[j] << 8);
-      out[i] = static_cast<std::uint16_t>((d & keep) | (derived & ~keep));
-      j += has;
-    }
+    expand_depths(depth_frame(b, values, out.size()), values, info().depth_codec, out);
   }
 
   // The values of block `b` a depth decode needs: none for depth codec 0.
@@ -334,20 +102,8 @@ struct LayerReader::Impl {
     return block(b, 0);
   }
 
-  // The cached frame `key`, moved to the front of its shard's LRU list (a hit); null when it is
-  // not cached. Call with the shard's mutex held.
-  static const std::shared_ptr<const Decoded>* find_locked(Shard& shard, std::uint64_t key) {
-    const auto it = shard.index.find(key);
-    if (it == shard.index.end())
-      return nullptr;
-    shard.lru.splice(shard.lru.begin(), shard.lru, it->second);
-    ++shard.stats.hits;
-    return &it->second->data;
-  }
-
-  // Decodes block `b`'s stream (0 values, 1 depths), outside the lock, and caches it.
+  // Decodes block `b`'s stream (0 values, 1 depths), outside the cache's lock, and caches it.
   std::shared_ptr<const Decoded> decode_and_cache(std::uint32_t b, int stream) const {
-    const std::uint64_t key = frame_key(b, stream);
     auto decoded = std::make_shared<Decoded>();
     const std::uint32_t n = entries_in_block(info(), b);
     if (stream == 0) {
@@ -355,69 +111,23 @@ struct LayerReader::Impl {
       decode_values(b, decoded->values);
     } else {
       decoded->block_values = values_for_depths(b);
-      decoded->depths = decode_depth_frame(b, decoded->block_values->values, n);
+      decoded->depths = depth_frame(b, decoded->block_values->values, n);
       if (info().depth_codec == DepthCodec::kAll)
         decoded->block_values.reset();
     }
-    std::shared_ptr<const Decoded> evicted;  // freed after the lock is released
-    const FrameCache& cache = cache_of(key);
-    Shard& shard = cache.shard_of(key);
-    std::lock_guard lock(shard.mutex);
-    ++shard.stats.misses;
-    if (cache.pinned) {
-      // Another thread may have published the frame meanwhile: keep the first.
-      if (const Decoded* there = cache.pinned[key].load(std::memory_order_acquire))
-        return std::shared_ptr<const Decoded>(std::shared_ptr<const Decoded>(), there);
-      shard.owned.push_back(decoded);
-      if (key % 2 == 0)
-        cache.pinned_values[key].store(decoded->values.data(), std::memory_order_release);
-      cache.pinned[key].store(decoded.get(), std::memory_order_release);
-      shard.stats.cached = shard.owned.size();
-      return decoded;
-    }
-    if (shard.capacity == 0)
-      return decoded;
-    LruList& lru = shard.lru;
-    if (const auto it = shard.index.find(key); it != shard.index.end()) {
-      lru.splice(lru.begin(), lru, it->second);
-      return it->second->data;  // another thread decoded it meanwhile
-    }
-    if (lru.size() >= shard.capacity) {
-      // Evict the least recently used frame, reusing its node.
-      shard.index.erase(lru.back().key);
-      lru.splice(lru.begin(), lru, std::prev(lru.end()));
-      evicted = std::move(lru.front().data);
-      lru.front() = CacheEntry{key, decoded};
-    } else {
-      lru.push_front(CacheEntry{key, decoded});
-    }
-    shard.index.emplace(key, lru.begin());
-    shard.stats.cached = lru.size();
-    return decoded;
-  }
-
-  // The published frame `key` of `cache` (a hit, counted), or null.
-  static const Decoded* find_pinned(const FrameCache& cache, std::uint64_t key) {
-    const Decoded* d = cache.pinned[key].load(std::memory_order_acquire);
-    if (d)
-      cache.count_hit();
-    return d;
+    const std::uint64_t key = FrameCache::key(b, stream);
+    return cache_of(key).insert(key, std::move(decoded));
   }
 
   std::shared_ptr<const Decoded> block(std::uint32_t b, int stream) const {
-    const std::uint64_t key = frame_key(b, stream);
-    const FrameCache& cache = cache_of(key);
-    if (cache.pinned) {
+    const std::uint64_t key = FrameCache::key(b, stream);
+    FrameCache& cache = cache_of(key);
+    if (cache.keeps_all()) {
       // A published frame lives as long as the reader: a pointer that owns nothing will do.
-      if (const Decoded* d = find_pinned(cache, key))
+      if (const Decoded* d = cache.find_published(key))
         return std::shared_ptr<const Decoded>(std::shared_ptr<const Decoded>(), d);
-      return decode_and_cache(b, stream);
-    }
-    {
-      Shard& shard = cache.shard_of(key);
-      std::lock_guard lock(shard.mutex);
-      if (const auto* d = find_locked(shard, key))
-        return *d;
+    } else if (auto d = cache.find(key)) {
+      return d;
     }
     return decode_and_cache(b, stream);
   }
@@ -428,16 +138,13 @@ struct LayerReader::Impl {
     const LayerInfo& i = info();
     if (index >= i.entries)
       return nullptr;
-    const std::uint64_t key = frame_key(static_cast<std::uint32_t>(index / i.block_entries), 0);
+    const std::uint64_t key =
+        FrameCache::key(static_cast<std::uint32_t>(index / i.block_entries), 0);
     const FrameCache& cache = cache_of(key);
-    if (!cache.pinned)
+    if (!cache.keeps_all())
       return nullptr;
-    const std::int8_t* v = cache.pinned_values[key].load(std::memory_order_acquire);
-    if (!v)
-      return nullptr;
-    if (count)
-      cache.count_hit();
-    return v + index % i.block_entries;
+    const std::int8_t* v = cache.published_values(key, count);
+    return v ? v + index % i.block_entries : nullptr;
   }
 
   // See LayerReader::prefetch: no decoding, no count.
@@ -450,10 +157,10 @@ struct LayerReader::Impl {
   // reference count traffic on a hit), else decoded and cached.
   template <typename Read>
   auto entry(std::uint32_t b, int stream, Read&& read) const {
-    const std::uint64_t key = frame_key(b, stream);
-    const FrameCache& cache = cache_of(key);
-    if (cache.pinned) {
-      if (const Decoded* d = find_pinned(cache, key))
+    const std::uint64_t key = FrameCache::key(b, stream);
+    FrameCache& cache = cache_of(key);
+    if (cache.keeps_all()) {
+      if (const Decoded* d = cache.find_published(key))
         return read(*d);
       return read(*decode_and_cache(b, stream));
     }
@@ -467,16 +174,12 @@ struct LayerReader::Impl {
         last.reader = id;
         last.key = key;
       } else {
-        cache.shard_of(key).pinned_hits.fetch_add(1, std::memory_order_relaxed);
+        cache.count_kept_hit(key);
       }
       return read(*last.frame);
     }
-    {
-      Shard& shard = cache.shard_of(key);
-      std::lock_guard lock(shard.mutex);
-      if (const auto* d = find_locked(shard, key))
-        return read(**d);
-    }
+    if (auto hit = cache.read_cached(key, read))
+      return *hit;
     return read(*decode_and_cache(b, stream));
   }
 
@@ -502,8 +205,8 @@ namespace {
 std::unique_ptr<LayerReader::Impl> open_source(std::unique_ptr<Source> src,
                                                const OpenOptions& options) {
   auto impl = std::make_unique<LayerReader::Impl>();
-  impl->parsed = parse_header(*src, options.verify_checksums);
-  const LayerInfo& info = impl->parsed.info;
+  impl->header = parse_header(*src, options.verify_checksums);
+  const LayerInfo& info = impl->header.info;
   // Check 13: the table the caller asked for.
   if (options.expected_rules && !(info.rules == options.expected_rules->normalised())) {
     fail_check(
@@ -517,8 +220,9 @@ std::unique_ptr<LayerReader::Impl> open_source(std::unique_ptr<Source> src,
                    std::to_string(*options.expected_stones));
   }
   if (options.verify_checksums)
-    check_whole_file(*src);
-  parse_seek_table(*src, impl->parsed);
+    check_file_checksum(*src);
+  impl->seek =
+      parse_seek_table(*src, info.block_count, impl->header.data_start, impl->header.seek_offset);
   impl->options = options;
   impl->make_caches();
   impl->src = std::move(src);
@@ -549,14 +253,14 @@ namespace {
 // out of range or a block that fails to read or decode.
 template <typename Get>
 auto entry_at(const LayerReader::Impl& impl, std::uint64_t index, int stream, Get get) noexcept
-    -> std::optional<decltype(get(std::declval<const LayerReader::Impl::Decoded&>(), 0))> {
+    -> std::optional<decltype(get(std::declval<const Decoded&>(), 0))> {
   const LayerInfo& info = impl.info();
   if (index >= info.entries)
     return std::nullopt;
   try {
     const auto b = static_cast<std::uint32_t>(index / info.block_entries);
     const auto i = static_cast<std::size_t>(index % info.block_entries);
-    return impl.entry(b, stream, [&](const LayerReader::Impl::Decoded& d) { return get(d, i); });
+    return impl.entry(b, stream, [&](const Decoded& d) { return get(d, i); });
   } catch (...) {
     return std::nullopt;
   }
@@ -568,7 +272,7 @@ std::optional<std::int8_t> LayerReader::value(std::uint64_t index) const noexcep
   if (const std::int8_t* v = impl_->published_value(index, true))
     return impl_->public_value(*v);
   const auto v =
-      entry_at(*impl_, index, 0, [](const Impl::Decoded& d, std::size_t i) { return d.values[i]; });
+      entry_at(*impl_, index, 0, [](const Decoded& d, std::size_t i) { return d.values[i]; });
   if (!v)
     return std::nullopt;
   return impl_->public_value(*v);
@@ -579,26 +283,13 @@ void LayerReader::prefetch(std::uint64_t index) const noexcept {
 }
 
 std::optional<std::uint16_t> LayerReader::depth(std::uint64_t index) const noexcept {
-  return entry_at(
-      *impl_, index, 1, [](const Impl::Decoded& d, std::size_t i) { return d.depth(i); });
+  return entry_at(*impl_, index, 1, [](const Decoded& d, std::size_t i) { return d.depth(i); });
 }
 
 CacheStats LayerReader::cache_stats() const noexcept {
   CacheStats total;
-  for (int c = 0; c < (impl_->split_cache ? 2 : 1); ++c) {
-    const Impl::FrameCache& cache = impl_->caches[c];
-    for (std::size_t i = 0; i <= cache.shard_mask; ++i) {
-      Impl::Shard& shard = cache.shards[i];
-      std::lock_guard lock(shard.mutex);
-      total.hits += shard.stats.hits + shard.pinned_hits.load(std::memory_order_relaxed);
-      total.misses += shard.stats.misses;
-      total.cached += shard.stats.cached;
-    }
-    if (cache.stripes) {
-      for (std::size_t i = 0; i < Impl::kStripes; ++i)
-        total.hits += cache.stripes[i].hits.load(std::memory_order_relaxed);
-    }
-  }
+  for (int c = 0; c < (impl_->split_cache ? 2 : 1); ++c)
+    impl_->caches[c].add_stats(total);
   return total;
 }
 

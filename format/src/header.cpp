@@ -1,0 +1,335 @@
+// The header, the value table and the footer (FORMAT.md, "Header", "Value table", "Footer" and
+// "Reader checks" 2..12 and 14), and read_info.
+#include "header.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "seek_table.h"
+#include "sowdb/format/index.h"
+#include "table_common.h"
+
+namespace sowdb {
+namespace table_internal {
+
+namespace {
+
+constexpr std::uint32_t kRequiredFlagsMask = 0x0000FFFFu;
+constexpr std::uint8_t kValueCodec = 0;
+// Check 14 hashes the file in chunks of this many bytes.
+constexpr std::size_t kHashChunk = std::size_t{1} << 20;
+
+// "<field> <value>": how checks 9 and 10 name a value out of its range.
+template <auto kId>
+std::string field_text(std::uint64_t value) {
+  return std::string(field<kId>().name) + " " + std::to_string(value);
+}
+
+template <auto kId>
+[[noreturn]] void fail_field(Code code, const std::string& where, const std::string& what) {
+  fail_check(code, where, field<kId>().check, what);
+}
+
+}  // namespace
+
+ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
+  using F = HeaderField;
+  const std::string& name = src.name();
+  const std::uint64_t size = src.size();
+  HeaderBytes h{};
+  const std::size_t have = static_cast<std::size_t>(std::min<std::uint64_t>(size, kHeaderSize));
+  src.read(0, std::span(h.data(), have));
+
+  // Check 2: magic.
+  if (have == 0 || !matches_magic(std::span(h.data(), std::min(have, kMagicEnd)), kMagicBytes)) {
+    fail_field<F::kMagic>(
+        Code::kNotATable,
+        name,
+        "no sowdb table magic at offset " + std::to_string(field<F::kMagic>().offset));
+  }
+  if (have < kMagicEnd)
+    fail_field<F::kMagic>(Code::kTruncated, name, "file ends inside the magic");
+  // Check 3: format version.
+  if (have < kFormatVersionEnd)
+    fail_field<F::kFormatVersion>(Code::kTruncated, name, "file ends inside the header");
+  const auto version = static_cast<std::uint16_t>(get_field<F::kFormatVersion>(h));
+  if (version < 1 || version > kTableFormatVersion) {
+    fail_field<F::kFormatVersion>(Code::kVersion,
+                                  name,
+                                  "format version " + std::to_string(version) +
+                                      " (this reader knows versions 1.." +
+                                      std::to_string(kTableFormatVersion) + ")");
+  }
+  // Check 4: the header is complete.
+  if (have < kHeaderSize) {
+    fail_check(Code::kTruncated,
+               name,
+               4,
+               "file has " + count_text(size, "byte", "bytes") + ", shorter than the " +
+                   std::to_string(kHeaderSize) + "-byte header");
+  }
+  // Check 5: header checksum.
+  if (verify_header_checksum &&
+      get_field<F::kHeaderChecksum>(h) != xxh64(std::span(h.data(), kHeaderHashedBytes))) {
+    fail_field<F::kHeaderChecksum>(Code::kChecksum, name, "header checksum mismatch");
+  }
+  // Check 6: header size and reserved bytes.
+  const std::uint64_t header_size = get_field<F::kHeaderSize>(h);
+  if (header_size != kHeaderSize) {
+    fail_field<F::kHeaderSize>(Code::kBadHeader,
+                               name,
+                               "header_size is " + std::to_string(header_size) + ", must be " +
+                                   std::to_string(kHeaderSize));
+  }
+  const auto reserved = field_bytes<F::kReserved>(h);
+  for (std::size_t i = 0; i < reserved.size(); ++i) {
+    if (reserved[i] != std::byte{0}) {
+      fail_field<F::kReserved>(
+          Code::kBadHeader,
+          name,
+          "reserved byte " + std::to_string(field<F::kReserved>().offset + i) + " is not 0");
+    }
+  }
+  // Check 7: flags. Version 3 defines the required flag kFlagRecompute ("Flags").
+  const auto flags = static_cast<std::uint32_t>(get_field<F::kFlags>(h));
+  const std::uint32_t known_required = version >= 4   ? kFlagRecompute | kFlagAllMoves
+                                       : version >= 3 ? kFlagRecompute
+                                                      : 0;
+  if ((flags & kRequiredFlagsMask & ~known_required) != 0) {
+    char unknown[16];
+    std::snprintf(unknown, sizeof unknown, "%04x", flags & kRequiredFlagsMask & ~known_required);
+    fail_field<F::kFlags>(Code::kUnsupported,
+                          name,
+                          "unknown required flags 0x" + std::string(unknown) + " in a version " +
+                              std::to_string(version) + " file");
+  }
+  const bool recompute = (flags & kFlagRecompute) != 0;
+  const bool all_moves = (flags & kFlagAllMoves) != 0;
+  if (all_moves && !recompute)
+    fail_field<F::kFlags>(Code::kBadHeader, name, "flag ALL_MOVES without flag RECOMPUTE");
+  // Version 4 exists for the all-moves rule alone: read without it, its marks would be resolved
+  // over the moves that gain seeds only, which is not how they were chosen.
+  if (version >= 4 && !all_moves)
+    fail_field<F::kFlags>(Code::kBadHeader, name, "a version 4 file without flag ALL_MOVES");
+  // Check 8: codecs.
+  const std::uint64_t value_codec = get_field<F::kValueCodec>(h);
+  if (value_codec != kValueCodec) {
+    fail_field<F::kValueCodec>(
+        Code::kUnsupported, name, "unknown value codec " + std::to_string(value_codec));
+  }
+  // Depth codec 1 exists from format version 2 on ("Depth encoding").
+  const auto depth_codec = static_cast<std::uint8_t>(get_field<F::kDepthCodec>(h));
+  if (depth_codec > 1 || (depth_codec == 1 && version < 2)) {
+    fail_field<F::kDepthCodec>(Code::kUnsupported,
+                               name,
+                               "unknown depth codec " + std::to_string(depth_codec) +
+                                   " in a version " + std::to_string(version) + " file");
+  }
+  if (recompute && depth_codec != 1) {
+    fail_field<F::kDepthCodec>(Code::kUnsupported, name, "recompute entries need depth codec 1");
+  }
+  // Check 9: the rule set.
+  ParsedHeader p;
+  LayerInfo& info = p.info;
+  info.format_version = version;
+  info.depth_codec = static_cast<DepthCodec>(depth_codec);
+  info.recompute = recompute;
+  info.all_moves = all_moves;
+  info.file_size = size;
+  // Every rule set field is one byte.
+  const auto family = static_cast<std::uint8_t>(get_field<F::kFamily>(h));
+  const auto pits = static_cast<std::uint8_t>(get_field<F::kPitsPerSide>(h));
+  const auto skip = static_cast<std::uint8_t>(get_field<F::kSkipOrigin>(h));
+  const auto slam = static_cast<std::uint8_t>(get_field<F::kGrandSlam>(h));
+  const auto capture = static_cast<std::uint8_t>(get_field<F::kCaptureEmptyOpposite>(h));
+  const auto end = static_cast<std::uint8_t>(get_field<F::kEnd>(h));
+  if (family > 2)
+    fail_field<F::kFamily>(Code::kBadHeader, name, field_text<F::kFamily>(family));
+  if (pits < 1 || pits > kMaxPitsPerSide)
+    fail_field<F::kPitsPerSide>(Code::kBadHeader, name, field_text<F::kPitsPerSide>(pits));
+  if (skip > 1)
+    fail_field<F::kSkipOrigin>(Code::kBadHeader, name, field_text<F::kSkipOrigin>(skip));
+  if (slam > 2)
+    fail_field<F::kGrandSlam>(Code::kBadHeader, name, field_text<F::kGrandSlam>(slam));
+  if (capture > 1) {
+    fail_field<F::kCaptureEmptyOpposite>(
+        Code::kBadHeader, name, field_text<F::kCaptureEmptyOpposite>(capture));
+  }
+  if (end > 1)
+    fail_field<F::kEnd>(Code::kBadHeader, name, field_text<F::kEnd>(end));
+  info.rules.family = static_cast<Family>(family);
+  info.rules.pits_per_side = pits;
+  info.rules.skip_origin = skip != 0;
+  info.rules.grand_slam = static_cast<GrandSlam>(slam);
+  info.rules.capture_empty_opposite = capture != 0;
+  info.rules.end = static_cast<KalahEnd>(end);
+  if (!(info.rules == info.rules.normalised())) {
+    fail_check(Code::kBadHeader,
+               name,
+               9,
+               "rule set not normalised: an option that does not apply to the family is set");
+  }
+  // Check 10: sizes.
+  const auto stones = static_cast<std::uint8_t>(get_field<F::kStones>(h));
+  if (stones > kMaxIndexedStones)
+    fail_field<F::kStones>(Code::kBadHeader, name, field_text<F::kStones>(stones));
+  info.stones = stones;
+  info.entries = get_field<F::kEntryCount>(h);
+  const std::uint64_t expected_entries = layer_size(info.rules.pits(), info.stones);
+  if (info.entries != expected_entries) {
+    fail_field<F::kEntryCount>(
+        Code::kBadHeader,
+        name,
+        field_text<F::kEntryCount>(info.entries) +
+            ", expected C(n+2P-1, 2P-1) = " + std::to_string(expected_entries));
+  }
+  info.block_entries = static_cast<std::uint32_t>(get_field<F::kBlockEntries>(h));
+  if (info.block_entries < 1 || info.block_entries > kMaxBlockEntries) {
+    fail_field<F::kBlockEntries>(Code::kBadHeader,
+                                 name,
+                                 field_text<F::kBlockEntries>(info.block_entries) + " outside 1.." +
+                                     std::to_string(kMaxBlockEntries));
+  }
+  info.block_count = static_cast<std::uint32_t>(get_field<F::kBlockCount>(h));
+  const std::uint64_t expected_blocks = block_count_for(info.entries, info.block_entries);
+  if (info.block_count != expected_blocks) {
+    fail_field<F::kBlockCount>(Code::kBadHeader,
+                               name,
+                               field_text<F::kBlockCount>(info.block_count) + ", expected " +
+                                   std::to_string(expected_blocks));
+  }
+  // "Recompute entries": up to two recompute bytes besides the 2n+1 values.
+  const int recompute_bytes =
+      !recompute ? 0 : (info.stones <= kMaxStonesWithStoredRecompute ? 2 : 1);
+  const auto value_count = static_cast<std::uint8_t>(get_field<F::kValueCount>(h));
+  const int max_values = 2 * info.stones + 1 + recompute_bytes;
+  if (value_count < 1 || value_count > max_values) {
+    fail_field<F::kValueCount>(
+        Code::kBadHeader,
+        name,
+        field_text<F::kValueCount>(value_count) + " outside 1.." + std::to_string(max_values));
+  }
+  // Check 11: the file is long enough for its layout, and ends with the footer magic.
+  p.data_start = kHeaderSize + pad8(value_count);
+  const std::uint64_t seek_bytes = std::uint64_t{info.block_count} * kSeekEntrySize;
+  // Every block holds two frames of at least one byte each.
+  const std::uint64_t min_size =
+      p.data_start + 2 * std::uint64_t{info.block_count} + seek_bytes + kFooterSize;
+  if (size < min_size) {
+    fail_check(Code::kTruncated,
+               name,
+               11,
+               "file has " + count_text(size, "byte", "bytes") + ", its header needs at least " +
+                   std::to_string(min_size));
+  }
+  FooterBytes footer{};
+  src.read(size - kFooterSize, footer);
+  if (!matches_magic(field_bytes<FooterField::kFooterMagic>(footer), kFooterMagicBytes)) {
+    fail_field<FooterField::kFooterMagic>(
+        Code::kTruncated,
+        name,
+        "no footer magic at the end: the file is truncated, unfinished or has trailing bytes");
+  }
+  p.seek_offset = size - kFooterSize - seek_bytes;
+  // Check 12: the value table.
+  std::array<std::byte, 256> table{};
+  const auto table_bytes = static_cast<std::size_t>(pad8(value_count));
+  src.read(kHeaderSize, std::span(table.data(), table_bytes));
+  bool seen[256] = {};
+  bool has_recompute_byte = false;
+  for (std::size_t i = 0; i < value_count; ++i) {
+    const auto v = static_cast<std::int8_t>(table[i]);
+    const bool recompute_byte =
+        recompute && (v == kRecomputeValue ||
+                      (v == kStoredRecomputeByte && info.stones <= kMaxStonesWithStoredRecompute));
+    has_recompute_byte = has_recompute_byte || recompute_byte;
+    if (!recompute_byte && (v < -info.stones || v > info.stones)) {
+      fail_check(Code::kCorrupt,
+                 name,
+                 12,
+                 "value table entry " + std::to_string(i) + " is " + std::to_string(v) +
+                     ", outside [-n, n]");
+    }
+    if (seen[static_cast<std::uint8_t>(v)])
+      fail_check(Code::kCorrupt, name, 12, "value " + std::to_string(v) + " listed twice");
+    seen[static_cast<std::uint8_t>(v)] = true;
+    info.value_table.push_back(v);
+  }
+  if (recompute && !has_recompute_byte)
+    fail_check(Code::kCorrupt, name, 12, "recompute flag set but no recompute byte in the table");
+  for (std::size_t i = value_count; i < table_bytes; ++i) {
+    if (table[i] != std::byte{0})
+      fail_check(Code::kCorrupt, name, 12, "value table padding not 0");
+  }
+  return p;
+}
+
+void check_file_checksum(const Source& src) {
+  // Check 14: XXH64 of every byte before the file checksum equals it.
+  const std::uint64_t size = src.size();
+  const std::uint64_t hashed = size - kFooterSize + kFooterHashedBytes;
+  Xxh64 h;
+  std::vector<std::byte> buf(static_cast<std::size_t>(std::min<std::uint64_t>(hashed, kHashChunk)));
+  for (std::uint64_t off = 0; off < hashed;) {
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(hashed - off, buf.size()));
+    src.read(off, std::span(buf.data(), n));
+    h.update(std::span(buf.data(), n));
+    off += n;
+  }
+  FooterBytes footer{};
+  src.read(size - kFooterSize, footer);
+  if (get_field<FooterField::kFileChecksum>(footer) != h.digest())
+    fail_field<FooterField::kFileChecksum>(Code::kChecksum, src.name(), "file checksum mismatch");
+}
+
+HeaderBytes serialise_header(const LayerInfo& info) {
+  using F = HeaderField;
+  HeaderBytes h{};
+  const RuleSet& r = info.rules;
+  put_field_bytes<F::kMagic>(h, kMagicBytes);
+  put_field<F::kFormatVersion>(h, info.format_version);
+  put_field<F::kHeaderSize>(h, kHeaderSize);
+  put_field<F::kFlags>(h,
+                       info.recompute ? kFlagRecompute | (info.all_moves ? kFlagAllMoves : 0) : 0);
+  put_field<F::kFamily>(h, static_cast<std::uint64_t>(r.family));
+  put_field<F::kPitsPerSide>(h, static_cast<std::uint64_t>(r.pits_per_side));
+  put_field<F::kSkipOrigin>(h, r.skip_origin ? 1 : 0);
+  put_field<F::kGrandSlam>(h, static_cast<std::uint64_t>(r.grand_slam));
+  put_field<F::kCaptureEmptyOpposite>(h, r.capture_empty_opposite ? 1 : 0);
+  put_field<F::kEnd>(h, static_cast<std::uint64_t>(r.end));
+  put_field<F::kStones>(h, static_cast<std::uint64_t>(info.stones));
+  put_field<F::kValueCount>(h, info.value_table.size());
+  put_field<F::kEntryCount>(h, info.entries);
+  put_field<F::kBlockEntries>(h, info.block_entries);
+  put_field<F::kBlockCount>(h, info.block_count);
+  put_field<F::kValueCodec>(h, kValueCodec);
+  put_field<F::kDepthCodec>(h, static_cast<std::uint64_t>(info.depth_codec));
+  // The reserved bytes stay 0.
+  put_field<F::kHeaderChecksum>(h, xxh64(std::span(h.data(), kHeaderHashedBytes)));
+  return h;
+}
+
+std::vector<std::byte> serialise_value_table(std::span<const std::int8_t> table) {
+  std::vector<std::byte> bytes(static_cast<std::size_t>(pad8(table.size())));
+  for (std::size_t i = 0; i < table.size(); ++i)
+    bytes[i] = static_cast<std::byte>(table[i]);
+  return bytes;
+}
+
+FooterBytes serialise_footer(Xxh64 hash) {
+  FooterBytes footer{};
+  put_field_bytes<FooterField::kFooterMagic>(footer, kFooterMagicBytes);
+  hash.update(std::span(footer.data(), kFooterHashedBytes));
+  put_field<FooterField::kFileChecksum>(footer, hash.digest());
+  return footer;
+}
+
+}  // namespace table_internal
+
+LayerInfo read_info(const std::filesystem::path& path) {
+  table_internal::FileSource src(path);
+  return table_internal::parse_header(src, true).info;
+}
+
+}  // namespace sowdb

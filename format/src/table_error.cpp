@@ -1,0 +1,36 @@
+// TableError, the error every table function throws (FORMAT.md, "Reader checks").
+#include "sowdb/format/table_file.h"
+
+namespace sowdb {
+
+TableError::TableError(Code code, const std::string& message)
+    : std::runtime_error(message), code_(code) {}
+
+const char* to_string(TableError::Code code) noexcept {
+  using Code = TableError::Code;
+  switch (code) {
+    case Code::kIo:
+      return "Io";
+    case Code::kNotATable:
+      return "NotATable";
+    case Code::kVersion:
+      return "Version";
+    case Code::kUnsupported:
+      return "Unsupported";
+    case Code::kBadHeader:
+      return "BadHeader";
+    case Code::kRuleMismatch:
+      return "RuleMismatch";
+    case Code::kTruncated:
+      return "Truncated";
+    case Code::kCorrupt:
+      return "Corrupt";
+    case Code::kChecksum:
+      return "Checksum";
+    case Code::kInvalidArgument:
+      return "InvalidArgument";
+  }
+  return "Unknown";
+}
+
+}  // namespace sowdb
