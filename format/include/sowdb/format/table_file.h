@@ -30,7 +30,7 @@ inline constexpr std::uint32_t kFlagRecompute = 0x1;
 inline constexpr std::uint32_t kFlagAllMoves = 0x2;
 
 /// What `LayerReader::value` and `read_all` give for a recompute entry: an entry whose value
-/// the file does not hold, because a one-ply probe into the smaller layers recomputes it
+/// the file does not hold, because a probe recomputes it from its children, which are stored
 /// (FORMAT.md, "Recompute entries"). Never a real value: values are in [-127, 127].
 inline constexpr std::int8_t kRecomputeValue = -128;
 
