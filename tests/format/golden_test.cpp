@@ -1,15 +1,15 @@
-// Golden tiny tables (tests/data/golden_*.sdb): the bytes of the format are stable, and the
-// committed files read back right. Regenerate (after a deliberate format change, with a FORMAT.md
-// change log entry) by running this test with SOWDB_REGENERATE_GOLDEN=1.
+// Golden tiny tables (tests/data/golden_*.sdb, listed in golden_tables.h): the bytes of the
+// format are stable, and the committed files read back right. After a deliberate format change
+// (with a FORMAT.md change log entry), scripts/regenerate_golden.sh rewrites them and CHECKSUMS.
+#include <gtest/gtest.h>
 #include <zstd.h>
 
-#include <cinttypes>
-#include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string>
 
+#include "golden_tables.h"
 #include "table_test_util.h"
 
 namespace sowdb {
@@ -17,122 +17,10 @@ namespace {
 
 const std::filesystem::path kDataDir = SOWDB_TEST_DATA_DIR;
 
-struct Golden {
-  const char* file;
-  RuleSet rules;
-  int stones;
-  std::uint64_t seed;
-  WriteOptions options;
-  bool recompute = false;  ///< Version 3: test::mark_recompute(seed) marks recompute entries.
-  bool all_moves = false;  ///< Version 4: the same marks under the all-moves rule.
-};
-
-// Version 1 (depth codec 0, depths of value-0 entries arbitrary): three boards, one per family,
-// each with a partial last block. Kept unchanged since format version 1: a reader must still
-// read them.
-WriteOptions v1_options(std::uint32_t block_entries) {
-  WriteOptions o = test::write_options(block_entries, 19);
-  o.depth_codec = DepthCodec::kAll;
-  return o;
-}
-
-// Version 2 (depth codec 1): the same boards, with depth 0 at value 0.
-WriteOptions v2_options(std::uint32_t block_entries) {
-  WriteOptions o = test::write_options(block_entries, 19);
-  o.depth_codec = DepthCodec::kNonZeroValues;
-  return o;
-}
-
-const Golden kGoldens[] = {
-    {"golden_oware_p2_n3.sdb",
-     {Family::kOware, 2, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove},
-     3,
-     0x5EED0001,
-     v1_options(8)},
-    {"golden_kalah_p3_n4.sdb",
-     {Family::kKalah, 3, true, GrandSlam::kCapture, true, KalahEnd::kEmptySide},
-     4,
-     0x5EED0002,
-     v1_options(32)},
-    {"golden_warius_p4_n5.sdb",
-     {Family::kWariUs, 4, false, GrandSlam::kCapture, false, KalahEnd::kNoMove},
-     5,
-     0x5EED0003,
-     v1_options(256)},
-    {"golden_v2_oware_p2_n3.sdb",
-     {Family::kOware, 2, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove},
-     3,
-     0x5EED0001,
-     v2_options(8)},
-    {"golden_v2_kalah_p3_n4.sdb",
-     {Family::kKalah, 3, true, GrandSlam::kCapture, true, KalahEnd::kEmptySide},
-     4,
-     0x5EED0002,
-     v2_options(32)},
-    {"golden_v2_warius_p4_n5.sdb",
-     {Family::kWariUs, 4, false, GrandSlam::kCapture, false, KalahEnd::kNoMove},
-     5,
-     0x5EED0003,
-     v2_options(256)},
-    // Version 3 (recompute entries): the same boards, about 40% of the entries marked.
-    {"golden_v3_oware_p2_n3.sdb",
-     {Family::kOware, 2, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove},
-     3,
-     0x5EED0001,
-     v2_options(8),
-     true},
-    {"golden_v3_kalah_p3_n4.sdb",
-     {Family::kKalah, 3, true, GrandSlam::kCapture, true, KalahEnd::kEmptySide},
-     4,
-     0x5EED0002,
-     v2_options(32),
-     true},
-    {"golden_v3_warius_p4_n5.sdb",
-     {Family::kWariUs, 4, false, GrandSlam::kCapture, false, KalahEnd::kNoMove},
-     5,
-     0x5EED0003,
-     v2_options(256),
-     true},
-    // Version 4 (all-moves rule): the same boards and marks, every marked entry keeping its
-    // depth (byte 127).
-    {"golden_v4_oware_p2_n3.sdb",
-     {Family::kOware, 2, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove},
-     3,
-     0x5EED0001,
-     v2_options(8),
-     true,
-     true},
-    {"golden_v4_kalah_p3_n4.sdb",
-     {Family::kKalah, 3, true, GrandSlam::kCapture, true, KalahEnd::kEmptySide},
-     4,
-     0x5EED0002,
-     v2_options(32),
-     true,
-     true},
-    {"golden_v4_warius_p4_n5.sdb",
-     {Family::kWariUs, 4, false, GrandSlam::kCapture, false, KalahEnd::kNoMove},
-     5,
-     0x5EED0003,
-     v2_options(256),
-     true,
-     true},
-};
-
-// The golden layer: version 1 files keep arbitrary depths at value 0.
-test::Layer golden_layer(const Golden& g) {
-  test::Layer l = test::make_layer(
-      g.rules, g.stones, g.seed, g.options.depth_codec == DepthCodec::kNonZeroValues);
-  if (g.recompute)
-    test::mark_recompute(l, g.seed);
-  l.all_moves = g.all_moves;
-  return l;
-}
-
-std::string hex64(std::uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
-  return buf;
-}
+using test::Golden;
+using test::golden_layer;
+using test::hex64;
+using test::kGoldens;
 
 // CHECKSUMS: "# zstd-version N" and "<xxh64 hex>  <file>" lines (xxhsum -H64 format).
 struct Checksums {
@@ -142,7 +30,7 @@ struct Checksums {
 
 Checksums read_checksums() {
   Checksums c;
-  std::ifstream in(kDataDir / "CHECKSUMS");
+  std::ifstream in(kDataDir / test::kChecksumsName);
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("# zstd-version ", 0) == 0) {
@@ -155,25 +43,6 @@ Checksums read_checksums() {
     }
   }
   return c;
-}
-
-bool regenerating() {
-  const char* e = std::getenv("SOWDB_REGENERATE_GOLDEN");
-  return e != nullptr && std::string(e) == "1";
-}
-
-TEST(Golden, Regenerate) {
-  if (!regenerating())
-    GTEST_SKIP() << "set SOWDB_REGENERATE_GOLDEN=1 to rewrite tests/data";
-  std::ofstream sums(kDataDir / "CHECKSUMS", std::ios::trunc);
-  sums << "# XXH64 (seed 0) of each golden table file, xxhsum -H64 format.\n"
-       << "# Written by tests/format/golden_test.cpp (SOWDB_REGENERATE_GOLDEN=1) with:\n"
-       << "# zstd-version " << ZSTD_versionNumber() << "\n";
-  for (const Golden& g : kGoldens) {
-    const auto l = golden_layer(g);
-    write_layer(kDataDir / g.file, g.rules, g.stones, l.source(), g.options);
-    sums << hex64(xxh64(test::read_bytes(kDataDir / g.file))) << "  " << g.file << "\n";
-  }
 }
 
 TEST(Golden, FilesMatchChecksums) {

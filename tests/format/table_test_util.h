@@ -1,4 +1,6 @@
-// Helpers shared by the table file tests.
+// Helpers shared by the table file tests (tests/format/*_test.cpp): layers from a fixed seed
+// (test_layer.h), reader options, an executor on threads, raw bytes to tamper with, and the
+// checks the tests repeat.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -20,121 +22,10 @@
 #include "sowdb/format/rule_set.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/format/xxhash64.h"
+#include "test_layer.h"
 #include "test_support.h"
 
 namespace sowdb::test {
-
-/// splitmix64: a fixed pseudo-random sequence, identical on every platform.
-struct SplitMix {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-};
-
-/// A layer's contents: values in [-n, n] (skewed towards small magnitudes, as real layers are)
-/// and depths below 1000, from a fixed seed. With `zero_depth_at_value_0` (as the solver
-/// guarantees, and depth codec 1 needs) an entry of value 0 has depth 0.
-struct Layer {
-  RuleSet rules;
-  int stones = 0;
-  std::vector<std::int8_t> values;
-  std::vector<std::uint16_t> depths;
-  /// Recompute marks (LayerSource::recompute); empty: none.
-  std::vector<std::uint64_t> recompute;
-  /// The marks follow the all-moves rule (LayerSource::all_moves, version 4): every marked
-  /// entry keeps its depth.
-  bool all_moves = false;
-
-  bool marked(std::uint64_t i) const {
-    return !recompute.empty() && ((recompute[i / 64] >> (i % 64)) & 1) != 0;
-  }
-  /// What a reader gives for entry i: kRecomputeValue for a marked entry.
-  std::int8_t read_value(std::uint64_t i) const {
-    return marked(i) && (values[i] >= 0 || stones <= 126) ? kRecomputeValue : values[i];
-  }
-  /// What a reader gives for entry i: kRecomputeDepth for a marked entry of value >= 0
-  /// (version 3).
-  std::uint16_t read_depth(std::uint64_t i) const {
-    return marked(i) && values[i] >= 0 && !all_moves ? kRecomputeDepth : depths[i];
-  }
-  std::vector<std::int8_t> read_values() const {
-    std::vector<std::int8_t> out(values.size());
-    for (std::uint64_t i = 0; i < out.size(); ++i)
-      out[i] = read_value(i);
-    return out;
-  }
-  std::vector<std::uint16_t> read_depths() const {
-    std::vector<std::uint16_t> out(values.size());
-    for (std::uint64_t i = 0; i < out.size(); ++i)
-      out[i] = read_depth(i);
-    return out;
-  }
-  /// The writer's input.
-  LayerSource source() const {
-    LayerSource s;
-    s.values = values;
-    s.recompute = recompute;
-    s.all_moves = all_moves;
-    s.fill_depths = [this](std::uint64_t first, std::span<std::uint16_t> out) {
-      std::copy_n(depths.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
-    };
-    return s;
-  }
-};
-
-inline Layer make_layer(const RuleSet& rules,
-                        int stones,
-                        std::uint64_t seed,
-                        bool zero_depth_at_value_0 = true) {
-  Layer l;
-  l.rules = rules;
-  l.stones = stones;
-  const std::uint64_t size = layer_size(rules.pits(), stones);
-  SplitMix rng{seed};
-  l.values.resize(size);
-  l.depths.resize(size);
-  for (std::uint64_t i = 0; i < size; ++i) {
-    const std::uint64_t r = rng.next();
-    int v = 0;
-    if (stones > 0) {
-      const int span = (r & 3) == 0 ? stones : std::max(1, stones / 4);
-      v = static_cast<int>((r >> 8) % static_cast<std::uint64_t>(2 * span + 1)) - span;
-    }
-    l.values[i] = static_cast<std::int8_t>(v);
-    l.depths[i] = v == 0 && zero_depth_at_value_0 ? std::uint16_t{0}
-                                                  : static_cast<std::uint16_t>((r >> 32) % 1000);
-  }
-  return l;
-}
-
-/// Marks entry 0 and about `percent`% of the other entries of `l` as recompute entries (from a
-/// fixed seed) and gives each marked entry of value > 0 the depth a reader derives, 0 or 1.
-inline void mark_recompute(Layer& l, std::uint64_t seed, unsigned percent = 40) {
-  SplitMix rng{seed};
-  l.recompute.assign((l.values.size() + 63) / 64, 0);
-  for (std::uint64_t i = 0; i < l.values.size(); ++i) {
-    const std::uint64_t r = rng.next();
-    if (i != 0 && r % 100 >= percent)
-      continue;
-    l.recompute[i / 64] |= std::uint64_t{1} << (i % 64);
-    if (l.values[i] > 0)
-      l.depths[i] = static_cast<std::uint16_t>((r >> 40) & 1);
-  }
-}
-
-/// Writer options with a block size and a zstd level, the level's own zstd parameters (as the
-/// golden files were written before WriteOptions::zstd_min_match existed), the rest default.
-inline WriteOptions write_options(std::uint32_t block_entries, int zstd_level) {
-  WriteOptions o;
-  o.block_entries = block_entries;
-  o.zstd_level = zstd_level;
-  o.zstd_min_match = 0;
-  return o;
-}
 
 /// An Executor (WriteOptions::executor) that runs the tasks on `threads` std::threads, each
 /// taking the next task index from a shared counter, so tasks finish in a scrambled order.
@@ -180,15 +71,6 @@ inline OpenOptions expecting(std::optional<RuleSet> rules, std::optional<int> st
   return o;
 }
 
-inline std::vector<std::byte> read_bytes(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> b(c.size());
-  for (std::size_t i = 0; i < c.size(); ++i)
-    b[i] = static_cast<std::byte>(c[i]);
-  return b;
-}
-
 inline void write_bytes(const std::filesystem::path& p, std::span<const std::byte> b) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
@@ -224,6 +106,88 @@ std::optional<TableError::Code> error_of(F&& f, std::string* message = nullptr) 
     return e.code();
   }
   return std::nullopt;
+}
+
+/// The name of a TableError code, so that a failed comparison prints words.
+inline std::string name_of(TableError::Code c) {
+  return to_string(c);
+}
+
+/// Expects `expr` to throw a TableError with `code` (the message is shown when it differs).
+#define EXPECT_TABLE_ERROR(expr, code)                                                            \
+  do {                                                                                            \
+    std::string msg_;                                                                             \
+    const auto got_ = ::sowdb::test::error_of([&] { expr; }, &msg_);                              \
+    ASSERT_TRUE(got_.has_value()) << #expr " threw nothing";                                      \
+    EXPECT_EQ(::sowdb::test::name_of(*got_), ::sowdb::test::name_of(code)) << #expr ": " << msg_; \
+  } while (0)
+
+/// Every rule set the header can express, each in its normalised form.
+inline std::vector<RuleSet> all_rule_sets(std::uint8_t pits_per_side) {
+  std::vector<RuleSet> out;
+  for (const bool skip : {false, true}) {
+    for (const auto slam : {GrandSlam::kCapture, GrandSlam::kNoCapture, GrandSlam::kForbidden}) {
+      out.push_back({Family::kOware, pits_per_side, skip, slam, false, KalahEnd::kNoMove});
+    }
+    for (const bool capture : {false, true}) {
+      for (const auto end : {KalahEnd::kNoMove, KalahEnd::kEmptySide}) {
+        out.push_back({Family::kKalah, pits_per_side, skip, GrandSlam::kCapture, capture, end});
+      }
+    }
+    out.push_back(
+        {Family::kWariUs, pits_per_side, skip, GrandSlam::kCapture, false, KalahEnd::kNoMove});
+  }
+  return out;
+}
+
+/// Checks info, every `stride`-th probe and read_all of `r` against `l`.
+inline void expect_reads_back(const LayerReader& r, const Layer& l, std::uint64_t stride = 1) {
+  const LayerInfo& info = r.info();
+  ASSERT_EQ(info.rules, l.rules.normalised());
+  ASSERT_EQ(info.stones, l.stones);
+  ASSERT_EQ(info.entries, l.values.size());
+  for (std::uint64_t i = 0; i < info.entries; i += stride) {
+    ASSERT_EQ(r.value(i), l.read_value(i)) << i;
+    ASSERT_EQ(r.depth(i), l.read_depth(i)) << i;
+  }
+  EXPECT_EQ(r.value(info.entries), std::nullopt);
+  EXPECT_EQ(r.depth(info.entries), std::nullopt);
+  EXPECT_EQ(r.value(~std::uint64_t{0}), std::nullopt);
+  std::vector<std::int8_t> v(info.entries);
+  std::vector<std::uint16_t> d(info.entries);
+  r.read_all(v, d);
+  EXPECT_EQ(v, l.read_values());
+  EXPECT_EQ(d, l.read_depths());
+  EXPECT_EQ(info.recompute, !l.recompute.empty());
+}
+
+/// Replaces the depth frame of block `b` of `bytes` (a file of `blocks` blocks) with `frame`,
+/// fixing the seek table and the checksums.
+inline std::vector<std::byte> with_depth_frame(const std::vector<std::byte>& bytes,
+                                               std::uint32_t blocks,
+                                               std::uint32_t b,
+                                               const std::vector<std::byte>& frame) {
+  const std::size_t seek = bytes.size() - 16 - 24 * std::size_t{blocks};
+  const std::size_t e = seek + 24 * std::size_t{b};
+  const auto at = static_cast<std::size_t>(get_le(bytes, e, 8) + get_le(bytes, e + 8, 4));
+  const auto old_size = static_cast<std::size_t>(get_le(bytes, e + 12, 4));
+  std::vector<std::byte> out(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(at));
+  out.insert(out.end(), frame.begin(), frame.end());
+  out.insert(out.end(), bytes.begin() + static_cast<std::ptrdiff_t>(at + old_size), bytes.end());
+  const std::size_t new_seek = out.size() - 16 - 24 * std::size_t{blocks};
+  const auto delta = static_cast<std::int64_t>(frame.size()) - static_cast<std::int64_t>(old_size);
+  for (std::uint32_t k = b + 1; k < blocks; ++k) {
+    const std::size_t ek = new_seek + 24 * std::size_t{k};
+    put_le(out,
+           ek,
+           static_cast<std::uint64_t>(static_cast<std::int64_t>(get_le(out, ek, 8)) + delta),
+           8);
+  }
+  const std::size_t eb = new_seek + 24 * std::size_t{b};
+  put_le(out, eb + 12, frame.size(), 4);
+  put_le(out, eb + 20, xxh64(frame) & 0xFFFFFFFFu, 4);
+  reseal(out);
+  return out;
 }
 
 }  // namespace sowdb::test

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "generated_tables.h"
 #include "sowdb/format/index.h"
 #include "sowdb/probe/variant.h"
 #include "test_support.h"
@@ -17,6 +18,7 @@
 namespace sowdb {
 namespace {
 
+using test::generate_into;
 using test::TempDir;
 
 long double positions(int pits, int n) {
@@ -51,30 +53,32 @@ TEST(MemoryNeeded, DrivesTheRefusal) {
   const Variant v = *parse_variant("oware/3x4");
   const long double need = gen::memory_needed(v.rules, 9);
   TempDir dir("dir");
-  gen::GenerateOptions options;
-  options.variant = v;
-  options.max_stones = 9;
-  options.out = dir.path() / "t";
-  options.memory_limit_bytes = static_cast<std::uint64_t>(std::floor(need)) - 1;
-  EXPECT_THROW(gen::generate(options), gen::InvalidRequest);
-  EXPECT_FALSE(std::filesystem::exists(options.out / gen::layer_file_name(0)));
-  options.memory_limit_bytes = static_cast<std::uint64_t>(std::ceil(need));
-  gen::generate(options);
-  EXPECT_TRUE(std::filesystem::exists(options.out / gen::layer_file_name(9)));
+  const std::filesystem::path out = dir.path() / "t";
+  const auto with_limit = [](std::uint64_t bytes) {
+    return [bytes](gen::GenerateOptions& options) { options.memory_limit_bytes = bytes; };
+  };
+  EXPECT_THROW(
+      generate_into(
+          out, {"oware/3x4", 9}, with_limit(static_cast<std::uint64_t>(std::floor(need)) - 1)),
+      gen::InvalidRequest);
+  EXPECT_FALSE(std::filesystem::exists(out / gen::layer_file_name(0)));
+  generate_into(out, {"oware/3x4", 9}, with_limit(static_cast<std::uint64_t>(std::ceil(need))));
+  EXPECT_TRUE(std::filesystem::exists(out / gen::layer_file_name(9)));
 }
 
 // Each layer reports its phases in order, each with a rising fraction that ends at 1: solve then
 // write for a layer it builds, read for one it reads back.
 TEST(GenerateProgress, EveryPhaseRunsToTheEnd) {
   TempDir dir("dir");
-  gen::GenerateOptions options;
-  options.variant = *parse_variant("oware/3x4");
-  options.max_stones = 10;
-  options.out = dir.path();
+  constexpr int kMax = 10;
   std::vector<std::tuple<int, gen::Phase, double>> seen;
-  options.on_progress = [&](int n, gen::Phase phase, double f) { seen.emplace_back(n, phase, f); };
+  const auto record = [&](gen::GenerateOptions& options) {
+    options.on_progress = [&](int n, gen::Phase phase, double f) {
+      seen.emplace_back(n, phase, f);
+    };
+  };
   const auto check = [&](const std::vector<gen::Phase>& phases) {
-    for (int n = 0; n <= options.max_stones; ++n) {
+    for (int n = 0; n <= kMax; ++n) {
       SCOPED_TRACE(n);
       std::vector<gen::Phase> order;
       double last = -1;
@@ -93,10 +97,10 @@ TEST(GenerateProgress, EveryPhaseRunsToTheEnd) {
       EXPECT_EQ(last, 1.0);
     }
   };
-  gen::generate(options);
+  generate_into(dir.path(), {"oware/3x4", kMax}, record);
   check({gen::Phase::kSolve, gen::Phase::kWrite});
   seen.clear();
-  gen::generate(options);
+  generate_into(dir.path(), {"oware/3x4", kMax}, record);
   check({gen::Phase::kRead});
   EXPECT_STREQ(gen::to_string(gen::Phase::kWrite), "write");
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "generated_tables.h"
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/gen/generate.h"
@@ -26,15 +27,6 @@ namespace fs = std::filesystem;
 std::string bytes_of(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void generate(std::string_view variant, int max_stones, const fs::path& dir, bool recompute) {
-  gen::GenerateOptions options;
-  options.variant = *parse_variant(variant);
-  options.max_stones = max_stones;
-  options.out = dir;
-  options.recompute = recompute;
-  gen::generate(options);
 }
 
 std::vector<int> migrate(const fs::path& from, const fs::path& out, bool recompute) {
@@ -69,16 +61,16 @@ class Migrate : public testing::TestWithParam<const char*> {};
 TEST_P(Migrate, BetweenVersionsTwoAndFourAsTheGeneratorWrites) {
   constexpr int kMax = 11;
   TempDir tmp("migrate");
-  generate(GetParam(), kMax, tmp / "v2", false);
-  generate(GetParam(), kMax, tmp / "v4", true);
-  const std::vector<int> up = migrate(tmp / "v2", tmp / "up", true);
+  const fs::path& v2 = generated_dir({GetParam(), kMax, false});
+  const fs::path& v4 = generated_dir({GetParam(), kMax});
+  const std::vector<int> up = migrate(v2, tmp / "up", true);
   ASSERT_EQ(up.size(), kMax + 1u);
   EXPECT_EQ(up.back(), 4);  // the largest layers have recompute entries
-  expect_same_files(tmp / "v4", tmp / "up", kMax);
-  const std::vector<int> down = migrate(tmp / "v4", tmp / "down", false);
+  expect_same_files(v4, tmp / "up", kMax);
+  const std::vector<int> down = migrate(v4, tmp / "down", false);
   for (int version : down)
     EXPECT_EQ(version, 2);
-  expect_same_files(tmp / "v2", tmp / "down", kMax);
+  expect_same_files(v2, tmp / "down", kMax);
 }
 
 // A version 1 directory (every depth stored, written here through the format library) comes
@@ -86,8 +78,8 @@ TEST_P(Migrate, BetweenVersionsTwoAndFourAsTheGeneratorWrites) {
 TEST_P(Migrate, FromVersionOne) {
   constexpr int kMax = 9;
   TempDir tmp("migrate-v1");
-  generate(GetParam(), kMax, tmp / "v4", true);
-  const auto tables = TableSet::open(tmp / "v4");
+  const fs::path& v4 = generated_dir({GetParam(), kMax});
+  const auto tables = TableSet::open(v4);
   fs::create_directories(tmp / "v1");
   write_manifest(tmp / "v1", tables->variant());
   const int pits = tables->rules().pits();
@@ -110,7 +102,7 @@ TEST_P(Migrate, FromVersionOne) {
     ASSERT_EQ(read_info(tmp / "v1" / gen::layer_file_name(n)).format_version, 1);
   }
   migrate(tmp / "v1", tmp / "now", true);
-  expect_same_files(tmp / "v4", tmp / "now", kMax);
+  expect_same_files(v4, tmp / "now", kMax);
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets,
@@ -127,11 +119,10 @@ INSTANTIATE_TEST_SUITE_P(Presets,
 
 TEST(MigrateRefuses, AnOutputDirectoryThatIsNotEmpty) {
   TempDir tmp("migrate-refuse");
-  generate("kalah/3x3", 6, tmp / "from", true);
   fs::create_directories(tmp / "out");
   std::ofstream(tmp / "out" / "note.txt") << "mine";
   gen::MigrateOptions options;
-  options.from = tmp / "from";
+  options.from = generated_dir({"kalah/3x3", 6});
   options.out = tmp / "out";
   EXPECT_THROW(gen::migrate(options), gen::InvalidRequest);
   EXPECT_EQ(bytes_of(tmp / "out" / "note.txt"), "mine");
@@ -144,7 +135,7 @@ TEST(MigrateRefuses, AnOutputDirectoryThatIsNotEmpty) {
 // name, and the layers below it are complete.
 TEST(MigrateRefuses, ALayerThatDoesNotRead) {
   TempDir tmp("migrate-corrupt");
-  generate("kalah/3x3", 8, tmp / "from", true);
+  generate_into(tmp / "from", {"kalah/3x3", 8});
   const fs::path six = tmp / "from" / gen::layer_file_name(6);
   std::string bytes = bytes_of(six);
   bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x55);

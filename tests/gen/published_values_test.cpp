@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "generated_tables.h"
 #include "sowdb/format/index.h"
 #include "sowdb/gen/generate.h"
 #include "sowdb/gen/solver.h"
@@ -98,22 +99,15 @@ std::vector<char> read_bytes(const std::filesystem::path& p) {
 
 // The generator's tables are the same bytes whatever the thread count.
 TEST(Generate, TablesAreByteIdenticalForOneAndTwoThreads) {
-  const auto base =
-      std::filesystem::temp_directory_path() /
-      ("sowdb-threads-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  const test::TempDir base("threads");
   for (std::string_view variant : {"oware", "kalah-tournament", "wari-us"}) {
     SCOPED_TRACE(std::string(variant));
     std::vector<std::filesystem::path> dirs;
     for (int threads : {1, 2}) {
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(threads));
-      gen::GenerateOptions options;
-      options.variant = *parse_variant(variant);
-      options.max_stones = 12;
-      options.out = base / (std::string(variant) + "-" + std::to_string(threads));
-      std::filesystem::remove_all(options.out);
-      gen::generate(options);
-      dirs.push_back(options.out);
+      dirs.push_back(base / (std::string(variant) + "-" + std::to_string(threads)));
+      test::generate_into(dirs.back(), {std::string(variant), 12});
     }
     for (int n = 0; n <= 12; ++n) {
       const auto name = gen::layer_file_name(n);
@@ -122,7 +116,6 @@ TEST(Generate, TablesAreByteIdenticalForOneAndTwoThreads) {
       EXPECT_TRUE(one == read_bytes(dirs[1] / name)) << name << " differs";
     }
   }
-  std::filesystem::remove_all(base);
 }
 
 }  // namespace

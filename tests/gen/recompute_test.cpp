@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "generated_tables.h"
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/gen/generate.h"
@@ -29,28 +30,13 @@ namespace sowdb {
 namespace {
 
 namespace fs = std::filesystem;
+using test::generate_into;
+using test::generated_dir;
 using test::TempDir;
 
 std::vector<char> bytes_of(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// Generates `variant` up to `max_stones` into `dir`; returns the layer reports.
-std::vector<gen::LayerReport> generate(std::string_view variant,
-                                       int max_stones,
-                                       const fs::path& dir,
-                                       bool recompute) {
-  gen::GenerateOptions options;
-  options.variant = *parse_variant(variant);
-  options.max_stones = max_stones;
-  options.out = dir;
-  options.recompute = recompute;
-  options.write.zstd_level = 3;
-  std::vector<gen::LayerReport> reports;
-  options.on_layer = [&](const gen::LayerReport& r) { reports.push_back(r); };
-  gen::generate(options);
-  return reports;
 }
 
 // Every position of layers 0..max_stones: value, depth, moves and best move agree.
@@ -141,16 +127,14 @@ class SameAnswers : public testing::TestWithParam<Case> {};
 
 TEST_P(SameAnswers, WithAndWithoutRecomputeEntries) {
   const Case c = GetParam();
-  TempDir on("on");
-  TempDir off("off");
-  generate(c.variant, c.max_stones, on.path(), true);
-  generate(c.variant, c.max_stones, off.path(), false);
+  const fs::path& on = generated_dir({c.variant, c.max_stones});
+  const fs::path& off = generated_dir({c.variant, c.max_stones, false});
   std::uint64_t bytes_on = 0;
   std::uint64_t bytes_off = 0;
   int with_recompute = 0;
   for (int n = 0; n <= c.max_stones; ++n) {
-    const LayerInfo a = read_info(on.path() / gen::layer_file_name(n));
-    const LayerInfo b = read_info(off.path() / gen::layer_file_name(n));
+    const LayerInfo a = read_info(on / gen::layer_file_name(n));
+    const LayerInfo b = read_info(off / gen::layer_file_name(n));
     EXPECT_LE(b.format_version, 2) << n;
     EXPECT_FALSE(b.recompute);
     EXPECT_EQ(a.format_version == 4, a.recompute);
@@ -161,9 +145,9 @@ TEST_P(SameAnswers, WithAndWithoutRecomputeEntries) {
   }
   EXPECT_GT(with_recompute, 0);
   EXPECT_LT(bytes_on, bytes_off);
-  EXPECT_GT(expect_one_ply(on.path(), c.max_stones), 0u);
-  const auto a = TableSet::open(on.path());
-  const auto b = TableSet::open(off.path());
+  EXPECT_GT(expect_one_ply(on, c.max_stones), 0u);
+  const auto a = TableSet::open(on);
+  const auto b = TableSet::open(off);
   expect_same_answers(*a, *b, c.max_stones);
 }
 
@@ -172,8 +156,7 @@ TEST_P(SameAnswers, WithAndWithoutRecomputeEntries) {
 // seeds leads to a recompute entry; and then no move of it at all does (the all-moves rule).
 TEST_P(SameAnswers, RecomputeEntriesFollowTheMinorityRule) {
   const Case c = GetParam();
-  TempDir dir("dir");
-  generate(c.variant, c.max_stones, dir.path(), true);
+  const fs::path& dir = generated_dir({c.variant, c.max_stones});
   const RuleSet rules = parse_variant(c.variant)->rules;
   const Rules engine(rules);
   const int pits = rules.pits();
@@ -184,7 +167,7 @@ TEST_P(SameAnswers, RecomputeEntriesFollowTheMinorityRule) {
   for (int n = 0; n <= c.max_stones; ++n) {
     auto& layer = raw[static_cast<std::size_t>(n)];
     layer.resize(layer_size(pits, n));
-    LayerReader::open(dir.path() / gen::layer_file_name(n))->read_all(layer, {});
+    LayerReader::open(dir / gen::layer_file_name(n))->read_all(layer, {});
   }
   const auto is_marked = [&](int n, const Pits& board) {
     const std::uint64_t i = rank(std::span<const std::uint8_t>(board.data(), pits));
@@ -241,24 +224,22 @@ TEST(RecomputeEntries, LayersPastTheMarkedBytes) {
   for (const char* variant : {"oware/1x40", "kalah/1x40"}) {
     SCOPED_TRACE(variant);
     constexpr int kTop = 70;
-    TempDir on("on");
-    TempDir off("off");
-    generate(variant, kTop, on.path(), true);
-    generate(variant, kTop, off.path(), false);
+    const fs::path& on = generated_dir({variant, kTop});
+    const fs::path& off = generated_dir({variant, kTop, false});
     int marked_layers = 0;
     for (int n = 0; n <= kTop; ++n) {
-      const LayerInfo info = read_info(on.path() / gen::layer_file_name(n));
+      const LayerInfo info = read_info(on / gen::layer_file_name(n));
       EXPECT_FALSE(n > gen::kMaxMarkedStones && info.recompute) << n;
       marked_layers += info.recompute;
     }
     EXPECT_GT(marked_layers, 10);
-    expect_same_answers(*TableSet::open(on.path()), *TableSet::open(off.path()), kTop);
+    expect_same_answers(*TableSet::open(on), *TableSet::open(off), kTop);
     TempDir resumed("resumed");
-    generate(variant, 40, resumed.path(), true);
-    generate(variant, kTop, resumed.path(), true);
+    generate_into(resumed.path(), {variant, 40});
+    generate_into(resumed.path(), {variant, kTop});
     for (int n = 0; n <= kTop; ++n) {
       EXPECT_EQ(bytes_of(resumed.path() / gen::layer_file_name(n)),
-                bytes_of(on.path() / gen::layer_file_name(n)))
+                bytes_of(on / gen::layer_file_name(n)))
           << n;
     }
   }
@@ -272,21 +253,20 @@ TEST(RecomputeEntries, LayersPastTheMarkedBytes) {
 TEST(RecomputeResume, ResumedLayersMatchAFreshRun) {
   for (const bool first_with_recompute : {true, false}) {
     SCOPED_TRACE(first_with_recompute);
-    TempDir fresh("fresh");
+    const fs::path& fresh = generated_dir({"oware/3x4", 10});
     TempDir resumed("resumed");
-    generate("oware/3x4", 10, fresh.path(), true);
-    generate("oware/3x4", 7, resumed.path(), first_with_recompute);
-    const auto reports = generate("oware/3x4", 10, resumed.path(), true);
+    generate_into(resumed.path(), {"oware/3x4", 7, first_with_recompute});
+    const auto reports = generate_into(resumed.path(), {"oware/3x4", 10});
     ASSERT_EQ(reports.size(), 11u);
     for (int n = 0; n <= 10; ++n) {
       EXPECT_EQ(reports[static_cast<std::size_t>(n)].reused, n <= 7) << n;
       const auto name = gen::layer_file_name(n);
       if (first_with_recompute) {
-        EXPECT_EQ(bytes_of(resumed.path() / name), bytes_of(fresh.path() / name)) << n;
+        EXPECT_EQ(bytes_of(resumed.path() / name), bytes_of(fresh / name)) << n;
       }
     }
     expect_one_ply(resumed.path(), 10);
-    expect_same_answers(*TableSet::open(fresh.path()), *TableSet::open(resumed.path()), 10);
+    expect_same_answers(*TableSet::open(fresh), *TableSet::open(resumed.path()), 10);
   }
 }
 
@@ -296,7 +276,7 @@ TEST(RecomputeResume, ResumedLayersMatchAFreshRun) {
 TEST(RecomputeResume, ChainedLayerIsReportedAndRebuilt) {
   TempDir dir("dir");
   constexpr int kLayer = 9;
-  generate("oware/3x4", kLayer, dir.path(), true);
+  generate_into(dir.path(), {"oware/3x4", kLayer});
   const fs::path path = dir.path() / gen::layer_file_name(kLayer);
   const auto good = bytes_of(path);
   const RuleSet rules = parse_variant("oware/3x4")->rules;
@@ -349,9 +329,7 @@ TEST(RecomputeResume, ChainedLayerIsReportedAndRebuilt) {
   source.fill_depths = [&](std::uint64_t first, std::span<std::uint16_t> out) {
     std::copy_n(depths.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
   };
-  WriteOptions write;
-  write.zstd_level = 3;
-  write_layer(path, rules, kLayer, source, write);
+  write_layer(path, rules, kLayer, source);
   EXPECT_NE(bytes_of(path), good);  // the chaining rule marks other entries
   {
     const auto tables = TableSet::open(dir.path());
@@ -371,7 +349,7 @@ TEST(RecomputeResume, ChainedLayerIsReportedAndRebuilt) {
     const std::string error = tables->layer_error(kLayer);
     EXPECT_NE(error.find("one-ply rule"), std::string::npos) << error;
   }
-  const auto reports = generate("oware/3x4", kLayer, dir.path(), true);
+  const auto reports = generate_into(dir.path(), {"oware/3x4", kLayer});
   EXPECT_FALSE(reports.back().reused);
   for (int n = 0; n < kLayer; ++n)
     EXPECT_TRUE(reports[static_cast<std::size_t>(n)].reused) << n;
@@ -382,7 +360,7 @@ TEST(RecomputeResume, ChainedLayerIsReportedAndRebuilt) {
 // that gains seeds) is solved again on resume, and the probe reports it as corrupt.
 TEST(RecomputeResume, UnresolvableLayerIsRebuilt) {
   TempDir dir("dir");
-  generate("oware/3x4", 6, dir.path(), true);
+  generate_into(dir.path(), {"oware/3x4", 6});
   const fs::path path = dir.path() / gen::layer_file_name(6);
   const auto good = bytes_of(path);
   // Rewrite layer 6 with every entry of value >= 0 marked, depths as the format requires.
@@ -427,7 +405,7 @@ TEST(RecomputeResume, UnresolvableLayerIsRebuilt) {
     EXPECT_NE(tables->layer_error(6).find("recompute entry"), std::string::npos)
         << tables->layer_error(6);
   }
-  const auto reports = generate("oware/3x4", 6, dir.path(), true);
+  const auto reports = generate_into(dir.path(), {"oware/3x4", 6});
   EXPECT_FALSE(reports.back().reused);
   EXPECT_EQ(bytes_of(path), good);
 }
@@ -460,13 +438,12 @@ std::uint64_t corrupt_entries(const fs::path& dir, int max_stones) {
 // a capture reach a marked position.)
 TEST(RecomputeResume, RewrittenLayerChecksTheLayersAbove) {
   TempDir dir("dir");
-  TempDir fresh("fresh");
-  generate("kalah/3x4", 10, fresh.path(), true);
-  generate("kalah/3x4", 7, dir.path(), false);
-  generate("kalah/3x4", 10, dir.path(), true);
+  const fs::path& fresh = generated_dir({"kalah/3x4", 10});
+  generate_into(dir.path(), {"kalah/3x4", 7, false});
+  generate_into(dir.path(), {"kalah/3x4", 10});
   for (const int n : {6, 7})
     fs::remove(dir.path() / gen::layer_file_name(n));
-  const auto reports = generate("kalah/3x4", 7, dir.path(), true);
+  const auto reports = generate_into(dir.path(), {"kalah/3x4", 7});
   EXPECT_EQ(corrupt_entries(dir.path(), 10), 0u);
   expect_one_ply(dir.path(), 10);
   ASSERT_EQ(reports.size(), 11u);
@@ -474,18 +451,15 @@ TEST(RecomputeResume, RewrittenLayerChecksTheLayersAbove) {
   for (int n = 8; n <= 10; ++n)
     solved_above += !reports[static_cast<std::size_t>(n)].reused;
   EXPECT_GT(solved_above, 0);
-  expect_same_answers(*TableSet::open(fresh.path()), *TableSet::open(dir.path()), 10);
-  EXPECT_EQ(generate("kalah/3x4", 7, dir.path(), true).size(), 8u);
+  expect_same_answers(*TableSet::open(fresh), *TableSet::open(dir.path()), 10);
+  EXPECT_EQ(generate_into(dir.path(), {"kalah/3x4", 7}).size(), 8u);
 
   // Layers 0..7 of a 6-pit board fit in 4500 bytes of the memory estimate, layer 8 does not.
   fs::remove(dir.path() / gen::layer_file_name(7));
-  gen::GenerateOptions options;
-  options.variant = *parse_variant("kalah/3x4");
-  options.max_stones = 7;
-  options.out = dir.path();
-  options.memory_limit_bytes = 4500;
   try {
-    gen::generate(options);
+    generate_into(dir.path(), {"kalah/3x4", 7}, [](gen::GenerateOptions& options) {
+      options.memory_limit_bytes = 4500;
+    });
     ADD_FAILURE() << "no refusal";
   } catch (const gen::InvalidRequest& e) {
     EXPECT_NE(std::string(e.what()).find("holds layer 8, above --max-stones"), std::string::npos)

@@ -9,24 +9,17 @@
 #include <memory>
 #include <string>
 
+#include "generated_tables.h"
 #include "sowdb/gen/generate.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/probe/variant.h"
-#include "test_support.h"
 
 namespace sowdb::test {
 namespace {
 
-std::unique_ptr<TableSet> build(const TempDir& tmp,
-                                const std::string& name,
-                                const Variant& v,
-                                int max) {
-  gen::GenerateOptions options;
-  options.variant = v;
-  options.max_stones = max;
-  options.out = tmp / name;
-  gen::generate(options);
-  return TableSet::open(tmp / name);
+// The tables of `variant` up to `max_stones`, from the per-process cache.
+std::unique_ptr<TableSet> tables_of(const std::string& variant, int max_stones) {
+  return TableSet::open(generated_dir({variant, max_stones}));
 }
 
 // The worths complete tables give the start's moves and continuations, against the solution.
@@ -78,8 +71,7 @@ INSTANTIATE_TEST_SUITE_P(Acyclic,
 
 TEST_P(SolveStart, SearchAgreesWithCompleteTables) {
   const Variant v = *parse_variant(GetParam());
-  TempDir tmp("solve");
-  const auto complete = build(tmp, "all", v, v.total_stones());
+  const auto complete = tables_of(GetParam(), v.total_stones());
   gen::SolveStartOptions options;
   options.tables = complete.get();
   const gen::StartSolution by_tables = gen::solve_start(v, options);
@@ -87,7 +79,7 @@ TEST_P(SolveStart, SearchAgreesWithCompleteTables) {
   EXPECT_EQ(by_tables.nodes, 0u);
   expect_worths_of_tables(*complete, by_tables);
   // The search, with no tables and with tables of the first few layers.
-  const auto few = build(tmp, "few", v, 4);
+  const auto few = tables_of(GetParam(), 4);
   for (const TableSet* tables :
        {static_cast<const TableSet*>(nullptr), static_cast<const TableSet*>(few.get())}) {
     SCOPED_TRACE(tables ? "tables up to 4" : "no tables");
@@ -124,13 +116,12 @@ TEST_P(SolveStart, SearchAgreesWithCompleteTables) {
 // Irving, Donkers & Uiterwijk: Kalah(4,3) is a first-player win by 8 under their rules, by 6 with
 // the tournament rule; seed 001's end rule (kalah) gives 6 too. Searched with tables to 10 seeds.
 TEST(SolveStartPublished, KalahFourByThree) {
-  TempDir tmp("solve-published");
   for (const auto& [name, want] : {std::pair{"kalah-irving/4x3", 8},
                                    std::pair{"kalah-tournament/4x3", 6},
                                    std::pair{"kalah/4x3", 6}}) {
     SCOPED_TRACE(name);
     const Variant v = *parse_variant(name);
-    const auto tables = build(tmp, std::string(name).substr(0, 8) + std::to_string(want), v, 10);
+    const auto tables = tables_of(name, 10);
     gen::SolveStartOptions options;
     options.tables = tables.get();
     gen::SolveProgress last;
@@ -156,9 +147,8 @@ TEST(SolveStartPublished, KalahFourByThree) {
 // a search that ran to the end: on the value and on every move and continuation.
 TEST(SolveStartStopped, BoundsHoldTheExactAnswers) {
   const tbb::global_control two_threads(tbb::global_control::max_allowed_parallelism, 2);
-  TempDir tmp("solve-stopped");
   const Variant v = *parse_variant("kalah-irving/4x4");
-  const auto tables = build(tmp, "t", v, 10);
+  const auto tables = tables_of("kalah-irving/4x4", 10);
   gen::SolveStartOptions options;
   options.tables = tables.get();
   const gen::StartSolution exact = gen::solve_start(v, options);
@@ -206,14 +196,13 @@ TEST(SolveStartStopped, BoundsHoldTheExactAnswers) {
 }
 
 TEST(SolveStartRefuses, OwareWithoutCompleteTables) {
-  TempDir tmp("solve-oware");
   const Variant v = *parse_variant("oware/2x2");
   EXPECT_THROW(gen::solve_start(v), gen::InvalidRequest);
-  const auto few = build(tmp, "few", v, 4);
+  const auto few = tables_of("oware/2x2", 4);
   gen::SolveStartOptions options;
   options.tables = few.get();
   EXPECT_THROW(gen::solve_start(v, options), gen::InvalidRequest);
-  const auto all = build(tmp, "all", v, 8);
+  const auto all = tables_of("oware/2x2", 8);
   options.tables = all.get();
   const gen::StartSolution s = gen::solve_start(v, options);
   EXPECT_TRUE(s.by_tables);

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "generated_tables.h"
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/gen/generate.h"
@@ -27,19 +28,16 @@ namespace fs = std::filesystem;
 
 class VerifyTest : public testing::Test {
  protected:
+  // Generates `variant` up to `max_stones` into this test's own directory, for tamper().
   void generate(std::string_view variant, int max_stones) {
-    dir_ = fs::temp_directory_path() /
-           ("sowdb-verify-" +
-            std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    gen::GenerateOptions options;
-    options.variant = *parse_variant(variant);
-    options.max_stones = max_stones;
-    options.out = dir_;
-    gen::generate(options);
-    rules_ = options.variant.rules;
+    dir_ = tmp_.path() / "tables";
+    test::generate_into(dir_, {std::string(variant), max_stones});
+    rules_ = test::variant_of(std::string(variant)).rules;
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  // Uses the cached tables of `variant` up to `max_stones`, which this test only reads.
+  void use_cached(std::string_view variant, int max_stones) {
+    dir_ = test::generated_dir({std::string(variant), max_stones});
+  }
 
   std::uint64_t problems(int max_stones) {
     auto tables = TableSet::open(dir_);
@@ -88,6 +86,7 @@ class VerifyTest : public testing::Test {
     write_layer(path, rules_, n, values, depths, options);
   }
 
+  test::TempDir tmp_{"verify"};
   fs::path dir_;
   RuleSet rules_;
 };
@@ -95,7 +94,7 @@ class VerifyTest : public testing::Test {
 TEST_F(VerifyTest, GeneratedTablesVerify) {
   for (std::string_view variant : {"oware/3x4", "abapa/3x4", "kalah/3x4", "wari-us/3x4"}) {
     SCOPED_TRACE(std::string(variant));
-    generate(variant, 10);
+    use_cached(variant, 10);
     EXPECT_EQ(problems(10), 0u);
   }
 }

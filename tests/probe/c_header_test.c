@@ -1,4 +1,4 @@
-/* Compiled as C99: sowdb.h must be a plain C header. The C++ test (tables_test.cpp) calls this
+/* Compiled as C99: sowdb.h must be a plain C header. The C++ test (c_api_test.cpp) calls this
  * function on a table directory. */
 #include "sowdb/probe/sowdb.h"
 
