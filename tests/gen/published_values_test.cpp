@@ -1,4 +1,4 @@
-// Published values that complete tables must reproduce (VARIANTS.md, "Known reference values").
+// Published values that complete tables must reproduce (README.md, "Checking the tables").
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 

@@ -1,6 +1,6 @@
 // Property tests of the rules engine: over millions of random positions of every preset, P = 1..8,
 // Rules::legal_moves agrees move by move with a straightforward reference implementation of
-// VARIANTS.md written here (sowing one seed at a time, no tables), conserves seeds and only moves
+// docs/RULES.md written here (sowing one seed at a time, no tables), conserves seeds and only moves
 // from the mover's non-empty pits. The random positions are biased so that captures, grand slams,
 // feeding, empty sides and laps happen; each such case must be hit a minimum number of times.
 // The reference: rules_reference.h; the positions: rule_positions.h.

@@ -1,4 +1,4 @@
-// A reference implementation of the rules of VARIANTS.md for the property tests of the rules
+// A reference implementation of the rules of docs/RULES.md for the property tests of the rules
 // engine (rules_property_test.cpp): straightforward, one seed at a time, no tables, written apart
 // from the engine so that the two can be compared move by move.
 #pragma once
@@ -94,7 +94,7 @@ inline Sowing sow_one_by_one(const RuleSet& r, Pits& b, int origin) {
   return s;
 }
 
-// VARIANTS.md, Oware family, items 1-5.
+// docs/RULES.md, Oware family, items 1-5.
 inline RefMoves oware_reference(const RuleSet& r, const Pits& board) {
   const int p = r.pits_per_side;
   RefMoves out;
@@ -153,7 +153,7 @@ inline RefMoves oware_reference(const RuleSet& r, const Pits& board) {
   return out;
 }
 
-// VARIANTS.md, Kalah.
+// docs/RULES.md, Kalah.
 inline RefMoves kalah_reference(const RuleSet& r, const Pits& board) {
   const int p = r.pits_per_side;
   RefMoves out;
@@ -184,7 +184,7 @@ inline RefMoves kalah_reference(const RuleSet& r, const Pits& board) {
   return out;
 }
 
-// VARIANTS.md, seed 003's alternate rules.
+// docs/RULES.md, seed 003's alternate rules.
 inline RefMoves wari_us_reference(const RuleSet& r, const Pits& board) {
   const int p = r.pits_per_side;
   RefMoves out;

@@ -1,7 +1,7 @@
 // The worked examples of the seed rule documents for the Oware family, as tests of the rules
-// engine (VARIANTS.md is the normative model; the seed documents are quoted in the comments):
+// engine (docs/RULES.md is the project's model; the seed documents are quoted in the comments):
 // seed 004 (pbmserv Wari), seed 000 (Warri Society), seed 003's main rules (abapa), seed 002
-// (Kids and Caboodles), and VARIANTS.md's oware reference position. The Kalah and wari-us
+// (Kids and Caboodles), and docs/RULES.md's oware reference position. The Kalah and wari-us
 // examples: seed_examples_store_test.cpp. Board conventions: seed_examples.h.
 #include <gtest/gtest.h>
 
@@ -396,7 +396,7 @@ TEST(Seed002, SkipFeedAndEnd) {
   EXPECT_EQ(rules.final_value(stuck), 3);
 }
 
-// VARIANTS.md's reference position for oware: `1 1 1 1 1 2 4 2 3 0 0 0` has six moves.
+// docs/RULES.md's reference position for oware: `1 1 1 1 1 2 4 2 3 0 0 0` has six moves.
 TEST(VariantsReference, OwarePositionHasSixMoves) {
   const Rules rules = rules_of("oware");
   const Pits board = board_of({1, 1, 1, 1, 1, 2, 4, 2, 3, 0, 0, 0});

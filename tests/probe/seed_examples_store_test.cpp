@@ -1,5 +1,5 @@
 // The worked examples of the seed rule documents for the rule systems with stores, as tests of
-// the rules engine (VARIANTS.md is the normative model; the seed documents are quoted in the
+// the rules engine (docs/RULES.md is the project's model; the seed documents are quoted in the
 // comments): seed 001 (Warri Society's single lap mancala, preset kalah) and seed 003's alternate
 // rules (preset wari-us). The Oware family: seed_examples_oware_test.cpp. Board conventions:
 // seed_examples.h.
@@ -98,7 +98,7 @@ TEST(Seed001, NoMoveVersusEmptySide) {
   }
 }
 
-// VARIANTS.md Kalah 3: "was empty" includes the emptied origin after a lap (13 seeds from a
+// docs/RULES.md Kalah 3: "was empty" includes the emptied origin after a lap (13 seeds from a
 // pit: 12 places, then the origin itself); capture_empty_opposite takes a lone last seed.
 TEST(Seed001, CaptureIntoTheEmptiedOriginAndCaptureEmptyOpposite) {
   const Rules rules = rules_of("kalah");
@@ -123,10 +123,10 @@ TEST(Seed001, CaptureIntoTheEmptiedOriginAndCaptureEmptyOpposite) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Seed 003's alternate rules: preset wari-us (VARIANTS.md, "Seed 003's alternate rules").
+// Seed 003's alternate rules: preset wari-us (docs/RULES.md, `wari-us`).
 // ---------------------------------------------------------------------------------------------
 
-// "1. [...] a marker IS placed in the reservoirs" (the own store; VARIANTS.md skips the
+// "1. [...] a marker IS placed in the reservoirs" (the own store; docs/RULES.md skips the
 // opponent's). "2. If a complete circle of the board is made, a marker IS placed back in the cup
 // just emptied."
 TEST(Seed003Alternate, StoreIsSownAndTheOriginIsNotSkipped) {
