@@ -30,44 +30,6 @@ std::string clipped(std::string_view text, std::size_t limit) {
   return std::string(text.substr(0, limit)) + "... (" + std::to_string(text.size()) + " bytes)";
 }
 
-std::string board_diagram(const Rules& rules, const Pits& board) {
-  const int p = rules.pits_per_side();
-  const int k = rules.pits();
-  auto cell = [](int v) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "%3d ", v);
-    return std::string(buf);
-  };
-  std::string rule = "        +";
-  for (int i = 0; i < p; ++i)
-    rule += "----+";
-  rule += "\n";
-  std::string s = "         ";
-  for (int i = k - 1; i >= p; --i)
-    s += cell(i) + " ";
-  s += "\n" + rule + "opponent|";
-  for (int i = k - 1; i >= p; --i)
-    s += cell(board[i]) + "|";
-  s += "\n" + rule + "   mover|";
-  for (int i = 0; i < p; ++i)
-    s += cell(board[i]) + "|";
-  s += "\n" + rule + "         ";
-  for (int i = 0; i < p; ++i)
-    s += cell(i) + " ";
-  s += "\n";
-  return s;
-}
-
-std::string pits_text(const Rules& rules, const Pits& board) {
-  std::string s;
-  for (int i = 0; i < rules.pits(); ++i) {
-    if (i)
-      s += ' ';
-    s += std::to_string(board[i]);
-  }
-  return s;
-}
-
 bool parse_pits(const Rules& rules,
                 const std::vector<std::string>& words,
                 Pits& board,

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sowdb/probe/internal/board_text.h"
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/variant.h"
 
@@ -26,12 +27,9 @@ std::string human_bytes(double bytes);
 /// whole. The cut may split a UTF-8 character (JSON output replaces the broken bytes).
 std::string clipped(std::string_view text, std::size_t limit);
 
-/// A two-row board diagram: the opponent's pits on top (right to left, as seen across the
-/// board), the mover's pits below, pit numbers outside.
-std::string board_diagram(const Rules& rules, const Pits& board);
-
-/// Pits as space-separated numbers, mover first.
-std::string pits_text(const Rules& rules, const Pits& board);
+// The board text of the probe library (sowdb/probe/internal/board_text.h).
+using internal::board_diagram;
+using internal::pits_text;
 
 /// Parses PITS... (mover first, counter-clockwise) for a board of `rules`. Returns false with a
 /// one-line reason on a wrong count, a non-numeric or negative count, or too many seeds.

@@ -7,6 +7,7 @@
 #include <span>
 
 #include "sowdb/format/index.h"
+#include "sowdb/probe/internal/board_text.h"
 #include "sowdb/probe/internal/layer_walk.h"
 
 namespace sowdb {
@@ -27,16 +28,6 @@ struct Tally {
       examples.push_back(std::move(text));
   }
 };
-
-std::string board_text(const Rules& rules, const Pits& board) {
-  std::string s;
-  for (int i = 0; i < rules.pits(); ++i) {
-    if (i)
-      s.push_back(' ');
-    s.append(std::to_string(board[i]));
-  }
-  return s;
-}
 
 }  // namespace
 
@@ -195,7 +186,7 @@ VerifyReport Verifier::verify(int stones) {
             }
             if (!readable) {
               tally.unreadable.fetch_add(1);
-              tally.note("unreadable: " + board_text(rules, b));
+              tally.note("unreadable: " + internal::pits_text(rules, b));
               continue;
             }
             int want_value = 0;
@@ -222,11 +213,11 @@ VerifyReport Verifier::verify(int stones) {
             }
             if (own[i] != want_value) {
               tally.bad_values.fetch_add(1);
-              tally.note("value: " + board_text(rules, b) + " stores " + std::to_string(own[i]) +
-                         ", its moves give " + std::to_string(want_value));
+              tally.note("value: " + internal::pits_text(rules, b) + " stores " +
+                         std::to_string(own[i]) + ", its moves give " + std::to_string(want_value));
             } else if (layer.at(i) != want_depth) {
               tally.bad_depths.fetch_add(1);
-              tally.note("depth: " + board_text(rules, b) + " stores " +
+              tally.note("depth: " + internal::pits_text(rules, b) + " stores " +
                          std::to_string(layer.at(i)) + ", its moves give " +
                          std::to_string(want_depth));
             }
