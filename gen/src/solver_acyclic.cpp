@@ -509,7 +509,7 @@ class AcyclicSolver {
         finish(f.child_index[j], c, stack, chain + 1);
         child_value = aref(value_[f.child_index[j]]).load(std::memory_order_acquire);
       }
-      worth[j] = f.gain[j] + (f.extra_turn[j] ? child_value : -child_value);
+      worth[j] = Rules::worth(f.gain[j], f.extra_turn[j], child_value);
       best = std::max(best, worth[j]);
     }
     // Depths are read only for the moves that keep the value: a move that gains seeds has
