@@ -4,7 +4,8 @@ builds sowdb and runs this). Every figure comes from a run of `sowdb` on this ma
 names the exact rule set and the sowdb version.
 
 Usage: report.py SOWDB OUT_DIR WORK_DIR [--solve-timeout SECONDS] [--layers N]
-                 [--search-tables N] [--search-time-limit SECONDS]
+                 [--search-tables N] [--search-time-limit SECONDS] [--oware-boards PxS,...]
+                 [--oware-tables DIR]
 """
 import argparse
 import datetime
@@ -67,6 +68,12 @@ def main():
                     help="largest layer of the tables the Kalah(6,4)/(6,5) searches probe")
     ap.add_argument("--search-time-limit", type=float, default=600,
                     help="solve --time-limit of each Kalah(6,4)/(6,5) search")
+    ap.add_argument("--oware-boards", default="5x2,5x3,6x2",
+                    help="Oware-family boards PxS solved by complete tables built first "
+                         "(add 5x4 for the 40-seed goal: about an hour per rule set)")
+    ap.add_argument("--oware-tables", default=None,
+                    help="directory holding (or to hold) those tables as RULES-PxS, e.g. "
+                         "oware-5x4, so that a later run reuses them (default: WORK)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.work, exist_ok=True)
@@ -209,6 +216,61 @@ def main():
     with open(os.path.join(args.out, "kalah_six_pits.csv"), "w") as f:
         f.write("preset,pits,seeds,stones,value,lower,upper,best,method,nodes,seconds,"
                 "tables_seconds,worths\n" + "\n".join(big_rows) + "\n")
+
+    # 2c. The Oware family on boards whose complete tables are more than `sowdb solve` builds in
+    # its cache: `sowdb gen` first (timed), then `sowdb solve --tables`. One row per distinct
+    # rule set (the presets that share it named).
+    boards = [b for b in args.oware_boards.split(",") if b]
+    if boards:
+        owares = [p for p in presets if p["rules"]["family"] == "oware"]
+        distinct = []
+        for p in owares:
+            same = next((d for d in distinct if d[0]["rules"] == p["rules"]), None)
+            if same:
+                same.append(p)
+            else:
+                distinct.append([p])
+        base = args.oware_tables or args.work
+        lines += ["## The Oware family by complete tables", "",
+                  "For each Oware-family rule set and board, `sowdb gen --max-stones 2PS` builds "
+                  "every layer (its time is `tables (s)`), then `sowdb solve --tables` reads the "
+                  "value and every first move's worth from them. Endless play counts 0 "
+                  "(docs/RULES.md).", "",
+                  "| rule set (presets) | board | seeds | positions | value | best first move "
+                  "| worths | tables (s) | on disk |",
+                  "|---|---|---:|---:|---|---|---|---:|---:|"]
+        oware_rows = []
+        for group in distinct:
+            name = group[0]["name"]
+            for board in boards:
+                pits, seeds = (int(x) for x in board.split("x"))
+                d = os.path.join(base, f"{name}-{board}")
+                g0 = time.time()
+                gen = run_json([args.sowdb, "gen", "--variant", f"{name}/{board}",
+                                "--max-stones", str(2 * pits * seeds), "--out", d, "--json",
+                                "--quiet"])
+                gen_seconds = time.time() - g0
+                summary = gen[-1]
+                built = summary["layers_reused"] < summary["layers"]
+                r = run_json([args.sowdb, "solve", "--variant", f"{name}/{board}", "--tables", d,
+                              "--json"])[0]
+                names = ", ".join(f"`{p['name']}`" for p in group)
+                worths = " ".join(f"{m['pit']}:{fmt_value(m['worth'])}" for m in r["moves"])
+                lines.append(
+                    f"| {rules_text(group[0]['rules'])} ({names}) | {board} | "
+                    f"{2 * pits * seeds} | {summary['positions']:,} | {fmt_value(r['value'])} | "
+                    f"pit {r['best']} | {worths} | "
+                    f"{gen_seconds:.0f}{'' if built else ' (reused)'} | "
+                    f"{summary['bytes_on_disk'] / 1e9:.2f} GB |")
+                oware_rows.append(",".join(str(x) for x in (
+                    name, pits, seeds, r["stones"], r["value"], r["best"],
+                    " ".join(str(m["worth"]) for m in r["moves"]), summary["positions"],
+                    f"{gen_seconds:.1f}", summary["bytes_on_disk"])))
+        lines += ["", "`worths`: pit:worth for every first move. `tables (s)`: `sowdb gen` on 2 "
+                  "threads; `(reused)`: the tables were there from an earlier run.", ""]
+        with open(os.path.join(args.out, "oware_complete.csv"), "w") as f:
+            f.write("preset,pits,seeds,stones,value,best,worths,positions,tables_seconds,"
+                    "bytes_on_disk\n" + "\n".join(oware_rows) + "\n")
 
     # 3. Per-layer statistics and the cost of building the tables, standard boards.
     lines += ["## Per-layer statistics, standard boards", ""]
