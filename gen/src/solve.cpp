@@ -167,8 +167,9 @@ class Searcher {
           hi = std::min(hi, e.upper);
         }
       }
-      c.lower = m.extra_turn ? g + lo : g - hi;
-      c.upper = m.extra_turn ? g + hi : g - lo;
+      // The child's bounds as bounds on the move's worth (a turn to the opponent swaps them).
+      c.lower = Rules::worth(g, m.extra_turn, m.extra_turn ? lo : hi);
+      c.upper = Rules::worth(g, m.extra_turn, m.extra_turn ? hi : lo);
       if (c.lower > best) {
         best = c.lower;
         best_pit = m.pit;
