@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,11 +16,20 @@
 #include "commands.h"
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
+#include "sowdb/gen/endless.h"
 #include "sowdb/gen/parallel.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/probe/version.h"
 
 namespace sowdb::cli {
+
+namespace {
+
+// The largest layer whose draws `stats` sorts into endless and realised ones: 500 million
+// positions, a few GB for the graph of its draws.
+constexpr std::uint64_t kMaxEndlessLayer = 500000000;
+
+}  // namespace
 namespace {
 
 // Counts over one layer; values are offset by 128 in the histogram.
@@ -89,7 +99,7 @@ void add_stats(CLI::App& app, Runner& run) {
       if (args->csv) {
         std::printf(
             "n,positions,wins,draws,losses,win_share,draw_share,loss_share,mean_value,"
-            "mean_depth_decided,max_depth,max_depth_position\n");
+            "mean_depth_decided,max_depth,max_depth_position,endless_draws\n");
       } else if (args->markdown) {
         std::printf("`%s` (%s), tables in `%s`, sowdb %s\n\n",
                     variant.c_str(),
@@ -97,11 +107,11 @@ void add_stats(CLI::App& app, Runner& run) {
                     args->tables.c_str(),
                     SOWDB_VERSION_STRING);
         std::printf(
-            "| n | positions | win %% | draw %% | loss %% | mean value | mean depth (decided) | "
-            "max depth | a position of the largest depth |\n"
-            "|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+            "| n | positions | win %% | draw %% | loss %% | endless %% | mean value | "
+            "mean depth (decided) | max depth | a position of the largest depth |\n"
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
       } else if (!args->json) {
-        std::printf("%s in %s\n%5s %14s %8s %8s %8s %9s %9s %6s  %s\n",
+        std::printf("%s in %s\n%5s %14s %8s %8s %8s %9s %9s %9s %6s  %s\n",
                     variant.c_str(),
                     args->tables.c_str(),
                     "n",
@@ -109,6 +119,7 @@ void add_stats(CLI::App& app, Runner& run) {
                     "win %",
                     "draw %",
                     "loss %",
+                    "endless %",
                     "mean val",
                     "mean dep",
                     "max d",
@@ -162,6 +173,11 @@ void add_stats(CLI::App& app, Runner& run) {
           stats.merge(acc);
         };
         (void)tables->read_layer(n, below, values, &masks[static_cast<std::size_t>(n)], read);
+        // Draws decided by endless play, on layers whose graph of draws fits comfortably
+        // (count_endless_draws needs about 5 bytes per draw and 4 per move between draws).
+        std::optional<std::uint64_t> endless;
+        if (!stats.unreadable && size <= kMaxEndlessLayer)
+          endless = gen::count_endless_draws(rules, n, values, gen::tbb_executor());
         if (n < last)
           held[static_cast<std::size_t>(n)] = std::move(values);
         // A damaged layer gets no line: a consumer reading line by line would take one for
@@ -211,9 +227,10 @@ void add_stats(CLI::App& app, Runner& run) {
           }
           j["depths"] = depth_hist;
           j["unreadable"] = stats.unreadable;
+          j["endless_draws"] = endless ? nlohmann::json(*endless) : nlohmann::json(nullptr);
           std::printf("%s\n", j.dump().c_str());
         } else if (args->csv) {
-          std::printf("%d,%llu,%llu,%llu,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%s\n",
+          std::printf("%d,%llu,%llu,%llu,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%s,%s\n",
                       n,
                       static_cast<unsigned long long>(size),
                       static_cast<unsigned long long>(wins),
@@ -225,17 +242,23 @@ void add_stats(CLI::App& app, Runner& run) {
                       value_sum / total,
                       mean_depth,
                       stats.max_depth,
-                      pits_text(rules, deep).c_str());
+                      pits_text(rules, deep).c_str(),
+                      endless ? std::to_string(*endless).c_str() : "");
         } else {
           // The Markdown row and the aligned text line carry the same fields.
+          char endless_buf[32] = "-";
+          if (endless)
+            std::snprintf(endless_buf, sizeof endless_buf, "%.2f", percent(*endless));
+          const std::string endless_text = endless_buf;
           std::printf(args->markdown
-                          ? "| %d | %llu | %.2f | %.2f | %.2f | %+.3f | %.2f | %d | `%s` |\n"
-                          : "%5d %14llu %8.2f %8.2f %8.2f %+9.3f %9.2f %6d  %s\n",
+                          ? "| %d | %llu | %.2f | %.2f | %.2f | %s | %+.3f | %.2f | %d | `%s` |\n"
+                          : "%5d %14llu %8.2f %8.2f %8.2f %9s %+9.3f %9.2f %6d  %s\n",
                       n,
                       static_cast<unsigned long long>(size),
                       percent(wins),
                       percent(draws),
                       percent(losses),
+                      endless_text.c_str(),
                       value_sum / total,
                       mean_depth,
                       stats.max_depth,
