@@ -1,6 +1,5 @@
 // `sowdb gen`: build a table directory.
 #include <tbb/global_control.h>
-#include <tbb/info.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,9 +27,7 @@ void add_gen(CLI::App& app, Runner& run) {
     int threads = 0;
     bool quiet = false;
     bool json = false;
-    unsigned block_entries = kDefaultBlockEntries;
-    int level = WriteOptions{}.zstd_level;
-    bool no_recompute = false;
+    WriteArgs write;
     double memory_limit_gib = 0;
   };
   auto args = std::make_shared<Args>();
@@ -44,23 +41,10 @@ void add_gen(CLI::App& app, Runner& run) {
       ->transform(whole_number())
       ->check(CLI::Range(0, kMaxIndexedStones));
   cmd->add_option("--out", args->out, "Table directory (created if missing)")->required();
-  cmd->add_option("--threads", args->threads, "Worker threads (default: all cores)")
-      ->transform(whole_number())
-      ->check(CLI::Range(1, 1024));
+  add_threads_option(cmd, args->threads);
   cmd->add_flag("--quiet", args->quiet, "No progress or summary lines");
   cmd->add_flag("--json", args->json, "One JSON line per layer on stdout");
-  cmd->add_option("--block-entries", args->block_entries, "Entries per compressed block")
-      ->transform(whole_number())
-      ->check(CLI::Range(1u, kMaxBlockEntries))
-      ->capture_default_str();
-  cmd->add_flag("--no-recompute",
-                args->no_recompute,
-                "Store every value (format version 2) instead of recompute entries that the "
-                "probe recomputes from their children (format version 4)");
-  cmd->add_option("--zstd-level", args->level, "zstd compression level")
-      ->transform(whole_number())
-      ->check(CLI::Range(1, 22))
-      ->capture_default_str();
+  add_write_options(cmd, args->write);
   cmd->add_option("--memory-limit",
                   args->memory_limit_gib,
                   "GiB the run may plan for; a larger run is refused before any work (default: "
@@ -75,7 +59,7 @@ void add_gen(CLI::App& app, Runner& run) {
         throw UsageError(error);
       if (args->out.empty())
         throw UsageError("--out: the table directory must not be an empty path");
-      const int threads = args->threads > 0 ? args->threads : tbb::info::default_concurrency();
+      const int threads = thread_count(args->threads);
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(threads));
       const bool tty = isatty(fileno(stderr)) && !args->quiet && !args->json;
@@ -83,9 +67,9 @@ void add_gen(CLI::App& app, Runner& run) {
       options.variant = v;
       options.max_stones = args->max_stones;
       options.out = args->out;
-      options.write.block_entries = args->block_entries;
-      options.write.zstd_level = args->level;
-      options.recompute = !args->no_recompute;
+      options.write.block_entries = args->write.block_entries;
+      options.write.zstd_level = args->write.zstd_level;
+      options.recompute = !args->write.no_recompute;
       options.memory_limit_bytes =
           static_cast<std::uint64_t>(args->memory_limit_gib * 1024.0 * 1024.0 * 1024.0);
       if (tty) {
@@ -198,8 +182,8 @@ void add_gen(CLI::App& app, Runner& run) {
                                                       : 0.0;
         j["peak_rss_bytes"] = std::max(peak_rss, gen::peak_rss_bytes());
         j["threads"] = threads;
-        j["zstd_level"] = args->level;
-        j["recompute"] = !args->no_recompute;
+        j["zstd_level"] = args->write.zstd_level;
+        j["recompute"] = !args->write.no_recompute;
         std::printf("%s\n", j.dump().c_str());
         std::fflush(stdout);
       } else if (!args->quiet) {

@@ -1,6 +1,5 @@
 // `sowdb migrate`: rewrite a table directory of an earlier format version in the current one.
 #include <tbb/global_control.h>
-#include <tbb/info.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -26,31 +25,17 @@ void add_migrate(CLI::App& app, Runner& run) {
     int threads = 0;
     bool quiet = false;
     bool json = false;
-    unsigned block_entries = kDefaultBlockEntries;
-    int level = WriteOptions{}.zstd_level;
-    bool no_recompute = false;
+    WriteArgs write;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
       "migrate", "Rewrite a table directory of any earlier format version in the current one");
   cmd->add_option("--tables", args->tables, "Table directory to read")->required();
   cmd->add_option("--out", args->out, "New table directory (missing or empty)")->required();
-  cmd->add_option("--threads", args->threads, "Worker threads (default: all cores)")
-      ->transform(whole_number())
-      ->check(CLI::Range(1, 1024));
+  add_threads_option(cmd, args->threads);
   cmd->add_flag("--quiet", args->quiet, "No progress or summary lines");
   cmd->add_flag("--json", args->json, "One JSON line per layer on stdout");
-  cmd->add_option("--block-entries", args->block_entries, "Entries per compressed block")
-      ->transform(whole_number())
-      ->check(CLI::Range(1u, kMaxBlockEntries))
-      ->capture_default_str();
-  cmd->add_flag("--no-recompute",
-                args->no_recompute,
-                "Store every value (format version 2) instead of recompute entries (version 4)");
-  cmd->add_option("--zstd-level", args->level, "zstd compression level")
-      ->transform(whole_number())
-      ->check(CLI::Range(1, 22))
-      ->capture_default_str();
+  add_write_options(cmd, args->write);
   cmd->callback([&run, args] {
     run = [args] {
       if (args->out.empty())
@@ -58,16 +43,16 @@ void add_migrate(CLI::App& app, Runner& run) {
       // Opened here too, so that a directory that is not one is reported as bad input and the
       // progress line knows the board.
       const int pits = open_tables(args->tables)->rules().pits();
-      const int threads = args->threads > 0 ? args->threads : tbb::info::default_concurrency();
+      const int threads = thread_count(args->threads);
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(threads));
       const bool tty = isatty(fileno(stderr)) && !args->quiet && !args->json;
       gen::MigrateOptions options;
       options.from = args->tables;
       options.out = args->out;
-      options.recompute = !args->no_recompute;
-      options.write.block_entries = args->block_entries;
-      options.write.zstd_level = args->level;
+      options.recompute = !args->write.no_recompute;
+      options.write.block_entries = args->write.block_entries;
+      options.write.zstd_level = args->write.zstd_level;
       options.executor = gen::tbb_executor();
       if (tty) {
         auto line = std::make_shared<ProgressLine>(pits);
@@ -135,7 +120,7 @@ void add_migrate(CLI::App& app, Runner& run) {
         j["seconds"] = wall;
         j["bytes_before"] = before;
         j["bytes_on_disk"] = after;
-        j["recompute"] = !args->no_recompute;
+        j["recompute"] = !args->write.no_recompute;
         std::printf("%s\n", j.dump().c_str());
       } else if (!args->quiet) {
         std::printf("done: %s -> %s, layers 0..%d, %s, %.2f s, %s -> %s on disk, %s\n",

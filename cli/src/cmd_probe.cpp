@@ -1,7 +1,6 @@
 // `sowdb probe`: look positions up in a table directory.
 #include <poll.h>
 #include <tbb/global_control.h>
-#include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <unistd.h>
 
@@ -489,7 +488,7 @@ int run_stdin(const TableSet& set, const Args& args, const Stores& stores) {
   // Lines looked up together at most: enough to keep every thread busy, few enough that the
   // answers (up to about 10 KB each with a principal line) stay a small amount of memory.
   constexpr std::size_t kBatch = 4096;
-  const int threads = args.threads > 0 ? args.threads : tbb::info::default_concurrency();
+  const int threads = thread_count(args.threads);
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                             static_cast<std::size_t>(threads));
   StdinLines input;
@@ -553,9 +552,7 @@ void add_probe(CLI::App& app, Runner& run) {
   cmd->add_option("--max-plies", args->max_plies, "Longest principal line (default 1000)")
       ->transform(whole_number())
       ->check(CLI::Range(0, 100000));
-  cmd->add_option("--threads", args->threads, "Bulk mode: worker threads (default: all cores)")
-      ->transform(whole_number())
-      ->check(CLI::Range(1, 1024));
+  add_threads_option(cmd, args->threads, "Bulk mode: worker threads (default: all cores)");
   cmd->add_option("--cache-blocks",
                   args->cache_blocks,
                   "Decoded blocks kept per layer, values and depths each (default: 8 in all; "

@@ -1,7 +1,6 @@
 // `sowdb solve`: the value of a game's start position and the worth of every first move, from
 // complete tables or by a search that probes the tables it has (gen::solve_start).
 #include <tbb/global_control.h>
-#include <tbb/info.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -112,8 +111,7 @@ void add_solve(CLI::App& app, Runner& run) {
                   args->tables,
                   "Table directory of the variant's rules (default: tables built in the cache "
                   "when that is cheap)");
-  cmd->add_option("--threads", args->threads, "Worker threads (default: all cores)")
-      ->check(CLI::Range(1, 1024));
+  add_threads_option(cmd, args->threads);
   cmd->add_option("--time-limit",
                   args->time_limit,
                   "Stop the search after this many seconds and print the bounds proved so far")
@@ -137,7 +135,7 @@ void add_solve(CLI::App& app, Runner& run) {
         }
         v.seeds_per_pit = args->seeds;
       }
-      const int threads = args->threads > 0 ? args->threads : tbb::info::default_concurrency();
+      const int threads = thread_count(args->threads);
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(threads));
       const RuleSet rules = v.rules.normalised();

@@ -1,6 +1,5 @@
 // `sowdb stats`: per-layer statistics of a table directory, for solved-game write-ups.
 #include <tbb/global_control.h>
-#include <tbb/info.h>
 
 #include <algorithm>
 #include <array>
@@ -76,9 +75,7 @@ void add_stats(CLI::App& app, Runner& run) {
   cmd->add_option("--max-stones", args->max_stones, "Layers 0..N only (default: all)")
       ->transform(whole_number())
       ->check(CLI::Range(0, kMaxIndexedStones));
-  cmd->add_option("--threads", args->threads, "Worker threads (default: all cores)")
-      ->transform(whole_number())
-      ->check(CLI::Range(1, 1024));
+  add_threads_option(cmd, args->threads);
   auto* json = cmd->add_flag("--json", args->json, "One JSON object per layer");
   auto* csv =
       cmd->add_flag("--csv", args->csv, "A CSV table: a header line, then a line per layer");
@@ -89,7 +86,7 @@ void add_stats(CLI::App& app, Runner& run) {
   cmd->callback([&run, args] {
     run = [args] {
       const std::unique_ptr<TableSet> tables = open_tables(args->tables);
-      const int threads = args->threads > 0 ? args->threads : tbb::info::default_concurrency();
+      const int threads = thread_count(args->threads);
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(threads));
       const Rules& rules = tables->engine();

@@ -3,7 +3,6 @@
 //
 // The checks are those of verify_layer (sowdb/verify/verify.h).
 #include <tbb/global_control.h>
-#include <tbb/info.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -37,16 +36,14 @@ void add_verify(CLI::App& app, Runner& run) {
   cmd->add_option("--max-stones", args->max_stones, "Check layers 0..N only (default: all)")
       ->transform(whole_number())
       ->check(CLI::Range(0, kMaxIndexedStones));
-  cmd->add_option("--threads", args->threads, "Worker threads (default: all cores)")
-      ->transform(whole_number())
-      ->check(CLI::Range(1, 1024));
+  add_threads_option(cmd, args->threads);
   cmd->add_flag("--json", args->json, "One JSON line per layer on stdout");
   cmd->add_flag("--quiet", args->quiet, "Print only problems and the final line");
   cmd->callback([&run, args] {
     run = [args] {
       // The layers are read whole (TableSet::read_layer): no block cache is needed.
       const std::unique_ptr<TableSet> tables = open_tables(args->tables, TableSetOptions{});
-      const int threads = args->threads > 0 ? args->threads : tbb::info::default_concurrency();
+      const int threads = thread_count(args->threads);
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(threads));
       const int last = last_layer(*tables, args->max_stones, args->tables);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "sowdb/format/table_file.h"
 #include "sowdb/probe/tables.h"
 
 namespace sowdb::cli {
@@ -35,6 +36,24 @@ CLI::Validator whole_number();
 
 /// The same for an option that takes any number (--memory-limit): "not a number".
 CLI::Validator number();
+
+/// Adds `--threads K` (1..1024, a whole number) to `cmd`, stored in `threads` (0: not given).
+void add_threads_option(CLI::App* cmd,
+                        int& threads,
+                        const std::string& help = "Worker threads (default: all cores)");
+
+/// `threads`, or every core when it is 0 (not given).
+int thread_count(int threads);
+
+/// The options of the commands that write tables (gen, migrate).
+struct WriteArgs {
+  unsigned block_entries = kDefaultBlockEntries;  ///< --block-entries
+  int zstd_level = WriteOptions{}.zstd_level;     ///< --zstd-level
+  bool no_recompute = false;                      ///< --no-recompute
+};
+
+/// Adds --block-entries, --no-recompute and --zstd-level to `cmd`, stored in `args`.
+void add_write_options(CLI::App* cmd, WriteArgs& args);
 
 void add_variants(CLI::App& app, Runner& run);
 void add_show(CLI::App& app, Runner& run);

@@ -1,3 +1,5 @@
+#include <tbb/info.h>
+
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -80,6 +82,31 @@ int last_layer(const TableSet& tables, int max_stones, const std::string& dir) {
                      " holds layers up to " + std::to_string(held));
   }
   return max_stones;
+}
+
+void add_threads_option(CLI::App* cmd, int& threads, const std::string& help) {
+  cmd->add_option("--threads", threads, help)
+      ->transform(whole_number())
+      ->check(CLI::Range(1, 1024));
+}
+
+int thread_count(int threads) {
+  return threads > 0 ? threads : tbb::info::default_concurrency();
+}
+
+void add_write_options(CLI::App* cmd, WriteArgs& args) {
+  cmd->add_option("--block-entries", args.block_entries, "Entries per compressed block")
+      ->transform(whole_number())
+      ->check(CLI::Range(1u, kMaxBlockEntries))
+      ->capture_default_str();
+  cmd->add_flag("--no-recompute",
+                args.no_recompute,
+                "Store every value (format version 2) instead of recompute entries that the "
+                "probe recomputes from their children (format version 4)");
+  cmd->add_option("--zstd-level", args.zstd_level, "zstd compression level")
+      ->transform(whole_number())
+      ->check(CLI::Range(1, 22))
+      ->capture_default_str();
 }
 
 }  // namespace sowdb::cli

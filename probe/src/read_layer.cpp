@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "count_text.h"
+#include "sowdb/probe/internal/layer_walk.h"
 #include "table_set_impl.h"
 
 namespace sowdb {
@@ -17,16 +18,7 @@ namespace {
 // recompute bits of its range.
 constexpr std::uint64_t kRangeEntries = std::uint64_t{1} << 16;
 
-void run(const Executor& executor,
-         std::size_t tasks,
-         const std::function<void(std::size_t)>& task) {
-  if (executor) {
-    executor(tasks, task);
-    return;
-  }
-  for (std::size_t t = 0; t < tasks; ++t)
-    task(t);
-}
+using internal::run_tasks;
 
 bool marked(std::span<const std::uint64_t> mask, std::uint64_t i) {
   return (mask[i / 64] >> (i % 64)) & 1;
@@ -112,7 +104,7 @@ ProbeStatus TableSet::Impl::read_layer(int n,
   std::vector<std::uint64_t> mask;
   if (info.recompute)
     mask.assign((size + 63) / 64, 0);
-  run(how.executor, info.block_count, [&](std::size_t task) {
+  run_tasks(how.executor, info.block_count, [&](std::size_t task) {
     const auto b = static_cast<std::uint32_t>(task);
     const std::uint64_t first = std::uint64_t{b} * info.block_entries;
     const std::uint32_t count = r->block_size(b);
@@ -169,7 +161,7 @@ ProbeStatus TableSet::Impl::read_layer(int n,
     return s != ProbeStatus::kOk ? s : ProbeStatus::kCorruptTable;
   };
   const std::size_t ranges = mask.empty() ? 0 : (size + kRangeEntries - 1) / kRangeEntries;
-  run(how.executor, ranges, [&](std::size_t task) {
+  run_tasks(how.executor, ranges, [&](std::size_t task) {
     const std::uint64_t first = task * kRangeEntries;
     const std::uint64_t last = std::min(size, first + kRangeEntries);
     Pits board{};
@@ -207,7 +199,7 @@ ProbeStatus TableSet::Impl::read_layer(int n,
 
   // Pass 3, by block: the depths, as `value(position, v, d)` reads or derives them.
   if (want_depths) {
-    run(how.executor, info.block_count, [&](std::size_t task) {
+    run_tasks(how.executor, info.block_count, [&](std::size_t task) {
       const auto b = static_cast<std::uint32_t>(task);
       const std::uint64_t first = std::uint64_t{b} * info.block_entries;
       const std::uint32_t count = r->block_size(b);
