@@ -2,8 +2,8 @@
 # Builds sowdb with AddressSanitizer, UndefinedBehaviorSanitizer and libstdc++'s precondition
 # checks (_GLIBCXX_ASSERTIONS: span, vector and array indices) and runs every test, so that
 # out-of-bounds accesses and undefined behaviour (an over-wide shift, an index past a span) fail
-# the run even where the result happens to come out right. The Release build of scripts/test.sh
-# cannot see those. Environment: SOWDB_SANITIZE_BUILD_DIR (default build-sanitize), SOWDB_JOBS.
+# the run even where the result happens to come out right (all but independent_solver, below).
+# The Release build of scripts/test.sh cannot see those. Environment: SOWDB_SANITIZE_BUILD_DIR (default build-sanitize), SOWDB_JOBS.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,5 +24,8 @@ cmake --build "${build}" --parallel "${jobs}"
 echo "==> sanitize: ctest"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-ctest --test-dir "${build}" --output-on-failure --parallel "${jobs}"
+# independent_solver is left out: its time goes to the Python solver, which the sanitizers do
+# not look at (242 of the 772 s of one loaded run); the Release run of scripts/test.sh
+# keeps it, and every sowdb command it runs is covered here by the other tests.
+ctest --test-dir "${build}" --output-on-failure --parallel "${jobs}" -E '^independent_solver$'
 echo "==> sanitize: passed"
