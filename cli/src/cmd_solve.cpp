@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "progress_line.h"
 #include "sowdb/format/index.h"
+#include "sowdb/gen/cooperative.h"
 #include "sowdb/gen/generate.h"
 #include "sowdb/gen/solve.h"
 #include "sowdb/probe/manifest.h"
@@ -84,6 +85,77 @@ nlohmann::json move_json(const gen::StartMove& m) {
   return j;
 }
 
+// `sowdb solve --objective cooperative`: every layer solved in memory for the co-operative
+// objective, the start position's reachable differences and which first moves keep a balanced
+// end possible.
+template <typename Args>
+int solve_cooperative(const Variant& v, const Args& args) {
+  if (!args.tables.empty()) {
+    throw UsageError(
+        "--objective cooperative solves in memory: --tables holds tables of the "
+        "competitive objective, which cannot answer it");
+  }
+  if (args.value_only || args.time_limit > 0)
+    throw UsageError("--objective cooperative takes neither --value-only nor --time-limit");
+  const auto start = std::chrono::steady_clock::now();
+  gen::ReachStart r;
+  try {
+    r = gen::solve_reach_start(v);
+  } catch (const gen::TooLarge& e) {
+    throw UsageError(e.what());
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto list = [](const std::vector<int>& d) {
+    std::string s;
+    for (const int x : d)
+      s += (s.empty() ? "" : " ") + std::to_string(x);
+    return s;
+  };
+  if (args.json) {
+    nlohmann::json j;
+    j["variant"] = v.to_string();
+    j["rules"] = describe(v.rules.normalised());
+    j["objective"] = "cooperative";
+    j["stones"] = v.total_stones();
+    j["reachable"] = r.reachable;
+    j["balanced"] = r.balanced;
+    nlohmann::json balancing = nlohmann::json::array();
+    nlohmann::json moves = nlohmann::json::array();
+    for (const auto& m : r.moves) {
+      if (m.balancing)
+        balancing.push_back(m.pit);
+      moves.push_back({{"pit", m.pit},
+                       {"gain", m.gain},
+                       {"extra_turn", m.extra_turn},
+                       {"reachable", m.reachable},
+                       {"balancing", m.balancing}});
+    }
+    j["balancing_moves"] = balancing;
+    j["moves"] = moves;
+    j["positions"] = r.positions;
+    j["seconds"] = seconds;
+    std::printf("%s\n", j.dump().c_str());
+    return 0;
+  }
+  std::printf("%s (%s), co-operative objective: %s\n",
+              v.to_string().c_str(),
+              describe(v.rules.normalised()).c_str(),
+              r.balanced ? "the game can end balanced" : "no line of play ends balanced");
+  std::printf("reachable differences for the first player: %s\n", list(r.reachable).c_str());
+  for (const auto& m : r.moves) {
+    std::printf("  pit %d%s: %s%s\n",
+                m.pit,
+                m.extra_turn ? " (extra turn)" : "",
+                list(m.reachable).c_str(),
+                m.balancing ? "  (keeps a balanced end possible)" : "");
+  }
+  std::printf("solved %s in memory in %.2f s\n",
+              count_text(r.positions, "position", "positions").c_str(),
+              seconds);
+  return 0;
+}
+
 }  // namespace
 
 void add_solve(CLI::App& app, Runner& run) {
@@ -95,6 +167,7 @@ void add_solve(CLI::App& app, Runner& run) {
     int threads = 0;
     double time_limit = 0;
     bool value_only = false;
+    std::string objective = "competitive";
     bool json = false;
   };
   auto args = std::make_shared<Args>();
@@ -120,6 +193,12 @@ void add_solve(CLI::App& app, Runner& run) {
                 args->value_only,
                 "Only the value and a best first move: the other moves get an upper bound on "
                 "their worth (a search of a fraction of the work)");
+  cmd->add_option("--objective",
+                  args->objective,
+                  "competitive (each player takes the most seeds) or cooperative (seed 002's "
+                  "Win-Win: which final differences a joint line can reach)")
+      ->check(CLI::IsMember({"competitive", "cooperative"}))
+      ->capture_default_str();
   cmd->add_flag("--json", args->json, "One JSON object on stdout");
   cmd->callback([&run, args] {
     run = [args] {
@@ -135,6 +214,8 @@ void add_solve(CLI::App& app, Runner& run) {
         }
         v.seeds_per_pit = args->seeds;
       }
+      if (args->objective == "cooperative")
+        return solve_cooperative(v, *args);
       const int threads = thread_count(args->threads);
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(threads));

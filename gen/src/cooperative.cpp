@@ -1,5 +1,6 @@
 #include "sowdb/gen/cooperative.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <span>
@@ -207,6 +208,60 @@ ReachLayer solve_reach_layer(const RuleSet& rules,
       if (low[done] == order[done])
         close_component(done);
     }
+  }
+  return out;
+}
+
+ReachStart solve_reach_start(const Variant& variant, std::uint64_t max_positions) {
+  const RuleSet rules = variant.rules.normalised();
+  const Rules engine(rules);
+  const int pits = engine.pits();
+  const int stones = variant.total_stones();
+  std::uint64_t total = 0;
+  for (int n = 0; n <= stones; ++n)
+    total += layer_size(pits, n);
+  if (total > max_positions) {
+    throw TooLarge("layers 0.." + std::to_string(stones) + " of " + variant.to_string() + " hold " +
+                   std::to_string(total) +
+                   " positions; the co-operative objective is "
+                   "solved in memory up to " +
+                   std::to_string(max_positions));
+  }
+  std::vector<ReachLayer> layers;
+  layers.reserve(static_cast<std::size_t>(stones) + 1);
+  for (int n = 0; n <= stones; ++n) {
+    layers.push_back(
+        solve_reach_layer(rules, n, [&](int m) -> const ReachLayer& { return layers.at(m); }));
+  }
+  const auto set_of = [&](const Pits& board, int n) {
+    const std::uint64_t i =
+        rank(std::span<const std::uint8_t>(board.data(), static_cast<std::size_t>(pits)));
+    std::vector<int> out;
+    for (int d = -n; d <= n; ++d) {
+      if (layers[static_cast<std::size_t>(n)].contains(i, d))
+        out.push_back(d);
+    }
+    return out;
+  };
+  Pits start{};
+  for (int i = 0; i < pits; ++i)
+    start[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(variant.seeds_per_pit);
+  ReachStart out;
+  out.positions = total;
+  out.reachable = set_of(start, stones);
+  out.balanced = std::binary_search(out.reachable.begin(), out.reachable.end(), 0);
+  MoveList moves;
+  engine.legal_moves(start, moves);
+  for (const Move& m : moves) {
+    ReachStart::Move rm;
+    rm.pit = m.pit;
+    rm.gain = m.gain();
+    rm.extra_turn = m.extra_turn;
+    for (const int d : set_of(m.child, stones - m.gain()))
+      rm.reachable.push_back(Rules::worth(m.gain(), m.extra_turn, d));
+    std::sort(rm.reachable.begin(), rm.reachable.end());
+    rm.balancing = std::binary_search(rm.reachable.begin(), rm.reachable.end(), 0);
+    out.moves.push_back(std::move(rm));
   }
   return out;
 }

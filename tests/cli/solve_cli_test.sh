@@ -68,4 +68,33 @@ rc=$?
 set -e
 [[ ${rc} -eq 2 ]] || fail "tables of other rules exited ${rc}"
 grep -q "hold kalah rules" "${dir}/err" || fail "$(cat "${dir}/err")"
+# The co-operative objective (seed 002's Win-Win): JSON contract; a first move keeps a balanced
+# end possible exactly when 0 is among its reachable differences; the start's set is the union
+# of its moves'; refusals.
+"${sowdb}" solve --variant wari-kc/3x2 --objective cooperative --json >"${dir}/coop.json"
+python3 - "${dir}/coop.json" <<'PY' || fail "solve --objective cooperative --json"
+import json, sys
+j = json.load(open(sys.argv[1]))
+for f in ("variant", "rules", "objective", "stones", "reachable", "balanced", "balancing_moves",
+          "moves", "positions", "seconds"):
+    assert f in j, f
+assert j["objective"] == "cooperative" and j["stones"] == 12
+assert j["balanced"] == (0 in j["reachable"])
+union = set()
+for m in j["moves"]:
+    assert m["balancing"] == (0 in m["reachable"]), m
+    union |= set(m["reachable"])
+assert union == set(j["reachable"]), (union, j["reachable"])
+assert j["balancing_moves"] == [m["pit"] for m in j["moves"] if m["balancing"]]
+PY
+for bad in "--objective friendly" "--objective cooperative --tables ${dir}/few" \
+           "--objective cooperative --value-only"; do
+  set +e
+  # shellcheck disable=SC2086
+  "${sowdb}" solve --variant kalah/4x3 ${bad} 2>"${dir}/err" >/dev/null
+  rc=$?
+  set -e
+  [[ ${rc} -eq 2 ]] || fail "solve ${bad} exited ${rc}"
+  [[ "$(wc -l <"${dir}/err")" == 1 ]] || fail "solve ${bad}: $(cat "${dir}/err")"
+done
 echo "solve tests passed"

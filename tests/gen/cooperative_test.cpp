@@ -117,6 +117,38 @@ TEST_P(ReachVsBruteForce, EverySetMatches) {
   EXPECT_GT(compared, 0u);
 }
 
+// The start position's answer: the brute force's set of the start, and per first move the
+// differences its child's set gives.
+TEST(ReachStart, AgreesWithTheBruteForce) {
+  for (const char* text : {"oware/2x3", "abapa/2x2", "ayo/2x3", "kalah/3x2", "wari-us/2x3"}) {
+    SCOPED_TRACE(text);
+    const Variant v = *parse_variant(text);
+    const Rules engine(v.rules.normalised());
+    const Reach want = brute_reach(engine, v.total_stones());
+    const gen::ReachStart got = gen::solve_reach_start(v);
+    Pits start{};
+    for (int i = 0; i < engine.pits(); ++i)
+      start[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v.seeds_per_pit);
+    const std::set<int>& r = want.at(start);
+    EXPECT_EQ(std::set<int>(got.reachable.begin(), got.reachable.end()), r);
+    EXPECT_EQ(got.balanced, r.count(0) == 1);
+    MoveList moves;
+    ASSERT_EQ(static_cast<int>(got.moves.size()), engine.legal_moves(start, moves));
+    for (int k = 0; k < moves.size; ++k) {
+      const Move& m = moves.moves[static_cast<std::size_t>(k)];
+      std::set<int> child;
+      for (const int d : want.at(m.child))
+        child.insert(m.gain() + (m.extra_turn ? d : -d));
+      EXPECT_EQ(std::set<int>(got.moves[static_cast<std::size_t>(k)].reachable.begin(),
+                              got.moves[static_cast<std::size_t>(k)].reachable.end()),
+                child);
+      EXPECT_EQ(got.moves[static_cast<std::size_t>(k)].balancing, child.count(0) == 1);
+      EXPECT_EQ(got.moves[static_cast<std::size_t>(k)].pit, m.pit);
+    }
+  }
+  EXPECT_THROW(gen::solve_reach_start(*parse_variant("oware"), 1000), gen::TooLarge);
+}
+
 std::vector<Case> cases() {
   std::vector<Case> out;
   for (const Preset& p : presets()) {

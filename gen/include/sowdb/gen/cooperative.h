@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <vector>
 
 #include "sowdb/format/rule_set.h"
+#include "sowdb/probe/variant.h"
 
 namespace sowdb::gen {
 
@@ -46,5 +48,32 @@ inline int reach_words(int stones) {
 ReachLayer solve_reach_layer(const RuleSet& rules,
                              int stones,
                              const std::function<const ReachLayer&(int stones)>& smaller);
+
+/// The co-operative objective at a start position.
+struct ReachStart {
+  /// One first move.
+  struct Move {
+    int pit = 0;                 ///< The mover's pit, 0..P-1.
+    int gain = 0;                ///< Seeds it sends to the mover's store.
+    bool extra_turn = false;     ///< The same player moves again.
+    std::vector<int> reachable;  ///< Differences (first player minus second) still reachable.
+    bool balancing = false;      ///< 0 is among them: the game can still end balanced.
+  };
+  std::vector<int> reachable;   ///< R(start), ascending: every difference a joint line reaches.
+  bool balanced = false;        ///< 0 is in R(start).
+  std::vector<Move> moves;      ///< Every legal first move, in pit order.
+  std::uint64_t positions = 0;  ///< Positions solved (every layer 0..2PS).
+};
+
+/// Thrown by solve_reach_start for a board whose layers hold more than it may solve in memory.
+struct TooLarge : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Solves every layer 0..2PS of `variant` in memory (solve_reach_layer) and answers for its
+/// start position (S seeds in each pit, stores empty). ERRORS throws TooLarge, before any work,
+/// when the layers hold more than `max_positions` positions (about 8 bytes each are kept, and
+/// about 40 per position of the layer being solved).
+ReachStart solve_reach_start(const Variant& variant, std::uint64_t max_positions = 200000000);
 
 }  // namespace sowdb::gen
