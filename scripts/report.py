@@ -272,6 +272,54 @@ def main():
             f.write("preset,pits,seeds,stones,value,best,worths,positions,tables_seconds,"
                     "bytes_on_disk\n" + "\n".join(oware_rows) + "\n")
 
+    # 2d. The co-operative objective (seed 002's Win-Win) at the start of small boards: whether a
+    # balanced game exists and every difference a joint line of play reaches.
+    lines += ["## The co-operative objective at the start (seed 002's Win-Win)", "",
+              "`sowdb solve --objective cooperative` for every preset with distinct rules on "
+              "P = 1..4 pits a side and S = 1..4 seeds a pit (boards whose layers hold at most "
+              "200 million positions): `balanced` says whether some joint line of play ends with "
+              "equal takes (possibly by endless play, which splits the seeds left evenly), "
+              "`reachable` lists every final difference (first player minus second) that a joint "
+              "line reaches (docs/RULES.md, \"The co-operative objective\").", "",
+              "| rule set (presets) | board | balanced | reachable | balancing first moves "
+              "| seconds |", "|---|---|---|---|---|---:|"]
+    coop_rows = []
+    groups = []
+    for p in presets:
+        same = next((g for g in groups if g[0]["rules"] == p["rules"]), None)
+        if same:
+            same.append(p)
+        else:
+            groups.append([p])
+    for group in groups:
+        name = group[0]["name"]
+        names = ", ".join(f"`{p['name']}`" for p in group)
+        for pits in range(1, 5):
+            for seeds in range(1, 5):
+                try:
+                    r = run_json([args.sowdb, "solve", "--variant", f"{name}/{pits}x{seeds}",
+                                  "--objective", "cooperative", "--json"],
+                                 timeout=args.solve_timeout)
+                except subprocess.CalledProcessError:
+                    continue  # more positions than solve keeps in memory
+                if r is None:
+                    continue
+                r = r[0]
+                reach = r["reachable"]
+                text = " ".join(str(d) for d in reach)
+                lines.append(f"| {rules_text(group[0]['rules'])} ({names}) | {pits}x{seeds} | "
+                             f"{'yes' if r['balanced'] else 'no'} | {text} | "
+                             f"{' '.join(str(x) for x in r['balancing_moves']) or '—'} | "
+                             f"{r['seconds']:.2f} |")
+                coop_rows.append(",".join(str(x) for x in (
+                    name, pits, seeds, r["stones"], int(r["balanced"]), text,
+                    " ".join(str(x) for x in r["balancing_moves"]), r["positions"],
+                    f"{r['seconds']:.3f}")))
+    lines.append("")
+    with open(os.path.join(args.out, "cooperative_start.csv"), "w") as f:
+        f.write("preset,pits,seeds,stones,balanced,reachable,balancing_moves,positions,seconds\n" +
+                "\n".join(coop_rows) + "\n")
+
     # 3. Per-layer statistics and the cost of building the tables, standard boards.
     lines += ["## Per-layer statistics, standard boards", ""]
     plots = {}
