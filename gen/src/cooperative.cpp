@@ -111,8 +111,10 @@ ReachLayer solve_reach_layer(const RuleSet& rules,
   std::vector<std::pair<std::uint64_t, std::uint64_t>> calls;  // (position, next edge)
   std::vector<std::uint64_t> members;
   std::vector<std::int8_t> colour(size, -1);
-  std::vector<std::uint64_t> sets_of_members;
+  std::vector<std::uint64_t> queue;
   std::vector<std::uint64_t> even(words);
+  std::vector<std::uint64_t> reach(words);
+  std::vector<std::uint64_t> negated(words);
   std::vector<std::uint64_t> odd_side(words);
   std::uint64_t counter = 0;
   std::uint64_t components = 0;
@@ -130,15 +132,28 @@ ReachLayer solve_reach_layer(const RuleSet& rules,
       members.push_back(x);
     } while (x != root);
     const std::uint64_t self = components++;
+    const Set own = set_of(out.sets, root);
+    if (members.size() == 1) {
+      // Most components are one position without a move to itself: its children are all in
+      // components already complete.
+      bool to_itself = false;
+      for (std::uint64_t j = first[root]; j < first[root + 1]; ++j)
+        to_itself = to_itself || edges[j] == root;
+      if (!to_itself) {
+        add(own, set_of(base, root));
+        for (std::uint64_t j = first[root]; j < first[root + 1]; ++j)
+          add_mapped(own, n, set_of(out.sets, edges[j]), n, -1, 0);
+        return;
+      }
+    }
     // E(q): q's base set and the negated sets of its children in components already complete;
     // whether the component holds a cycle; a 2-colouring of its moves (a move flips the sign of
     // d, so members of one colour reach each other's sets as they are, of the other negated),
     // which fails when the component has a cycle of odd length.
     bool cycle = members.size() > 1;
     bool two_colours = true;
-    sets_of_members.assign(members.size() * words, 0);
     colour[members[0]] = 0;
-    std::vector<std::uint64_t> queue{members[0]};
+    queue.assign(1, members[0]);
     for (std::size_t head = 0; head < queue.size(); ++head) {
       const std::uint64_t q = queue[head];
       for (std::uint64_t j = first[q]; j < first[q + 1]; ++j) {
@@ -167,14 +182,16 @@ ReachLayer solve_reach_layer(const RuleSet& rules,
           add_mapped(e, n, set_of(out.sets, c), n, -1, 0);
       }
     }
-    // even: what a member of colour 0 reaches, given the union of each colour's E; the members
+    // reach: what a member of colour 0 reaches, given the union of each colour's E; the members
     // of colour 1 reach its negation. With an odd cycle every member reaches both signs.
-    std::vector<std::uint64_t> reach(words, 0);
+    std::fill(reach.begin(), reach.end(), 0);
     add(reach, even);
     add_mapped(reach, n, odd_side, n, -1, 0);
-    if (!two_colours)
-      add_mapped(reach, n, std::vector<std::uint64_t>(reach), n, -1, 0);
-    std::vector<std::uint64_t> negated(words, 0);
+    if (!two_colours) {
+      negated = reach;
+      add_mapped(reach, n, negated, n, -1, 0);
+    }
+    std::fill(negated.begin(), negated.end(), 0);
     add_mapped(negated, n, reach, n, -1, 0);
     for (const std::uint64_t q : members)
       add(set_of(out.sets, q), (two_colours && colour[q] == 1) ? negated : reach);
