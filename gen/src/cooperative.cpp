@@ -103,10 +103,15 @@ ReachLayer solve_reach_layer(const RuleSet& rules,
   // component is complete when every component its moves reach is: its sets then follow from
   // its own base sets, the sets of the components below, and whether it holds a cycle.
   constexpr std::uint64_t kNone = ~std::uint64_t{0};
-  std::vector<std::uint64_t> order(size, kNone);  // discovery order
-  std::vector<std::uint64_t> low(size, 0);        // Tarjan's low link
-  std::vector<std::uint64_t> component_of(size, kNone);
-  std::vector<bool> on_stack(size, false);
+  // One record per position, so that the walk's look-up of a child costs one cache miss: its
+  // discovery number, Tarjan's low link, and its component once complete (a position on the
+  // walk's stack has been discovered and has no component yet).
+  struct Node {
+    std::uint64_t order = kNone;
+    std::uint64_t low = 0;
+    std::uint64_t component = kNone;
+  };
+  std::vector<Node> node(size);
   std::vector<std::uint64_t> stack;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> calls;  // (position, next edge)
   std::vector<std::uint64_t> members;
@@ -118,6 +123,14 @@ ReachLayer solve_reach_layer(const RuleSet& rules,
   std::vector<std::uint64_t> odd_side(words);
   std::uint64_t counter = 0;
   std::uint64_t components = 0;
+  const auto discover = [&](std::uint64_t x) {
+    node[x].order = node[x].low = counter++;
+    stack.push_back(x);
+    calls.emplace_back(x, first[x]);
+    // The walk visits the children next: fetch their records now.
+    for (std::uint64_t j = first[x]; j < first[x + 1]; ++j)
+      __builtin_prefetch(&node[edges[j]]);
+  };
   out.sets.assign(size * words, 0);
 
   // Completes the component whose root is `root` (on top of `stack`).
@@ -127,8 +140,7 @@ ReachLayer solve_reach_layer(const RuleSet& rules,
     do {
       x = stack.back();
       stack.pop_back();
-      on_stack[x] = false;
-      component_of[x] = components;
+      node[x].component = components;
       members.push_back(x);
     } while (x != root);
     const std::uint64_t self = components++;
@@ -158,7 +170,7 @@ ReachLayer solve_reach_layer(const RuleSet& rules,
       const std::uint64_t q = queue[head];
       for (std::uint64_t j = first[q]; j < first[q + 1]; ++j) {
         const std::uint64_t c = edges[j];
-        if (component_of[c] != self)
+        if (node[c].component != self)
           continue;
         cycle = cycle || c == q;
         if (colour[c] < 0) {
@@ -178,7 +190,7 @@ ReachLayer solve_reach_layer(const RuleSet& rules,
         set_bit(e, n);  // endless play: d = 0
       for (std::uint64_t j = first[q]; j < first[q + 1]; ++j) {
         const std::uint64_t c = edges[j];
-        if (component_of[c] != self)
+        if (node[c].component != self)
           add_mapped(e, n, set_of(out.sets, c), n, -1, 0);
       }
     }
@@ -198,31 +210,28 @@ ReachLayer solve_reach_layer(const RuleSet& rules,
   };
 
   for (std::uint64_t start = 0; start < size; ++start) {
-    if (order[start] != kNone)
+    if (node[start].order != kNone)
       continue;
-    order[start] = low[start] = counter++;
-    stack.push_back(start);
-    on_stack[start] = true;
-    calls.emplace_back(start, first[start]);
+    discover(start);
     while (!calls.empty()) {
       auto& [v, next] = calls.back();
       if (next < first[v + 1]) {
         const std::uint64_t c = edges[next++];
-        if (order[c] == kNone) {
-          order[c] = low[c] = counter++;
-          stack.push_back(c);
-          on_stack[c] = true;
-          calls.emplace_back(c, first[c]);
-        } else if (on_stack[c]) {
-          low[v] = std::min(low[v], order[c]);
+        const Node& child = node[c];
+        if (child.order == kNone) {
+          discover(c);                          // invalidates v and next
+        } else if (child.component == kNone) {  // on the stack
+          node[v].low = std::min(node[v].low, child.order);
         }
         continue;
       }
       const std::uint64_t done = v;
       calls.pop_back();
-      if (!calls.empty())
-        low[calls.back().first] = std::min(low[calls.back().first], low[done]);
-      if (low[done] == order[done])
+      if (!calls.empty()) {
+        Node& parent = node[calls.back().first];
+        parent.low = std::min(parent.low, node[done].low);
+      }
+      if (node[done].low == node[done].order)
         close_component(done);
     }
   }
