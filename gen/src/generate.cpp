@@ -159,9 +159,7 @@ void remove_stale_temporaries(const fs::path& dir) {
   }
 }
 
-bool marked(const std::vector<std::uint64_t>& marks, std::uint64_t i) {
-  return !marks.empty() && ((marks[i / 64] >> (i % 64)) & 1) != 0;
-}
+using internal::marked;
 
 void mark(std::vector<std::uint64_t>& marks, std::uint64_t i) {
   marks[i / 64] |= std::uint64_t{1} << (i % 64);
@@ -185,7 +183,7 @@ class Solved {
   bool marked(int m, std::uint64_t i) const {
     if (m <= kMaxMarkedStones)
       return marked_mark(values_[static_cast<std::size_t>(m)][i]);
-    return gen::marked(marks_[static_cast<std::size_t>(m)], i);
+    return internal::marked(marks_[static_cast<std::size_t>(m)], i);
   }
   const std::int8_t* bytes(int m) const { return values_[static_cast<std::size_t>(m)].data(); }
   // Keeps layer n's plain `values` and its recompute `mask` (empty: none).
@@ -198,7 +196,7 @@ class Solved {
     }
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, v.size(), 1 << 16), [&](const auto& r) {
       for (std::uint64_t i = r.begin(); i != r.end(); ++i) {
-        v[i] = marked_byte(v[i], gen::marked(mask, i));
+        v[i] = marked_byte(v[i], internal::marked(mask, i));
       }
     });
   }

@@ -11,6 +11,7 @@
 #include "sowdb/gen/generate.h"
 #include "sowdb/gen/solver.h"
 #include "sowdb/probe/internal/layer_walk.h"
+#include "sowdb/probe/internal/recompute.h"
 #include "sowdb/probe/manifest.h"
 #include "sowdb/probe/tables.h"
 
@@ -18,10 +19,6 @@ namespace sowdb::gen {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool bit(const std::vector<std::uint64_t>& words, std::uint64_t i) {
-  return !words.empty() && ((words[i / 64] >> (i % 64)) & 1) != 0;
-}
 
 // Reports fractions of a phase from the executor's threads one at a time (a report that would
 // wait is skipped), and the end of the phase always.
@@ -122,7 +119,8 @@ void migrate(const MigrateOptions& options) {
                 engine.legal_moves(board, moves);
                 for (const Move& m : moves) {
                   if (m.gain() != 0 &&
-                      bit(new_marks[static_cast<std::size_t>(n - m.gain())],
+                      internal::marked(
+                          new_marks[static_cast<std::size_t>(n - m.gain())],
                           rank(std::span<const std::uint8_t>(m.child.data(), span.size())))) {
                     mark = false;
                     break;

@@ -20,9 +20,7 @@ constexpr std::uint64_t kRangeEntries = std::uint64_t{1} << 16;
 
 using internal::run_tasks;
 
-bool marked(std::span<const std::uint64_t> mask, std::uint64_t i) {
-  return (mask[i / 64] >> (i % 64)) & 1;
-}
+using internal::marked;
 
 // The first failure reported by any task of a read.
 class FirstFailure {

@@ -14,6 +14,12 @@
 
 namespace sowdb::internal {
 
+/// Whether entry `i` is marked in `mask` (bit i % 64 of word i / 64), the form every recompute
+/// mask of the project takes; an empty mask marks nothing.
+inline bool marked(std::span<const std::uint64_t> mask, std::uint64_t i) noexcept {
+  return !mask.empty() && ((mask[i / 64] >> (i % 64)) & 1) != 0;
+}
+
 /// What resolving one recompute entry gave.
 struct Resolution {
   enum class Kind {
