@@ -300,8 +300,10 @@ def main():
                     r = run_json([args.sowdb, "solve", "--variant", f"{name}/{pits}x{seeds}",
                                   "--objective", "cooperative", "--json"],
                                  timeout=args.solve_timeout)
-                except subprocess.CalledProcessError:
-                    continue  # more positions than solve keeps in memory
+                except subprocess.CalledProcessError as e:
+                    if e.returncode == 2:
+                        continue  # more positions than solve keeps in memory
+                    raise
                 if r is None:
                     continue
                 r = r[0]
