@@ -29,6 +29,7 @@ void add_gen(CLI::App& app, Runner& run) {
     bool json = false;
     WriteArgs write;
     double memory_limit_gib = 0;
+    std::string objective = "competitive";
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("gen", "Solve every layer up to N seeds and write the tables");
@@ -45,6 +46,7 @@ void add_gen(CLI::App& app, Runner& run) {
   cmd->add_flag("--quiet", args->quiet, "No progress or summary lines");
   cmd->add_flag("--json", args->json, "One JSON line per layer on stdout");
   add_write_options(cmd, args->write);
+  add_objective_option(cmd, args->objective, "cooperative tables hold each position's set");
   cmd->add_option("--memory-limit",
                   args->memory_limit_gib,
                   "GiB the run may plan for; a larger run is refused before any work (default: "
@@ -70,6 +72,9 @@ void add_gen(CLI::App& app, Runner& run) {
       options.write.block_entries = args->write.block_entries;
       options.write.zstd_level = args->write.zstd_level;
       options.recompute = !args->write.no_recompute;
+      options.objective = objective_of(args->objective);
+      if (options.objective == Objective::kCooperative && args->write.no_recompute)
+        throw UsageError("--no-recompute: co-operative tables have no recompute entries");
       options.memory_limit_bytes =
           static_cast<std::uint64_t>(args->memory_limit_gib * 1024.0 * 1024.0 * 1024.0);
       if (tty) {
@@ -183,14 +188,17 @@ void add_gen(CLI::App& app, Runner& run) {
         j["peak_rss_bytes"] = std::max(peak_rss, gen::peak_rss_bytes());
         j["threads"] = threads;
         j["zstd_level"] = args->write.zstd_level;
-        j["recompute"] = !args->write.no_recompute;
+        j["recompute"] =
+            !args->write.no_recompute && options.objective == Objective::kCompetitive;
+        j["objective"] = args->objective;
         std::printf("%s\n", j.dump().c_str());
         std::fflush(stdout);
       } else if (!args->quiet) {
         std::printf(
-            "done: %s, layers 0..%d, %s, %.2f s solving and writing (solve %.2f, "
+            "done: %s%s, layers 0..%d, %s, %.2f s solving and writing (solve %.2f, "
             "write %.2f), %s on disk, %s\n",
             v.to_string().c_str(),
+            options.objective == Objective::kCooperative ? " (co-operative)" : "",
             top,
             count_text(total_positions, "position", "positions").c_str(),
             total_seconds,

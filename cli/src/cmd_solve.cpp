@@ -193,12 +193,7 @@ void add_solve(CLI::App& app, Runner& run) {
                 args->value_only,
                 "Only the value and a best first move: the other moves get an upper bound on "
                 "their worth (a search of a fraction of the work)");
-  cmd->add_option("--objective",
-                  args->objective,
-                  "competitive (each player takes the most seeds) or cooperative (seed 002's "
-                  "Win-Win: which final differences a joint line can reach)")
-      ->check(CLI::IsMember({"competitive", "cooperative"}))
-      ->capture_default_str();
+  add_objective_option(cmd, args->objective);
   cmd->add_flag("--json", args->json, "One JSON object on stdout");
   cmd->callback([&run, args] {
     run = [args] {

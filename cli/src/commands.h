@@ -42,6 +42,13 @@ void add_threads_option(CLI::App* cmd,
                         int& threads,
                         const std::string& help = "Worker threads (default: all cores)");
 
+/// Adds `--objective competitive|cooperative` to `cmd`, stored in `objective` (default
+/// "competitive"), with `help` after the choices' meaning.
+void add_objective_option(CLI::App* cmd, std::string& objective, const std::string& help = "");
+
+/// The objective an `--objective` value names (one add_objective_option accepts).
+Objective objective_of(const std::string& objective);
+
 /// `threads`, or every core when it is 0 (not given).
 int thread_count(int threads);
 

@@ -90,6 +90,20 @@ void add_threads_option(CLI::App* cmd, int& threads, const std::string& help) {
       ->check(CLI::Range(1, 1024));
 }
 
+void add_objective_option(CLI::App* cmd, std::string& objective, const std::string& help) {
+  cmd->add_option("--objective",
+                  objective,
+                  "competitive (each player takes the most seeds) or cooperative (seed 002's "
+                  "Win-Win: which final differences a joint line can reach)" +
+                      (help.empty() ? "" : "; " + help))
+      ->check(CLI::IsMember({"competitive", "cooperative"}))
+      ->capture_default_str();
+}
+
+Objective objective_of(const std::string& objective) {
+  return objective == "cooperative" ? Objective::kCooperative : Objective::kCompetitive;
+}
+
 int thread_count(int threads) {
   return threads > 0 ? threads : tbb::info::default_concurrency();
 }

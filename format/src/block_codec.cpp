@@ -185,6 +185,33 @@ void decode_value_frame(std::span<const std::byte> frame,
     v = map[static_cast<std::uint8_t>(v)];
 }
 
+void decode_set_frame(std::span<const std::byte> frame,
+                      std::uint32_t set_count,
+                      std::size_t entries,
+                      std::span<std::int8_t> out,
+                      const std::string& where) {
+  check_frame(frame, out.size(), where);
+  decompress(frame, std::as_writable_bytes(out), where);
+  // Check 20: every symbol names a set of the set table.
+  const int width = set_symbol_width(set_count);
+  std::uint32_t worst = 0;
+  for (std::size_t i = 0; i < entries; ++i)
+    worst = std::max(worst, plane_symbol(out.data(), entries, width, i));
+  if (worst >= set_count) {
+    fail_check(
+        Code::kCorrupt, where, 20, "symbol " + std::to_string(worst) + " outside the set table");
+  }
+}
+
+void check_empty_depth_frame(std::span<const std::byte> frame, const std::string& where) {
+  check_frame(frame, 0, where);
+  decompress(frame, {}, where);
+}
+
+std::vector<std::byte> encode_empty_frame(const WriteOptions& options, const std::string& where) {
+  return compress({}, options, where);
+}
+
 DepthFrame decode_depth_frame(std::span<const std::byte> frame,
                               std::span<const std::int8_t> values,
                               std::size_t entries,

@@ -97,6 +97,21 @@ void decode_value_frame(std::span<const std::byte> frame,
                         std::span<std::int8_t> out,
                         const std::string& where);
 
+// Checks 18..20 for a co-operative file: decodes the value frame `frame` of a block of `entries`
+// entries into its symbols' byte planes (`out`: entries * set_symbol_width(set_count) bytes),
+// each symbol below `set_count`.
+void decode_set_frame(std::span<const std::byte> frame,
+                      std::uint32_t set_count,
+                      std::size_t entries,
+                      std::span<std::int8_t> out,
+                      const std::string& where);
+
+// Checks 18 and 19 for a co-operative file's depth frame, which holds nothing.
+void check_empty_depth_frame(std::span<const std::byte> frame, const std::string& where);
+
+// A co-operative block's depth frame: an empty zstd frame.
+std::vector<std::byte> encode_empty_frame(const WriteOptions& options, const std::string& where);
+
 // Checks 18, 19 and 21: decodes the depth frame `frame` of a block of `entries` entries.
 // `values` are the block's value-table bytes (depth codec 1: they say how many depths the
 // frame holds); `recompute`: the file has recompute entries.

@@ -17,6 +17,7 @@ namespace {
 
 constexpr std::uint32_t kRequiredFlagsMask = 0x0000FFFFu;
 constexpr std::uint8_t kValueCodec = 0;
+constexpr std::uint8_t kSetValueCodec = 1;
 // Check 14 hashes the file in chunks of this many bytes.
 constexpr std::size_t kHashChunk = std::size_t{1} << 20;
 
@@ -29,6 +30,52 @@ std::string field_text(std::uint64_t value) {
 template <auto kId>
 [[noreturn]] void fail_field(Code code, const std::string& where, const std::string& what) {
   fail_check(code, where, field<kId>().check, what);
+}
+
+// Check 12 for a co-operative file ("Set table"): `count` sets of `stones`' words, each non-empty,
+// with no bit above 2n, none twice. Read in chunks: `count` is bounded by the file size (check 11
+// ran), not by memory the caller chose.
+std::vector<std::uint64_t> read_set_table(const Source& src, int stones, std::uint32_t count) {
+  const auto words = static_cast<std::size_t>(reach_set_words(stones));
+  const int top = 2 * stones + 1;  // bits top.. of the last word are 0
+  std::vector<std::uint64_t> table(words * count);
+  std::vector<std::byte> bytes(table.size() * 8);
+  src.read(kHeaderSize, bytes);
+  for (std::size_t w = 0; w < table.size(); ++w)
+    table[w] = get_le(bytes.data() + 8 * w, 8);
+  std::vector<std::size_t> order(count);
+  for (std::size_t k = 0; k < count; ++k) {
+    order[k] = k;
+    const std::uint64_t* set = table.data() + k * words;
+    bool any = false;
+    for (std::size_t w = 0; w < words; ++w)
+      any = any || set[w] != 0;
+    if (!any)
+      fail_check(Code::kCorrupt, src.name(), 12, "set " + std::to_string(k) + " is empty");
+    const int high_bits = top - 64 * static_cast<int>(words - 1);
+    if (high_bits < 64 && (set[words - 1] >> high_bits) != 0) {
+      fail_check(Code::kCorrupt,
+                 src.name(),
+                 12,
+                 "set " + std::to_string(k) + " has a difference outside [-n, n]");
+    }
+  }
+  const auto less = [&](std::size_t a, std::size_t b) {
+    return std::lexicographical_compare(table.begin() + static_cast<std::ptrdiff_t>(a * words),
+                                        table.begin() + static_cast<std::ptrdiff_t>(a * words + words),
+                                        table.begin() + static_cast<std::ptrdiff_t>(b * words),
+                                        table.begin() + static_cast<std::ptrdiff_t>(b * words + words));
+  };
+  std::sort(order.begin(), order.end(), less);
+  for (std::size_t k = 1; k < order.size(); ++k) {
+    if (!less(order[k - 1], order[k])) {
+      fail_check(Code::kCorrupt,
+                 src.name(),
+                 12,
+                 "set " + std::to_string(std::max(order[k - 1], order[k])) + " listed twice");
+    }
+  }
+  return table;
 }
 
 }  // namespace
@@ -91,11 +138,14 @@ ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
           "reserved byte " + std::to_string(field<F::kReserved>().offset + i) + " is not 0");
     }
   }
-  // Check 7: flags. Version 3 defines the required flag kFlagRecompute ("Flags").
+  // Check 7: flags. Version 3 defines the required flag kFlagRecompute, version 4
+  // kFlagAllMoves, version 5 kFlagCooperative ("Flags").
   const auto flags = static_cast<std::uint32_t>(get_field<F::kFlags>(h));
-  const std::uint32_t known_required = version >= 4   ? kFlagRecompute | kFlagAllMoves
-                                       : version >= 3 ? kFlagRecompute
-                                                      : 0;
+  const std::uint32_t known_required =
+      version >= 5   ? kFlagRecompute | kFlagAllMoves | kFlagCooperative
+      : version >= 4 ? kFlagRecompute | kFlagAllMoves
+      : version >= 3 ? kFlagRecompute
+                     : 0;
   if ((flags & kRequiredFlagsMask & ~known_required) != 0) {
     char unknown[16];
     std::snprintf(unknown, sizeof unknown, "%04x", flags & kRequiredFlagsMask & ~known_required);
@@ -106,25 +156,37 @@ ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
   }
   const bool recompute = (flags & kFlagRecompute) != 0;
   const bool all_moves = (flags & kFlagAllMoves) != 0;
+  const bool cooperative = (flags & kFlagCooperative) != 0;
   if (all_moves && !recompute)
     fail_field<F::kFlags>(Code::kBadHeader, name, "flag ALL_MOVES without flag RECOMPUTE");
+  if (cooperative && recompute)
+    fail_field<F::kFlags>(Code::kBadHeader, name, "flag COOPERATIVE with flag RECOMPUTE");
   // Version 4 exists for the all-moves rule alone: read without it, its marks would be resolved
-  // over the moves that gain seeds only, which is not how they were chosen.
-  if (version >= 4 && !all_moves)
+  // over the moves that gain seeds only, which is not how they were chosen. Version 5 exists
+  // for co-operative files alone.
+  if (version == 4 && !all_moves)
     fail_field<F::kFlags>(Code::kBadHeader, name, "a version 4 file without flag ALL_MOVES");
-  // Check 8: codecs.
+  if (version == 5 && !cooperative)
+    fail_field<F::kFlags>(Code::kBadHeader, name, "a version 5 file without flag COOPERATIVE");
+  // Check 8: codecs. Value codec 1 and depth codec 2 go with flag COOPERATIVE, and only with it.
   const std::uint64_t value_codec = get_field<F::kValueCodec>(h);
-  if (value_codec != kValueCodec) {
-    fail_field<F::kValueCodec>(
-        Code::kUnsupported, name, "unknown value codec " + std::to_string(value_codec));
+  if (value_codec != (cooperative ? kSetValueCodec : kValueCodec)) {
+    fail_field<F::kValueCodec>(Code::kUnsupported,
+                               name,
+                               "unknown value codec " + std::to_string(value_codec) + " in a " +
+                                   (cooperative ? "co-operative" : "version " +
+                                                                       std::to_string(version)) +
+                                   " file");
   }
   // Depth codec 1 exists from format version 2 on ("Depth encoding").
   const auto depth_codec = static_cast<std::uint8_t>(get_field<F::kDepthCodec>(h));
-  if (depth_codec > 1 || (depth_codec == 1 && version < 2)) {
+  if (cooperative ? depth_codec != 2 : depth_codec > 1 || (depth_codec == 1 && version < 2)) {
     fail_field<F::kDepthCodec>(Code::kUnsupported,
                                name,
-                               "unknown depth codec " + std::to_string(depth_codec) +
-                                   " in a version " + std::to_string(version) + " file");
+                               "unknown depth codec " + std::to_string(depth_codec) + " in a " +
+                                   (cooperative ? "co-operative" : "version " +
+                                                                       std::to_string(version)) +
+                                   " file");
   }
   if (recompute && depth_codec != 1) {
     fail_field<F::kDepthCodec>(Code::kUnsupported, name, "recompute entries need depth codec 1");
@@ -136,6 +198,7 @@ ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
   info.depth_codec = static_cast<DepthCodec>(depth_codec);
   info.recompute = recompute;
   info.all_moves = all_moves;
+  info.objective = cooperative ? Objective::kCooperative : Objective::kCompetitive;
   info.file_size = size;
   // Every rule set field is one byte.
   const auto family = static_cast<std::uint8_t>(get_field<F::kFamily>(h));
@@ -199,19 +262,33 @@ ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
                                field_text<F::kBlockCount>(info.block_count) + ", expected " +
                                    std::to_string(expected_blocks));
   }
-  // "Recompute entries": up to two recompute bytes besides the 2n+1 values.
+  // "Recompute entries": up to two recompute bytes besides the 2n+1 values. A co-operative
+  // file lists sets instead ("Set table").
   const int recompute_bytes =
       !recompute ? 0 : (info.stones <= kMaxStonesWithStoredRecompute ? 2 : 1);
   const auto value_count = static_cast<std::uint8_t>(get_field<F::kValueCount>(h));
-  const int max_values = 2 * info.stones + 1 + recompute_bytes;
-  if (value_count < 1 || value_count > max_values) {
-    fail_field<F::kValueCount>(
-        Code::kBadHeader,
-        name,
-        field_text<F::kValueCount>(value_count) + " outside 1.." + std::to_string(max_values));
+  const int max_values = cooperative ? 0 : 2 * info.stones + 1 + recompute_bytes;
+  if (value_count < (cooperative ? 0 : 1) || value_count > max_values) {
+    fail_field<F::kValueCount>(Code::kBadHeader,
+                               name,
+                               field_text<F::kValueCount>(value_count) + " outside " +
+                                   (cooperative ? "0..0 (a co-operative file)"
+                                                : "1.." + std::to_string(max_values)));
   }
+  info.set_count = static_cast<std::uint32_t>(get_field<F::kSetCount>(h));
+  if (cooperative ? info.set_count < 1 || info.set_count > kMaxSetCount : info.set_count != 0) {
+    fail_field<F::kSetCount>(Code::kBadHeader,
+                             name,
+                             field_text<F::kSetCount>(info.set_count) + " outside " +
+                                 (cooperative ? "1.." + std::to_string(kMaxSetCount)
+                                              : std::string("0..0 (not a co-operative file)")));
+  }
+  const int set_words = reach_set_words(info.stones);
+  const std::uint64_t table_size =
+      cooperative ? std::uint64_t{8} * static_cast<std::uint64_t>(set_words) * info.set_count
+                  : pad8(value_count);
   // Check 11: the file is long enough for its layout, and ends with the footer magic.
-  p.data_start = kHeaderSize + pad8(value_count);
+  p.data_start = kHeaderSize + table_size;
   const std::uint64_t seek_bytes = std::uint64_t{info.block_count} * kSeekEntrySize;
   // Every block holds two frames of at least one byte each.
   const std::uint64_t min_size =
@@ -232,7 +309,11 @@ ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
         "no footer magic at the end: the file is truncated, unfinished or has trailing bytes");
   }
   p.seek_offset = size - kFooterSize - seek_bytes;
-  // Check 12: the value table.
+  // Check 12: the value table, or the set table of a co-operative file.
+  if (cooperative) {
+    info.set_table = read_set_table(src, info.stones, info.set_count);
+    return p;
+  }
   std::array<std::byte, 256> table{};
   const auto table_bytes = static_cast<std::size_t>(pad8(value_count));
   src.read(kHeaderSize, std::span(table.data(), table_bytes));
@@ -290,8 +371,11 @@ HeaderBytes serialise_header(const LayerInfo& info) {
   put_field_bytes<F::kMagic>(h, kMagicBytes);
   put_field<F::kFormatVersion>(h, info.format_version);
   put_field<F::kHeaderSize>(h, kHeaderSize);
+  const bool cooperative = info.objective == Objective::kCooperative;
   put_field<F::kFlags>(h,
-                       info.recompute ? kFlagRecompute | (info.all_moves ? kFlagAllMoves : 0) : 0);
+                       cooperative      ? kFlagCooperative
+                       : info.recompute ? kFlagRecompute | (info.all_moves ? kFlagAllMoves : 0)
+                                        : 0);
   put_field<F::kFamily>(h, static_cast<std::uint64_t>(r.family));
   put_field<F::kPitsPerSide>(h, static_cast<std::uint64_t>(r.pits_per_side));
   put_field<F::kSkipOrigin>(h, r.skip_origin ? 1 : 0);
@@ -303,11 +387,19 @@ HeaderBytes serialise_header(const LayerInfo& info) {
   put_field<F::kEntryCount>(h, info.entries);
   put_field<F::kBlockEntries>(h, info.block_entries);
   put_field<F::kBlockCount>(h, info.block_count);
-  put_field<F::kValueCodec>(h, kValueCodec);
+  put_field<F::kValueCodec>(h, cooperative ? kSetValueCodec : kValueCodec);
+  put_field<F::kSetCount>(h, info.set_count);
   put_field<F::kDepthCodec>(h, static_cast<std::uint64_t>(info.depth_codec));
   // The reserved bytes stay 0.
   put_field<F::kHeaderChecksum>(h, xxh64(std::span(h.data(), kHeaderHashedBytes)));
   return h;
+}
+
+std::vector<std::byte> serialise_set_table(std::span<const std::uint64_t> table) {
+  std::vector<std::byte> bytes(table.size() * 8);
+  for (std::size_t w = 0; w < table.size(); ++w)
+    put_le(bytes.data() + 8 * w, table[w], 8);
+  return bytes;
 }
 
 std::vector<std::byte> serialise_value_table(std::span<const std::int8_t> table) {

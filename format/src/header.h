@@ -26,12 +26,16 @@ ParsedHeader parse_header(const Source& src, bool verify_header_checksum);
 void check_file_checksum(const Source& src);
 
 // The header of a file that `info` describes: its version, flags, rule set, sizes, depth codec
-// and value_table.size() as value_count (file_size is not in the header), checksum included.
+// value_table.size() as value_count and
+// set_count (file_size is not in the header), checksum included.
 HeaderBytes serialise_header(const LayerInfo& info);
 
 // The value table as it follows the header: `table`'s bytes, padded with zeros to a multiple
 // of 8.
 std::vector<std::byte> serialise_value_table(std::span<const std::int8_t> table);
+
+// The set table of a co-operative file as it follows the header: `table`'s words, little-endian.
+std::vector<std::byte> serialise_set_table(std::span<const std::uint64_t> table);
 
 // The footer of a file whose bytes before the footer `hash` has been fed.
 FooterBytes serialise_footer(Xxh64 hash);

@@ -29,12 +29,13 @@ enum class HeaderField : std::uint8_t {
   kBlockCount,
   kValueCodec,
   kDepthCodec,
+  kSetCount,
   kReserved,
   kHeaderChecksum,
 };
 
 // Checks 2..10 read one field each: a field's check is the one that rejects a bad value of it.
-inline constexpr Layout<HeaderField, 19> kHeaderLayout = {
+inline constexpr Layout<HeaderField, 20> kHeaderLayout = {
     64,
     {{
         {HeaderField::kMagic, "magic", 0, 8, FieldType::kBytes, 2},
@@ -59,7 +60,8 @@ inline constexpr Layout<HeaderField, 19> kHeaderLayout = {
         {HeaderField::kBlockCount, "block_count", 36, 4, FieldType::kUnsigned, 10},
         {HeaderField::kValueCodec, "value_codec", 40, 1, FieldType::kUnsigned, 8},
         {HeaderField::kDepthCodec, "depth_codec", 41, 1, FieldType::kUnsigned, 8},
-        {HeaderField::kReserved, "reserved", 42, 14, FieldType::kBytes, 6},
+        {HeaderField::kSetCount, "set_count", 42, 4, FieldType::kUnsigned, 10},
+        {HeaderField::kReserved, "reserved", 46, 10, FieldType::kBytes, 6},
         {HeaderField::kHeaderChecksum, "header_checksum", 56, 8, FieldType::kUnsigned, 5},
     }}};
 

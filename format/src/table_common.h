@@ -93,4 +93,17 @@ inline std::uint32_t entries_in_block(const LayerInfo& info, std::uint32_t b) {
       std::min<std::uint64_t>(info.block_entries, info.entries - first));
 }
 
+// "Set symbols": bytes per symbol of a co-operative file with `set_count` sets.
+inline int set_symbol_width(std::uint32_t set_count) {
+  return set_count <= (1u << 8) ? 1 : set_count <= (1u << 16) ? 2 : 3;
+}
+
+// Symbol i of a block of `k` entries whose symbols are stored as `width` byte planes.
+inline std::uint32_t plane_symbol(const std::int8_t* planes, std::size_t k, int width, std::size_t i) {
+  std::uint32_t s = static_cast<std::uint8_t>(planes[i]);
+  for (int b = 1; b < width; ++b)
+    s |= std::uint32_t{static_cast<std::uint8_t>(planes[b * k + i])} << (8 * b);
+  return s;
+}
+
 }  // namespace sowdb::table_internal

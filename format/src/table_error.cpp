@@ -1,4 +1,5 @@
-// TableError, the error every table function throws (FORMAT.md, "Reader checks").
+// TableError, the error every table function throws (FORMAT.md, "Reader checks"), and the
+// names of the objectives.
 #include "sowdb/format/table_file.h"
 
 namespace sowdb {
@@ -31,6 +32,10 @@ const char* to_string(TableError::Code code) noexcept {
       return "InvalidArgument";
   }
   return "Unknown";
+}
+
+const char* to_string(Objective objective) noexcept {
+  return objective == Objective::kCooperative ? "cooperative" : "competitive";
 }
 
 }  // namespace sowdb

@@ -74,6 +74,18 @@ struct LayerReader::Impl {
     return frame;
   }
 
+  bool cooperative() const { return info().objective == Objective::kCooperative; }
+  int symbol_width() const { return set_symbol_width(info().set_count); }
+
+  // (Co-operative) checks 16..20 on block `b`'s value frame, and 16..19 on its (empty) depth
+  // frame when `depths`: its symbols' byte planes into `out`, entries * symbol_width() bytes.
+  void decode_sets(std::uint32_t b, std::span<std::int8_t> out, bool depths) const {
+    decode_set_frame(
+        read_frame(b, 0), info().set_count, entries_in_block(info(), b), out, frame_name(b, 0));
+    if (depths)
+      check_empty_depth_frame(read_frame(b, 1), frame_name(b, 1));
+  }
+
   // Checks 16..20 on block `b`'s value frame: its value-table bytes into `out`.
   void decode_values(std::uint32_t b, std::span<std::int8_t> out) const {
     decode_value_frame(read_frame(b, 0), info().value_table, out, frame_name(b, 0));
@@ -106,7 +118,10 @@ struct LayerReader::Impl {
   std::shared_ptr<const Decoded> decode_and_cache(std::uint32_t b, int stream) const {
     auto decoded = std::make_shared<Decoded>();
     const std::uint32_t n = entries_in_block(info(), b);
-    if (stream == 0) {
+    if (stream == 0 && cooperative()) {
+      decoded->values.resize(std::size_t{n} * static_cast<std::size_t>(symbol_width()));
+      decode_sets(b, decoded->values, false);
+    } else if (stream == 0) {
       decoded->values.resize(n);
       decode_values(b, decoded->values);
     } else {
@@ -269,6 +284,8 @@ auto entry_at(const LayerReader::Impl& impl, std::uint64_t index, int stream, Ge
 }  // namespace
 
 std::optional<std::int8_t> LayerReader::value(std::uint64_t index) const noexcept {
+  if (impl_->cooperative())
+    return std::nullopt;
   if (const std::int8_t* v = impl_->published_value(index, true))
     return impl_->public_value(*v);
   const auto v =
@@ -283,7 +300,50 @@ void LayerReader::prefetch(std::uint64_t index) const noexcept {
 }
 
 std::optional<std::uint16_t> LayerReader::depth(std::uint64_t index) const noexcept {
+  if (impl_->cooperative())
+    return std::nullopt;
   return entry_at(*impl_, index, 1, [](const Decoded& d, std::size_t i) { return d.depth(i); });
+}
+
+std::optional<std::uint32_t> LayerReader::set_symbol(std::uint64_t index) const noexcept {
+  if (!impl_->cooperative())
+    return std::nullopt;
+  const int width = impl_->symbol_width();
+  return entry_at(*impl_, index, 0, [width](const Decoded& d, std::size_t i) {
+    return plane_symbol(
+        d.values.data(), d.values.size() / static_cast<std::size_t>(width), width, i);
+  });
+}
+
+std::span<const std::uint64_t> LayerReader::set(std::uint32_t symbol) const noexcept {
+  const LayerInfo& info = impl_->info();
+  if (symbol >= info.set_count)
+    return {};
+  const auto words = static_cast<std::size_t>(reach_set_words(info.stones));
+  return std::span(info.set_table).subspan(symbol * words, words);
+}
+
+void LayerReader::read_all_symbols(std::span<std::uint32_t> out) const {
+  const LayerInfo& info = impl_->info();
+  const std::string& name = impl_->src->name();
+  if (!impl_->cooperative())
+    fail(Code::kInvalidArgument, name, "read_all_symbols: not a co-operative table");
+  if (out.size() != info.entries) {
+    fail(Code::kInvalidArgument,
+         name,
+         "read_all_symbols: out has " + count_text(out.size(), "entry", "entries") +
+             ", the layer " + std::to_string(info.entries));
+  }
+  const int width = impl_->symbol_width();
+  std::vector<std::int8_t> planes;
+  for (std::uint32_t b = 0; b < info.block_count; ++b) {
+    const std::size_t first = std::size_t{b} * info.block_entries;
+    const std::size_t n = entries_in_block(info, b);
+    planes.resize(n * static_cast<std::size_t>(width));
+    impl_->decode_sets(b, planes, true);
+    for (std::size_t i = 0; i < n; ++i)
+      out[first + i] = plane_symbol(planes.data(), n, width, i);
+  }
 }
 
 CacheStats LayerReader::cache_stats() const noexcept {
@@ -296,6 +356,11 @@ CacheStats LayerReader::cache_stats() const noexcept {
 void LayerReader::read_all(std::span<std::int8_t> values, std::span<std::uint16_t> depths) const {
   const LayerInfo& info = impl_->info();
   const std::string& name = impl_->src->name();
+  if (impl_->cooperative()) {
+    fail(Code::kInvalidArgument,
+         name,
+         "read_all: a co-operative table holds reachable sets, not values (read_all_symbols)");
+  }
   if (!values.empty() && values.size() != info.entries) {
     fail(Code::kInvalidArgument,
          name,
@@ -346,6 +411,10 @@ LayerReader::BlockRead LayerReader::read_block(std::uint32_t block,
     if (out.error.empty())
       out.error = why;
   };
+  if (impl_->cooperative()) {
+    failed(impl_->src->name() + ": read_block: a co-operative table holds reachable sets");
+    return out;
+  }
   if (n == 0 || (!values.empty() && values.size() != n) ||
       (!depths.empty() && depths.size() != n)) {
     failed(impl_->src->name() + ": read_block: block " + std::to_string(block) +

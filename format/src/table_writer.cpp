@@ -8,6 +8,8 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "atomic_file.h"
@@ -46,29 +48,26 @@ void run_tasks(const Executor& executor,
   }
 }
 
-// The checks of write_layer's input that need no pass over the values (plan_values checks
-// those), all made before the temporary is created.
-void check_arguments(const std::string& name,
-                     const RuleSet& rules_in,
-                     int stones,
-                     const LayerSource& source,
-                     const WriteOptions& options) {
+// The checks of a writer's input shared by both kinds of file: rule set, stone count, the
+// number of entries given (`given` `noun`s for a layer of `per_entry` of them an entry) and the
+// options.
+void check_common(const std::string& name,
+                  const RuleSet& rules_in,
+                  int stones,
+                  std::uint64_t given,
+                  std::uint64_t per_entry,
+                  const char* noun,
+                  const WriteOptions& options) {
   if (!rules_in_range(rules_in))
     fail(Code::kInvalidArgument, name, "rule set out of range");
   if (stones < 0 || stones > kMaxIndexedStones)
     fail(Code::kInvalidArgument, name, "stones " + std::to_string(stones) + " out of range");
-  if (!source.fill_depths)
-    fail(Code::kInvalidArgument, name, "no depth source (fill_depths is empty)");
-  if (options.depth_codec != DepthCodec::kAll &&
-      options.depth_codec != DepthCodec::kNonZeroValues) {
-    fail(Code::kInvalidArgument, name, "unknown depth codec");
-  }
   const std::uint64_t entries = layer_size(rules_in.normalised().pits(), stones);
-  if (source.values.size() != entries) {
+  if (given != entries * per_entry) {
     fail(Code::kInvalidArgument,
          name,
          "the layer has " + count_text(entries, "entry", "entries") + "; got " +
-             count_text(source.values.size(), "value", "values"));
+             std::to_string(given) + " " + noun);
   }
   if (options.block_entries < 1 || options.block_entries > kMaxBlockEntries) {
     fail(Code::kInvalidArgument,
@@ -90,6 +89,23 @@ void check_arguments(const std::string& name,
   }
   if (block_count_for(entries, options.block_entries) > std::numeric_limits<std::uint32_t>::max())
     fail(Code::kInvalidArgument, name, "too many blocks; raise block_entries");
+}
+
+// The checks of write_layer's input that need no pass over the values (plan_values checks
+// those), all made before the temporary is created.
+void check_arguments(const std::string& name,
+                     const RuleSet& rules_in,
+                     int stones,
+                     const LayerSource& source,
+                     const WriteOptions& options) {
+  if (!source.fill_depths)
+    fail(Code::kInvalidArgument, name, "no depth source (fill_depths is empty)");
+  if (options.depth_codec != DepthCodec::kAll &&
+      options.depth_codec != DepthCodec::kNonZeroValues) {
+    fail(Code::kInvalidArgument, name, "unknown depth codec");
+  }
+  check_common(name, rules_in, stones, source.values.size(), 1, "values", options);
+  const std::uint64_t entries = source.values.size();
   const std::span<const std::uint64_t> marks = source.recompute;
   if (!marks.empty()) {
     if (marks.size() != (entries + 63) / 64) {
@@ -299,7 +315,192 @@ CompressedBlock encode_block(std::uint64_t b,
   return cb;
 }
 
+// Writes the blocks that `encode` compresses (on the executor's threads, kBlocksPerRound at a
+// time, in block order), the seek table and the footer, and commits the file.
+void write_blocks(AtomicFile& out,
+                  const LayerInfo& info,
+                  const WriteOptions& options,
+                  const std::function<CompressedBlock(std::uint64_t block)>& encode) {
+  std::vector<std::byte> seek(std::size_t{info.block_count} * kSeekEntrySize);
+  std::vector<CompressedBlock> round;
+  for (std::uint64_t start = 0; start < info.block_count; start += kBlocksPerRound) {
+    const auto count = static_cast<std::size_t>(
+        std::min<std::uint64_t>(kBlocksPerRound, info.block_count - start));
+    round.assign(count, CompressedBlock{});
+    run_tasks(options.executor, count, [&](std::size_t t) { round[t] = encode(start + t); });
+    for (std::size_t t = 0; t < count; ++t) {
+      const CompressedBlock& cb = round[t];
+      SeekEntry e;
+      e.offset = out.written();
+      e.value_size = static_cast<std::uint32_t>(cb.values.size());
+      e.depth_size = static_cast<std::uint32_t>(cb.depths.size());
+      e.value_hash = hash32(cb.values);
+      e.depth_hash = hash32(cb.depths);
+      serialise_seek_entry(e, seek.data() + static_cast<std::size_t>(start + t) * kSeekEntrySize);
+      out.write(cb.values);
+      out.write(cb.depths);
+    }
+    if (options.progress) {
+      options.progress(std::min(info.entries, (start + count) * options.block_entries),
+                       info.entries);
+    }
+  }
+  out.write(seek);
+  out.write(serialise_footer(out.hash()));
+  out.commit();
+}
+
+// --- Co-operative files ("Co-operative tables"). ---------------------------------------------
+
+// One set's words, padded with zeros: a key for counting and numbering the distinct sets.
+using SetKey = std::array<std::uint64_t, 4>;
+
+struct SetKeyHash {
+  std::size_t operator()(const SetKey& k) const {
+    std::uint64_t h = 0x9E3779B97F4A7C15ULL;
+    for (std::uint64_t w : k) {
+      h ^= w + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+      h *= 0xBF58476D1CE4E5B9ULL;
+    }
+    return static_cast<std::size_t>(h ^ (h >> 31));
+  }
+};
+
+SetKey set_key(std::span<const std::uint64_t> sets, std::uint64_t i, std::size_t words) {
+  SetKey k{};
+  for (std::size_t w = 0; w < words; ++w)
+    k[w] = sets[i * words + w];
+  return k;
+}
+
+// The distinct sets in symbol order ("Set table": by falling frequency, ties by rising words,
+// word 0 first) and each one's symbol. Checks every set: non-empty, nothing above bit 2n.
+struct SetPlan {
+  std::vector<std::uint64_t> table;
+  std::unordered_map<SetKey, std::uint32_t, SetKeyHash> symbol;
+};
+
+SetPlan plan_sets(const std::string& name,
+                  int stones,
+                  std::span<const std::uint64_t> sets,
+                  std::size_t words,
+                  const Executor& executor) {
+  constexpr std::uint64_t kChunk = std::uint64_t{1} << 20;
+  const std::uint64_t entries = sets.size() / words;
+  const std::size_t chunks = static_cast<std::size_t>((entries + kChunk - 1) / kChunk);
+  std::vector<std::unordered_map<SetKey, std::uint64_t, SetKeyHash>> counts(chunks);
+  std::vector<std::uint64_t> bad(chunks, entries);  // the first bad entry of each chunk
+  const int top = 2 * stones + 1;
+  const int high_bits = top - 64 * static_cast<int>(words - 1);
+  run_tasks(executor, chunks, [&](std::size_t c) {
+    const std::uint64_t last = std::min(entries, (c + 1) * kChunk);
+    // Neighbouring entries mostly share their set: count runs, not entries.
+    SetKey run{};
+    std::uint64_t run_length = 0;
+    for (std::uint64_t i = c * kChunk; i < last; ++i) {
+      const SetKey k = set_key(sets, i, words);
+      const bool empty = k == SetKey{};
+      if (empty || (high_bits < 64 && (k[words - 1] >> high_bits) != 0)) {
+        bad[c] = i;
+        return;
+      }
+      if (run_length != 0 && k == run) {
+        ++run_length;
+        continue;
+      }
+      if (run_length != 0)
+        counts[c][run] += run_length;
+      run = k;
+      run_length = 1;
+    }
+    if (run_length != 0)
+      counts[c][run] += run_length;
+  });
+  for (std::size_t c = 0; c < chunks; ++c) {
+    if (bad[c] != entries) {
+      const bool empty = set_key(sets, bad[c], words) == SetKey{};
+      fail(Code::kInvalidArgument,
+           name,
+           "entry " + std::to_string(bad[c]) +
+               (empty ? "'s set is empty" : "'s set has a difference outside [-n, n]"));
+    }
+  }
+  std::unordered_map<SetKey, std::uint64_t, SetKeyHash> total;
+  for (const auto& chunk : counts) {
+    for (const auto& [k, n] : chunk)
+      total[k] += n;
+  }
+  if (total.size() > kMaxSetCount) {
+    fail(Code::kInvalidArgument,
+         name,
+         std::to_string(total.size()) + " distinct sets, more than a file holds (" +
+             std::to_string(kMaxSetCount) + ")");
+  }
+  std::vector<std::pair<SetKey, std::uint64_t>> order(total.begin(), total.end());
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  SetPlan plan;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    plan.symbol.emplace(order[k].first, static_cast<std::uint32_t>(k));
+    for (std::size_t w = 0; w < words; ++w)
+      plan.table.push_back(order[k].first[w]);
+  }
+  return plan;
+}
+
 }  // namespace
+
+void write_reach_layer(const std::filesystem::path& path,
+                       const RuleSet& rules_in,
+                       int stones,
+                       std::span<const std::uint64_t> sets,
+                       const WriteOptions& options) {
+  const std::string name = path.string();
+  const int words_int = stones >= 0 && stones <= kMaxIndexedStones ? reach_set_words(stones) : 1;
+  const auto words = static_cast<std::size_t>(words_int);
+  check_common(name, rules_in, stones, sets.size(), words, "set words", options);
+  const SetPlan plan = plan_sets(name, stones, sets, words, options.executor);
+  LayerInfo info;
+  info.rules = rules_in.normalised();
+  info.stones = stones;
+  info.entries = sets.size() / words;
+  info.block_entries = options.block_entries;
+  info.block_count =
+      static_cast<std::uint32_t>(block_count_for(info.entries, options.block_entries));
+  info.format_version = 5;
+  info.depth_codec = DepthCodec::kNone;
+  info.objective = Objective::kCooperative;
+  info.set_table = plan.table;
+  info.set_count = static_cast<std::uint32_t>(plan.table.size() / words);
+  const int width = set_symbol_width(info.set_count);
+
+  AtomicFile out(path);
+  out.write(serialise_header(info));
+  out.write(serialise_set_table(info.set_table));
+  write_blocks(out, info, options, [&](std::uint64_t b) {
+    const std::uint64_t first = b * options.block_entries;
+    const auto n = static_cast<std::size_t>(
+        std::min<std::uint64_t>(options.block_entries, info.entries - first));
+    // "Set symbols": the symbols' low bytes, then (wider symbols) their higher bytes.
+    std::vector<std::byte> planes(n * static_cast<std::size_t>(width));
+    SetKey last{};
+    std::uint32_t last_symbol = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const SetKey k = set_key(sets, first + i, words);
+      if (i == 0 || !(k == last)) {
+        last = k;
+        last_symbol = plan.symbol.at(k);
+      }
+      for (int p = 0; p < width; ++p)
+        planes[static_cast<std::size_t>(p) * n + i] = static_cast<std::byte>(last_symbol >> (8 * p));
+    }
+    CompressedBlock cb;
+    cb.values = encode_value_frame(planes, options, name);
+    cb.depths = encode_empty_frame(options, name);
+    return cb;
+  });
+}
 
 void write_layer(const std::filesystem::path& path,
                  const RuleSet& rules_in,
@@ -327,35 +528,9 @@ void write_layer(const std::filesystem::path& path,
   AtomicFile out(path);
   out.write(serialise_header(info));
   out.write(serialise_value_table(info.value_table));
-  std::vector<std::byte> seek(std::size_t{info.block_count} * kSeekEntrySize);
-  std::vector<CompressedBlock> round;
-  for (std::uint64_t start = 0; start < info.block_count; start += kBlocksPerRound) {
-    const auto count = static_cast<std::size_t>(
-        std::min<std::uint64_t>(kBlocksPerRound, info.block_count - start));
-    round.assign(count, CompressedBlock{});
-    run_tasks(options.executor, count, [&](std::size_t t) {
-      round[t] = encode_block(start + t, plan, source, options, name);
-    });
-    for (std::size_t t = 0; t < count; ++t) {
-      const CompressedBlock& cb = round[t];
-      SeekEntry e;
-      e.offset = out.written();
-      e.value_size = static_cast<std::uint32_t>(cb.values.size());
-      e.depth_size = static_cast<std::uint32_t>(cb.depths.size());
-      e.value_hash = hash32(cb.values);
-      e.depth_hash = hash32(cb.depths);
-      serialise_seek_entry(e, seek.data() + static_cast<std::size_t>(start + t) * kSeekEntrySize);
-      out.write(cb.values);
-      out.write(cb.depths);
-    }
-    if (options.progress) {
-      options.progress(std::min(info.entries, (start + count) * options.block_entries),
-                       info.entries);
-    }
-  }
-  out.write(seek);
-  out.write(serialise_footer(out.hash()));
-  out.commit();
+  write_blocks(out, info, options, [&](std::uint64_t b) {
+    return encode_block(b, plan, source, options, name);
+  });
 }
 
 void write_layer(const std::filesystem::path& path,

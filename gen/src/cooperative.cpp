@@ -43,9 +43,21 @@ void add(Set out, ConstSet from) {
 
 }  // namespace
 
+long double reach_working_bytes(long double positions, int stones) {
+  // Per position: the node record (24), the edge offsets (8), about two in-layer edges (16), the
+  // colour (1), the base and the result sets (16 per word); plus the stack's and queue's peaks.
+  return positions * (56.0L + 16.0L * reach_set_words(stones));
+}
+
 ReachLayer solve_reach_layer(const RuleSet& rules,
                              int stones,
-                             const std::function<const ReachLayer&(int stones)>& smaller) {
+                             const std::function<const ReachLayer&(int stones)>& smaller,
+                             const std::function<void(double)>& progress) {
+  constexpr std::uint64_t kProgressStep = std::uint64_t{1} << 16;
+  const auto report = [&](double f) {
+    if (progress)
+      progress(f);
+  };
   if (stones < 0 || stones > kMaxIndexedStones)
     throw std::invalid_argument("stone count out of range: " + std::to_string(stones));
   const Rules engine(rules);
@@ -54,7 +66,7 @@ ReachLayer solve_reach_layer(const RuleSet& rules,
   const std::uint64_t size = layer_size(pits, n);
   ReachLayer out;
   out.stones = n;
-  out.words = reach_words(n);
+  out.words = reach_set_words(n);
   const auto words = static_cast<std::size_t>(out.words);
   const auto set_of = [&](std::vector<std::uint64_t>& v, std::uint64_t i) {
     return Set(v.data() + i * words, words);
@@ -73,7 +85,10 @@ ReachLayer solve_reach_layer(const RuleSet& rules,
   const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(pits));
   unrank(0, n, span);
   MoveList moves;
+  report(0);
   for (std::uint64_t i = 0; i < size; ++i, next_position(span)) {
+    if (i % kProgressStep == 0 && i > 0)
+      report(0.4 * static_cast<double>(i) / static_cast<double>(size));
     first[i] = edges.size();
     const Set b = set_of(base, i);
     if (engine.legal_moves(board, moves) == 0) {
@@ -209,7 +224,10 @@ ReachLayer solve_reach_layer(const RuleSet& rules,
       add(set_of(out.sets, q), (two_colours && colour[q] == 1) ? negated : reach);
   };
 
+  report(0.4);
   for (std::uint64_t start = 0; start < size; ++start) {
+    if (start % kProgressStep == 0 && start > 0)
+      report(0.4 + 0.6 * static_cast<double>(start) / static_cast<double>(size));
     if (node[start].order != kNone)
       continue;
     discover(start);
@@ -235,6 +253,7 @@ ReachLayer solve_reach_layer(const RuleSet& rules,
         close_component(done);
     }
   }
+  report(1);
   return out;
 }
 

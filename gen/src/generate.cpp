@@ -21,8 +21,10 @@
 #include <system_error>
 #include <vector>
 
+#include "generate_reach.h"
 #include "layer_ranges.h"
 #include "sowdb/format/index.h"
+#include "sowdb/gen/cooperative.h"
 #include "sowdb/gen/directory_lock.h"
 #include "sowdb/gen/solver.h"
 #include "sowdb/probe/internal/recompute.h"
@@ -67,10 +69,13 @@ bool last_layer(const fs::path& out, int max_stones, int n) {
 void check_memory(const RuleSet& rules,
                   int max_stones,
                   const fs::path& out,
-                  std::uint64_t limit_bytes) {
+                  std::uint64_t limit_bytes,
+                  Objective objective = Objective::kCompetitive) {
   const long double largest = positions(rules.pits(), max_stones);
   const long double need =
-      memory_needed(rules, max_stones, last_layer(out, max_stones, max_stones));
+      objective == Objective::kCooperative
+          ? reach_memory_needed(rules, max_stones)
+          : memory_needed(rules, max_stones, last_layer(out, max_stones, max_stones));
   const long double gib = 1024.0L * 1024.0L * 1024.0L;
   if (largest > static_cast<long double>(std::uint64_t{1} << 40)) {
     char buf[160];
@@ -285,7 +290,8 @@ void generate(const GenerateOptions& options) {
   if (options.max_stones < 0 || options.max_stones > kMaxIndexedStones) {
     throw InvalidRequest("--max-stones must be 0.." + std::to_string(kMaxIndexedStones));
   }
-  check_memory(rules, options.max_stones, options.out, options.memory_limit_bytes);
+  check_memory(
+      rules, options.max_stones, options.out, options.memory_limit_bytes, options.objective);
   std::error_code ec;
   if (fs::exists(options.out, ec) && !fs::is_directory(options.out, ec))
     throw InvalidRequest(options.out.string() + " exists and is not a directory");
@@ -313,6 +319,11 @@ void generate(const GenerateOptions& options) {
                            layer_file_name(n) + " has " + describe(file.info->rules) +
                            "; asked for " + describe(rules) + ". Use another --out directory.");
     }
+    if (file.info && file.info->objective != options.objective) {
+      throw InvalidRequest(options.out.string() + " holds " + to_string(file.info->objective) +
+                           " tables (" + layer_file_name(n) + "); asked for " +
+                           to_string(options.objective) + " ones. Use another --out directory.");
+    }
   }
   // The manifest names the seeds per pit, which the tables do not hold: a run for another
   // count over the same tables would relabel them behind the user's back.
@@ -332,6 +343,10 @@ void generate(const GenerateOptions& options) {
     write_manifest(options.out, options.variant);
   } catch (const std::system_error& e) {
     fail_out(e.code().value(), e.what());
+  }
+  if (options.objective == Objective::kCooperative) {
+    generate_reach_layers(options, [&] { check_writable(options.out); });
+    return;
   }
   const Rules engine(rules);
   Solved solved;
@@ -470,6 +485,17 @@ const char* to_string(Phase phase) noexcept {
       return "write";
   }
   return "?";
+}
+
+long double reach_memory_needed(const RuleSet& rules, int max_stones) {
+  const int k = rules.pits();
+  long double kept = 0;  // layers 0..n-1
+  long double need = 0;
+  for (int n = 0; n <= max_stones; ++n) {
+    need = std::max(need, kept + reach_working_bytes(positions(k, n), n));
+    kept += positions(k, n) * 8.0L * reach_set_words(n);
+  }
+  return need;
 }
 
 long double memory_needed(const RuleSet& rules, int max_stones, bool last_releases) {

@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "sowdb/format/rule_set.h"
@@ -24,6 +25,8 @@ struct Golden {
   WriteOptions options;
   bool recompute = false;  ///< Version 3: mark_recompute(seed) marks recompute entries.
   bool all_moves = false;  ///< Version 4: the same marks under the all-moves rule.
+  /// Version 5: a co-operative file of make_reach_sets(seed, reach_patterns) instead.
+  std::uint64_t reach_patterns = 0;
 };
 
 // Version 1 (depth codec 0, depths of value-0 entries arbitrary): three boards, one per family,
@@ -115,6 +118,32 @@ inline const Golden kGoldens[] = {
      v2_options(256),
      true,
      true},
+    // Version 5 (co-operative sets): one-byte symbols; two-byte symbols (over 256 sets); sets
+    // of two words (n = 40).
+    {"golden_v5_oware_p2_n3.sdb",
+     {Family::kOware, 2, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove},
+     3,
+     0x5EED0001,
+     write_options(8, 19),
+     false,
+     false,
+     5},
+    {"golden_v5_kalah_p3_n8.sdb",
+     {Family::kKalah, 3, true, GrandSlam::kCapture, true, KalahEnd::kEmptySide},
+     8,
+     0x5EED0002,
+     write_options(256, 19),
+     false,
+     false,
+     2000},
+    {"golden_v5_warius_p1_n40.sdb",
+     {Family::kWariUs, 1, false, GrandSlam::kCapture, false, KalahEnd::kNoMove},
+     40,
+     0x5EED0003,
+     write_options(16, 19),
+     false,
+     false,
+     30},
 };
 
 // The golden layer: version 1 files keep arbitrary depths at value 0.
@@ -125,6 +154,18 @@ inline Layer golden_layer(const Golden& g) {
     mark_recompute(l, g.seed);
   l.all_moves = g.all_moves;
   return l;
+}
+
+/// Writes golden file `g` at `path`.
+inline void write_golden(const Golden& g, const std::filesystem::path& path) {
+  if (g.reach_patterns != 0) {
+    write_reach_layer(
+        path, g.rules, g.stones, make_reach_sets(g.rules, g.stones, g.seed, g.reach_patterns),
+        g.options);
+  } else {
+    const Layer l = golden_layer(g);
+    write_layer(path, g.rules, g.stones, l.source(), g.options);
+  }
 }
 
 /// The name of the checksum file beside the golden files: "# zstd-version N" and

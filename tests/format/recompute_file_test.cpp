@@ -263,9 +263,14 @@ TEST_F(TamperV3, Check7AllMovesFlag) {
     test::put_le(b, 12, kFlagRecompute | kFlagAllMoves | (1u << bit), 4);
     EXPECT_EQ(open_error(b), Code::kUnsupported) << bit;
   }
-  // Bit 1 in a version 3 file is unknown (the loop of Check7RequiredFlags); so is version 5.
+  // Bit 1 in a version 3 file is unknown (the loop of Check7RequiredFlags). Version 5 is for
+  // co-operative files only, and version 6 unknown.
   b = good;
   test::put_le(b, 8, 5, 2);
+  EXPECT_EQ(open_error(b, &msg), Code::kBadHeader);
+  EXPECT_NE(msg.find("version 5 file without flag COOPERATIVE"), std::string::npos) << msg;
+  b = good;
+  test::put_le(b, 8, 6, 2);
   EXPECT_EQ(open_error(b), Code::kVersion);
 }
 

@@ -33,8 +33,7 @@ int main(int argc, char** argv) {
          << "# Written by sowdb_regenerate_golden (scripts/regenerate_golden.sh) with:\n"
          << "# zstd-version " << ZSTD_versionNumber() << "\n";
     for (const test::Golden& g : test::kGoldens) {
-      const test::Layer l = test::golden_layer(g);
-      write_layer(dir / g.file, g.rules, g.stones, l.source(), g.options);
+      test::write_golden(g, dir / g.file);
       const std::string hash = test::hex64(xxh64(test::read_bytes(dir / g.file)));
       sums << hash << "  " << g.file << "\n";
       std::printf("%s  %s\n", hash.c_str(), (dir / g.file).c_str());

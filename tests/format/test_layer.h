@@ -140,4 +140,31 @@ inline std::vector<std::byte> read_bytes(const std::filesystem::path& p) {
   return b;
 }
 
+/// A co-operative layer's sets (write_reach_layer), reach_set_words(stones) words an entry, from
+/// a fixed seed: each an interval of differences with holes, drawn from `distinct` patterns (so a
+/// test can ask for more than 256 or 65536 distinct sets), every set non-empty.
+inline std::vector<std::uint64_t> make_reach_sets(const RuleSet& rules,
+                                                  int stones,
+                                                  std::uint64_t seed,
+                                                  std::uint64_t distinct) {
+  const std::uint64_t entries = layer_size(rules.normalised().pits(), stones);
+  const auto words = static_cast<std::size_t>(reach_set_words(stones));
+  const int bits = 2 * stones + 1;
+  std::vector<std::uint64_t> sets(entries * words, 0);
+  SplitMix rng{seed};
+  for (std::uint64_t i = 0; i < entries; ++i) {
+    // Runs of equal sets, as in real layers; the pattern number picks the set.
+    const std::uint64_t pattern = rng.next() % distinct;
+    SplitMix shape{seed ^ (pattern * 0x9E3779B97F4A7C15ULL)};
+    const int lo = static_cast<int>(shape.next() % static_cast<std::uint64_t>(bits));
+    const int hi = lo + static_cast<int>(shape.next() % static_cast<std::uint64_t>(bits - lo));
+    const std::uint64_t holes = shape.next();
+    for (int b = lo; b <= hi; ++b) {
+      if (b == lo || ((holes >> (b % 64)) & 1) == 0)
+        sets[i * words + static_cast<std::size_t>(b / 64)] |= std::uint64_t{1} << (b % 64);
+    }
+  }
+  return sets;
+}
+
 }  // namespace sowdb::test

@@ -18,7 +18,7 @@ namespace sowdb {
 
 /// The newest format version this library writes and reads; it reads versions 1.. this
 /// (FORMAT.md, "Version").
-inline constexpr std::uint16_t kTableFormatVersion = 4;
+inline constexpr std::uint16_t kTableFormatVersion = 5;
 
 /// Header flag bit 0 (required, format version 3): the file has recompute entries (FORMAT.md,
 /// "Recompute entries").
@@ -28,6 +28,29 @@ inline constexpr std::uint32_t kFlagRecompute = 0x1;
 /// resolved over every legal move, the moves that stay in the layer included, and every child
 /// of a recompute entry is a stored entry (FORMAT.md, "Recompute entries", all-moves rule).
 inline constexpr std::uint32_t kFlagAllMoves = 0x2;
+
+/// Header flag bit 2 (required, format version 5): the file holds co-operative reachable sets,
+/// not values and depths (FORMAT.md, "Co-operative tables").
+inline constexpr std::uint32_t kFlagCooperative = 0x4;
+
+/// Most distinct sets a co-operative file may list (FORMAT.md, check 10).
+inline constexpr std::uint32_t kMaxSetCount = std::uint32_t{1} << 24;
+
+/// 64-bit words of one reachable set of a layer of `stones` seeds: the set is a bit set over the
+/// differences -n..n (bit n + d for d), ceil((2n + 1) / 64) words (FORMAT.md, "Set table").
+constexpr int reach_set_words(int stones) {
+  return (2 * stones + 1 + 63) / 64;
+}
+
+/// What a layer's entries hold (FORMAT.md, "Co-operative tables").
+enum class Objective : std::uint8_t {
+  kCompetitive = 0,  ///< Values and depths: each player maximises his own takes.
+  kCooperative = 1,  ///< Reachable sets: every difference some joint line of play reaches.
+};
+
+/// The objective's name as the command line spells it: "competitive" or "cooperative". Never
+/// null. Thread safe.
+const char* to_string(Objective objective) noexcept;
 
 /// What `LayerReader::value` and `read_all` give for a recompute entry: an entry whose value
 /// the file does not hold, because a probe recomputes it from its children, which are stored
@@ -43,6 +66,7 @@ inline constexpr std::uint16_t kRecomputeDepth = 0xFFFF;
 enum class DepthCodec : std::uint8_t {
   kAll = 0,            ///< Every entry's depth (format version 1).
   kNonZeroValues = 1,  ///< Only where the value is not 0; value 0 means depth 0 (version 2).
+  kNone = 2,           ///< No depths: a co-operative file (version 5).
 };
 
 /// Largest block the reader accepts, in entries (FORMAT.md, check 10): bounds the memory one
@@ -103,8 +127,17 @@ struct LayerInfo {
   /// false: over the moves that gain seeds (version 3).
   bool all_moves = false;
   /// The value-table bytes in symbol order: the distinct values of the layer, and with
-  /// `recompute` the recompute bytes -128 and 127 (FORMAT.md, "Recompute entries").
+  /// `recompute` the recompute bytes -128 and 127 (FORMAT.md, "Recompute entries"). Empty in a
+  /// co-operative file.
   std::vector<std::int8_t> value_table;
+  /// kCooperative: the file holds reachable sets (flag kFlagCooperative, version 5), listed in
+  /// `set_table`; its entries have no value or depth.
+  Objective objective = Objective::kCompetitive;
+  /// (Co-operative) the distinct sets in symbol order, reach_set_words(stones) words each:
+  /// bit n + d of a set (bit (n + d) % 64 of word (n + d) / 64) says that d is reachable.
+  std::vector<std::uint64_t> set_table;
+  /// (Co-operative) the number of sets in `set_table`; 0 otherwise.
+  std::uint32_t set_count = 0;
   std::uint64_t file_size = 0;  ///< Bytes in the file, footer included.
 };
 
@@ -211,6 +244,24 @@ void write_layer(const std::filesystem::path& path,
                  const LayerSource& source,
                  const WriteOptions& options = {});
 
+/// Writes one layer of co-operative reachable sets as a table file at `path` (FORMAT.md,
+/// "Co-operative tables", format version 5).
+/// PARAMETERS
+///   path, rules, stones  as for write_layer.
+///   sets     reach_set_words(stones) words per entry, layer_size(rules.pits(), stones) entries
+///            in index order: bit n + d of an entry's words says that difference d is reachable.
+///            Every set is non-empty and has no bit above 2n.
+///   options  block size, zstd level, executor, progress (the depth codec is ignored).
+/// ERRORS as write_layer: kInvalidArgument (nothing created) for a span of the wrong size, an
+///   empty set, a bit above 2n, or more than kMaxSetCount distinct sets; kIo when the system
+///   fails. The file is replaced atomically.
+/// THREAD SAFETY as write_layer.
+void write_reach_layer(const std::filesystem::path& path,
+                       const RuleSet& rules,
+                       int stones,
+                       std::span<const std::uint64_t> sets,
+                       const WriteOptions& options = {});
+
 /// Options of `LayerReader::open`.
 struct OpenOptions {
   /// Decoded blocks kept per reader, value and depth blocks counted separately; 0 caches none.
@@ -299,6 +350,24 @@ class LayerReader {
   /// NOTES with depth codec 1 this decodes the block's value stream too.
   std::optional<std::uint16_t> depth(std::uint64_t index) const noexcept;
 
+  /// (Co-operative file) the symbol of the entry `index`: its set is
+  /// `info().set_table[symbol * reach_set_words(n) ..]` (see `set`). RETURN nullopt for an index
+  /// out of range, a block that fails to read or decode, or a file that is not co-operative
+  /// (whose `value` and `depth` answer instead; on a co-operative file they give nullopt).
+  /// THREAD SAFETY as `value`.
+  std::optional<std::uint32_t> set_symbol(std::uint64_t index) const noexcept;
+
+  /// (Co-operative file) the words of set `symbol`, reach_set_words(n) of them; empty for a
+  /// symbol past the set table. Thread safe.
+  std::span<const std::uint64_t> set(std::uint32_t symbol) const noexcept;
+
+  /// (Co-operative file) every entry's set symbol, in index order, bypassing the cache.
+  /// PARAMETERS out: exactly info().entries long.
+  /// ERRORS throws TableError: kInvalidArgument for a wrong span size or a file that is not
+  ///   co-operative; else the code of the first failed block check.
+  /// THREAD SAFETY thread safe.
+  void read_all_symbols(std::span<std::uint32_t> out) const;
+
   /// The block cache's counters so far. THREAD SAFETY thread safe (a snapshot under the
   /// cache's lock).
   CacheStats cache_stats() const noexcept;
@@ -307,8 +376,9 @@ class LayerReader {
   /// and (when the file does not store their depth) kRecomputeDepth, as in `value`/`depth`.
   /// PARAMETERS values, depths: each either empty (that stream is skipped) or exactly
   ///   info().entries long.
-  /// ERRORS throws TableError: kInvalidArgument for a wrong span size, else the code of the
-  ///   first failed block check (kIo, kTruncated, kChecksum, kCorrupt).
+  /// ERRORS throws TableError: kInvalidArgument for a wrong span size or a co-operative file
+  ///   (read_all_symbols reads those), else the code of the first failed block check (kIo,
+  ///   kTruncated, kChecksum, kCorrupt).
   /// THREAD SAFETY thread safe.
   void read_all(std::span<std::int8_t> values, std::span<std::uint16_t> depths) const;
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sowdb/format/rule_set.h"
+#include "sowdb/format/table_file.h"
 #include "sowdb/probe/variant.h"
 
 namespace sowdb::gen {
@@ -23,7 +24,7 @@ namespace sowdb::gen {
 /// 64-bit words.
 struct ReachLayer {
   int stones = 0;                   ///< n.
-  int words = 1;                    ///< 64-bit words per position: ceil((2n + 1) / 64).
+  int words = 1;                    ///< 64-bit words per position: reach_set_words(n).
   std::vector<std::uint64_t> sets;  ///< Position i's set in sets[i * words .. + words).
 
   /// Whether d is in position i's set (|d| <= n).
@@ -35,19 +36,21 @@ struct ReachLayer {
   }
 };
 
-/// Words per position of a layer of `stones` seeds.
-inline int reach_words(int stones) {
-  return (2 * stones + 1 + 63) / 64;
-}
-
 /// Solves layer `stones` of `rules` for the co-operative objective. `smaller(m)` gives the solved
 /// layer m for every m < stones. Within the layer the sets are closed over the strongly connected
 /// components of the moves that gain nothing, taken children first, so the result is the least
 /// fixed point of the rules above, computed in time linear in the moves. Runs on the calling
-/// thread. Throws std::invalid_argument for a stone count out of range.
+/// thread. `progress`, when set, is called now and then with the fraction done, in [0, 1] (from
+/// the calling thread; it must not throw). Throws std::invalid_argument for a stone count out of
+/// range.
 ReachLayer solve_reach_layer(const RuleSet& rules,
                              int stones,
-                             const std::function<const ReachLayer&(int stones)>& smaller);
+                             const std::function<const ReachLayer&(int stones)>& smaller,
+                             const std::function<void(double)>& progress = {});
+
+/// Bytes of memory solve_reach_layer needs while it solves a layer of `positions` positions of
+/// `stones` seeds, the layer's own sets included (the smaller layers' sets not).
+long double reach_working_bytes(long double positions, int stones);
 
 /// The co-operative objective at a start position.
 struct ReachStart {

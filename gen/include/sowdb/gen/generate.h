@@ -46,6 +46,10 @@ struct GenerateOptions {
   int max_stones = 0;         ///< Largest layer to build, 0..kMaxIndexedStones.
   std::filesystem::path out;  ///< The table directory (created if missing).
   WriteOptions write;         ///< Block size, zstd level and depth codec of the files.
+  /// kCooperative: build co-operative tables (FORMAT.md, "Co-operative tables"): each layer's
+  /// reachable sets (solve_reach_layer), every layer kept in memory while the larger ones are
+  /// solved. `recompute` and the depth codec do not apply. A directory holds one objective.
+  Objective objective = Objective::kCompetitive;
   /// Store recompute entries (format version 4, FORMAT.md "Recompute entries"; `sowdb gen
   /// --no-recompute` turns it off): the entries the solver marks by the minority rule
   /// (SolveOptions::mark), which the probe library resolves from their children. Smaller
@@ -75,6 +79,11 @@ struct GenerateOptions {
 /// boards do not fit in 64 bits.
 long double memory_needed(const RuleSet& rules, int max_stones, bool last_releases = true);
 
+/// Bytes of memory a co-operative run (GenerateOptions::objective) plans for layers
+/// 0..max_stones of `rules`: every smaller layer's sets (8 bytes per word per position) and the
+/// working set of the layer being solved (reach_working_bytes), at the layer that needs the most.
+long double reach_memory_needed(const RuleSet& rules, int max_stones);
+
 // The directory layout is the probe library's (sowdb/probe/tables.h).
 using sowdb::kManifestName;
 using sowdb::layer_file_name;
@@ -84,7 +93,7 @@ using sowdb::layer_file_name;
 /// memory limit, an `out` that is not and cannot become a directory (a file, a path through a
 /// file, a parent without write permission), that cannot be listed, or in which a run that has a
 /// layer to write cannot create a file (no write permission, a read-only file system), or an
-/// `out` that holds tables of another rule set or board. A full disk or an I/O error is a
+/// `out` that holds tables of another rule set, board or objective. A full disk or an I/O error is a
 /// failure on the way, not this. A command line reports it as bad input.
 struct InvalidRequest : std::runtime_error {
   using std::runtime_error::runtime_error;
