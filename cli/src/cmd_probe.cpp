@@ -20,6 +20,7 @@
 
 #include "board_text.h"
 #include "commands.h"
+#include "probe_reach.h"
 #include "sowdb/probe/outcome.h"
 #include "sowdb/probe/tables.h"
 
@@ -36,6 +37,7 @@ struct Args {
   // kBulkCache blocks of each stream in bulk mode.
   long long cache_blocks = -1;
   std::vector<std::string> board;
+  std::string objective;  // empty: the tables'
 };
 
 // One position reads a few blocks. Bulk mode goes back to blocks again and again (every line's
@@ -336,7 +338,11 @@ bool read_position(const TableSet& set,
     n += board[i];
   // Above a missing layer the probe itself names the missing file (kMissingTable).
   int value = 0;
-  if (n > set.max_stones() && set.value(board, value) == ProbeStatus::kTooManyStones) {
+  ReachSet reach;
+  if (n > set.max_stones() &&
+      (set.objective() == Objective::kCooperative ? set.reach(board, reach)
+                                                  : set.value(board, value)) ==
+          ProbeStatus::kTooManyStones) {
     error = set.explain(ProbeStatus::kTooManyStones, board);
     return false;
   }
@@ -475,7 +481,12 @@ std::string bulk_answer(const TableSet& set,
   try {
     if (!read_position(set, words, stores, board, error))
       throw std::runtime_error(error);
-    j = report_json(set, probe_position(set, board, stores, args.max_plies));
+    if (set.objective() == Objective::kCooperative) {
+      j = reach_report_json(
+          set, probe_reach(set, board, stores.mover, stores.opponent, args.max_plies));
+    } else {
+      j = report_json(set, probe_position(set, board, stores, args.max_plies));
+    }
   } catch (const std::exception& e) {
     failed = true;
     j = nlohmann::json{
@@ -553,6 +564,11 @@ void add_probe(CLI::App& app, Runner& run) {
       ->transform(whole_number())
       ->check(CLI::Range(0, 100000));
   add_threads_option(cmd, args->threads, "Bulk mode: worker threads (default: all cores)");
+  cmd->add_option("--objective",
+                  args->objective,
+                  "The question asked: competitive (values) or cooperative (which differences "
+                  "joint play reaches); default: what the tables hold, which must match")
+      ->check(CLI::IsMember({"competitive", "cooperative"}));
   cmd->add_option("--cache-blocks",
                   args->cache_blocks,
                   "Decoded blocks kept per layer, values and depths each (default: 8 in all; "
@@ -589,6 +605,10 @@ void add_probe(CLI::App& app, Runner& run) {
         options.depth_cache_blocks = static_cast<std::size_t>(cache);
       }
       const std::unique_ptr<TableSet> set = open_tables(args->tables, options);
+      if (!args->objective.empty() && objective_of(args->objective) != set->objective()) {
+        throw UsageError("--objective " + args->objective + ": " +
+                         set->explain(ProbeStatus::kWrongObjective, Pits{}));
+      }
       check_stores(*set, stores);
       if (bulk)
         return run_stdin(*set, *args, stores);
@@ -596,6 +616,16 @@ void add_probe(CLI::App& app, Runner& run) {
       std::string error;
       if (!read_position(*set, args->board, stores, board, error))
         throw UsageError(error);
+      if (set->objective() == Objective::kCooperative) {
+        const ReachReport r =
+            probe_reach(*set, board, stores.mover, stores.opponent, args->max_plies);
+        if (args->json) {
+          std::printf("%s\n", reach_report_json(*set, r).dump().c_str());
+        } else {
+          print_reach_text(*set, r);
+        }
+        return 0;
+      }
       const Report r = probe_position(*set, board, stores, args->max_plies);
       if (args->json) {
         std::printf("%s\n", report_json(*set, r).dump().c_str());

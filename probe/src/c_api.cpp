@@ -47,6 +47,10 @@ sowdb_status from_probe(sowdb::ProbeStatus s) noexcept {
       return SOWDB_ERR_CORRUPT_TABLE;
     case sowdb::ProbeStatus::kGameOver:
       return SOWDB_ERR_GAME_OVER;
+    case sowdb::ProbeStatus::kWrongObjective:
+      return SOWDB_ERR_WRONG_OBJECTIVE;
+    case sowdb::ProbeStatus::kUnreachable:
+      return SOWDB_ERR_UNREACHABLE;
   }
   return SOWDB_ERR_INTERNAL;
 }
@@ -218,6 +222,10 @@ const char* sowdb_status_name(sowdb_status status) {
       return "SOWDB_ERR_ILLEGAL_MOVE";
     case SOWDB_ERR_INTERNAL:
       return "SOWDB_ERR_INTERNAL";
+    case SOWDB_ERR_WRONG_OBJECTIVE:
+      return "SOWDB_ERR_WRONG_OBJECTIVE";
+    case SOWDB_ERR_UNREACHABLE:
+      return "SOWDB_ERR_UNREACHABLE";
   }
   return "SOWDB_ERR_UNKNOWN";
 }
@@ -409,6 +417,134 @@ sowdb_status sowdb_game_outcome(const sowdb_tables* tables,
     return SOWDB_OK;
   } catch (...) {
     return internal("sowdb_game_outcome: unexpected failure");
+  }
+}
+
+int32_t sowdb_objective(const sowdb_tables* tables) {
+  if (!tables)
+    return -1;
+  return tables->set->objective() == sowdb::Objective::kCooperative ? 1 : 0;
+}
+
+sowdb_status sowdb_reach(const sowdb_tables* tables,
+                         const uint8_t* pits,
+                         int32_t npits,
+                         uint64_t bits[4],
+                         int32_t* stones) {
+  try {
+    sowdb::Pits pos;
+    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
+      return s;
+    if (!bits) {
+      set_error("sowdb_reach: null bits pointer");
+      return SOWDB_ERR_ARGUMENT;
+    }
+    sowdb::ReachSet set;
+    const sowdb::ProbeStatus s = tables->set->reach(pos, set);
+    if (s != sowdb::ProbeStatus::kOk)
+      return fail(tables, s, pos);
+    std::copy(set.bits.begin(), set.bits.end(), bits);
+    if (stones)
+      *stones = set.stones;
+    return SOWDB_OK;
+  } catch (...) {
+    return internal("sowdb_reach: unexpected failure");
+  }
+}
+
+sowdb_status sowdb_balanced(const sowdb_tables* tables,
+                            const uint8_t* pits,
+                            int32_t npits,
+                            int32_t store_mover,
+                            int32_t store_opponent,
+                            int32_t* balanced) {
+  if (!balanced || store_mover < 0 || store_opponent < 0) {
+    set_error("sowdb_balanced: null pointer or negative store");
+    return SOWDB_ERR_ARGUMENT;
+  }
+  uint64_t bits[4];
+  int32_t stones = 0;
+  const sowdb_status s = sowdb_reach(tables, pits, npits, bits, &stones);
+  if (s != SOWDB_OK)
+    return s;
+  sowdb::ReachSet set;
+  set.stones = stones;
+  std::copy(bits, bits + 4, set.bits.begin());
+  *balanced = set.contains(store_opponent - store_mover) ? 1 : 0;
+  return SOWDB_OK;
+}
+
+sowdb_status sowdb_reach_moves(const sowdb_tables* tables,
+                               const uint8_t* pits,
+                               int32_t npits,
+                               sowdb_reach_move* out,
+                               int32_t capacity,
+                               int32_t* count) {
+  try {
+    sowdb::Pits pos;
+    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
+      return s;
+    if (!count || (!out && capacity > 0) || capacity < 0) {
+      set_error("sowdb_reach_moves: null pointer or negative capacity");
+      return SOWDB_ERR_ARGUMENT;
+    }
+    sowdb::MoveReaches all;
+    const sowdb::ProbeStatus s = tables->set->reach_moves(pos, all);
+    if (s != sowdb::ProbeStatus::kOk)
+      return fail(tables, s, pos);
+    *count = all.size;
+    if (all.size > capacity) {
+      set_error("sowdb_reach_moves: room for " +
+                sowdb::probe_detail::count_text(capacity, "move", "moves") + ", " +
+                std::to_string(all.size) + " needed");
+      return SOWDB_ERR_ARGUMENT;
+    }
+    for (int i = 0; i < all.size; ++i) {
+      const sowdb::MoveReach& m = all.moves[static_cast<std::size_t>(i)];
+      sowdb_reach_move& o = out[i];
+      o = sowdb_reach_move{};
+      o.pit = m.move.pit;
+      o.gain = m.move.gain();
+      o.extra_turn = m.move.extra_turn ? 1 : 0;
+      std::copy(m.reachable.bits.begin(), m.reachable.bits.end(), o.bits);
+      for (int p = 0; p < npits; ++p)
+        o.child[p] = m.move.child[static_cast<std::size_t>(p)];
+    }
+    return SOWDB_OK;
+  } catch (...) {
+    return internal("sowdb_reach_moves: unexpected failure");
+  }
+}
+
+sowdb_status sowdb_cooperative_line(const sowdb_tables* tables,
+                                    const uint8_t* pits,
+                                    int32_t npits,
+                                    int32_t target,
+                                    int32_t* moves,
+                                    int32_t capacity,
+                                    int32_t* count,
+                                    int32_t* end) {
+  try {
+    sowdb::Pits pos;
+    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
+      return s;
+    if (!count || !end || (!moves && capacity > 0) || capacity < 0) {
+      set_error("sowdb_cooperative_line: null pointer or negative capacity");
+      return SOWDB_ERR_ARGUMENT;
+    }
+    sowdb::PrincipalLine line;
+    const sowdb::ProbeStatus s = tables->set->cooperative_line(pos, target, line, capacity);
+    if (s != sowdb::ProbeStatus::kOk)
+      return fail(tables, s, pos);
+    *count = static_cast<int32_t>(line.steps.size());
+    for (std::size_t i = 0; i < line.steps.size(); ++i)
+      moves[i] = line.steps[i].pit;
+    *end = line.end == sowdb::LineEnd::kGameOver     ? 0
+           : line.end == sowdb::LineEnd::kRepetition ? 1
+                                                     : 2;
+    return SOWDB_OK;
+  } catch (...) {
+    return internal("sowdb_cooperative_line: unexpected failure");
   }
 }
 

@@ -42,6 +42,8 @@ ProbeStatus TableSet::Impl::read_layer(int n,
                                        std::span<std::int8_t> values,
                                        std::vector<std::uint64_t>* recompute_out,
                                        const ReadLayerOptions& how) const {
+  if (objective != Objective::kCompetitive)
+    return ProbeStatus::kWrongObjective;
   if (n < 0 || n > max_stones)
     return ProbeStatus::kTooManyStones;
   const int pits = rules.pits();

@@ -48,6 +48,7 @@ struct TableSet::Impl {
   TableSetOptions options;
   Variant variant;
   RuleSet rules;
+  Objective objective = Objective::kCompetitive;
   std::optional<Rules> engine;
   int max_stones = -1;
   int top = -1;  // the largest layer with a file; above max_stones only when a layer is missing
@@ -149,8 +150,12 @@ struct TableSet::Impl {
     }
   }
 
-  // Checks `position` and counts its seeds.
-  ProbeStatus check(const Pits& position, int& stones) const noexcept {
+  // Checks `position` and counts its seeds, for a query of objective `wanted`.
+  ProbeStatus check(const Pits& position,
+                    int& stones,
+                    Objective wanted = Objective::kCompetitive) const noexcept {
+    if (objective != wanted)
+      return ProbeStatus::kWrongObjective;
     const int k = rules.pits();
     int n = 0;
     for (int i = 0; i < kMaxPits; ++i) {

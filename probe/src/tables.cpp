@@ -35,6 +35,10 @@ const char* to_string(ProbeStatus status) noexcept {
       return "CorruptTable";
     case ProbeStatus::kGameOver:
       return "GameOver";
+    case ProbeStatus::kWrongObjective:
+      return "WrongObjective";
+    case ProbeStatus::kUnreachable:
+      return "Unreachable";
   }
   return "Unknown";
 }
@@ -111,13 +115,19 @@ std::unique_ptr<TableSet> TableSet::open(const fs::path& dir, const TableSetOpti
     throw std::runtime_error(dir.string() + ": no table files (layer-NNN.sdb) in the directory");
   }
   std::optional<RuleSet> rules;
+  Objective objective = Objective::kCompetitive;
   int rules_from = -1;
   for (const auto& [n, f] : found) {
     if (!f.info)
       continue;
     if (!rules) {
       rules = f.info->rules.normalised();
+      objective = f.info->objective;
       rules_from = n;
+    } else if (f.info->objective != objective) {
+      throw std::runtime_error(dir.string() + " mixes competitive and co-operative tables: " +
+                               layer_file_name(rules_from) + " is " + to_string(objective) +
+                               ", " + layer_file_name(n) + " " + to_string(f.info->objective));
     } else if (!(f.info->rules.normalised() == *rules)) {
       throw std::runtime_error(
           dir.string() + " holds tables of different rule sets: " + layer_file_name(rules_from) +
@@ -138,6 +148,7 @@ std::unique_ptr<TableSet> TableSet::open(const fs::path& dir, const TableSetOpti
   impl->dir = dir;
   impl->options = options;
   impl->rules = *rules;
+  impl->objective = objective;
   impl->engine.emplace(*rules);
   int max = -1;
   while (found.count(max + 1))
@@ -213,6 +224,9 @@ int TableSet::max_stones() const noexcept {
 }
 const fs::path& TableSet::directory() const noexcept {
   return impl_->dir;
+}
+Objective TableSet::objective() const noexcept {
+  return impl_->objective;
 }
 
 namespace {
@@ -420,6 +434,16 @@ std::string TableSet::explain(ProbeStatus status, const Pits& position) const {
                  : "a table in " + impl_->dir.string() + " failed to read";
     case ProbeStatus::kGameOver:
       return "the game is over: the mover has no legal move";
+    case ProbeStatus::kWrongObjective:
+      return impl_->objective == Objective::kCooperative
+                 ? "the tables in " + impl_->dir.string() +
+                       " are co-operative (reachable sets, `sowdb gen --objective cooperative`): "
+                       "they hold no competitive values; ask with --objective cooperative"
+                 : "the tables in " + impl_->dir.string() +
+                       " are competitive (values and depths): they hold no co-operative sets; "
+                       "build those with `sowdb gen --objective cooperative`";
+    case ProbeStatus::kUnreachable:
+      return "no joint line of play reaches that difference from this position";
   }
   return "unknown status";
 }

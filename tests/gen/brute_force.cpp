@@ -298,4 +298,68 @@ std::vector<Pits> find_in_layer_cycle(const Rules& rules, int stones) {
   return {};
 }
 
+
+namespace {
+
+// Whether `board` lies on a cycle of moves: some line of moves that gain nothing leads back to
+// it (moves that gain seeds never return).
+bool on_cycle(const Rules& rules, const Pits& board) {
+  std::set<Pits> seen;
+  std::vector<Pits> todo;
+  MoveList moves;
+  rules.legal_moves(board, moves);
+  for (const Move& m : moves) {
+    if (m.gain() == 0)
+      todo.push_back(m.child);
+  }
+  while (!todo.empty()) {
+    const Pits b = todo.back();
+    todo.pop_back();
+    if (b == board)
+      return true;
+    if (!seen.insert(b).second)
+      continue;
+    rules.legal_moves(b, moves);
+    for (const Move& m : moves) {
+      if (m.gain() == 0)
+        todo.push_back(m.child);
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Reach brute_reach(const Rules& rules, int max_stones, bool endless) {
+  Reach r;
+  for (int n = 0; n <= max_stones; ++n) {
+    const std::vector<Pits> boards = enumerate_boards(rules.pits(), n);
+    std::map<Pits, bool> cycles;
+    for (const Pits& b : boards) {
+      r[b];
+      cycles[b] = endless && on_cycle(rules, b);
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const Pits& b : boards) {
+        std::set<int> next = r[b];
+        MoveList moves;
+        if (rules.legal_moves(b, moves) == 0)
+          next.insert(rules.final_value(b));
+        for (const Move& m : moves) {
+          for (const int d : r.at(m.child))
+            next.insert(m.gain() + (m.extra_turn ? d : -d));
+        }
+        if (cycles[b])
+          next.insert(0);
+        if (next != r[b]) {
+          r[b] = std::move(next);
+          changed = true;
+        }
+      }
+    }
+  }
+  return r;
+}
+
 }  // namespace sowdb::test

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,5 +69,14 @@ std::vector<Pits> find_in_layer_cycle(const Rules& rules, int stones);
 
 /// "[a b c | d e f]": the mover's pits, then the opponent's.
 std::string board_text(const Pits& board, int pits_per_side);
+
+/// The co-operative objective's sets, board by board.
+using Reach = std::map<Pits, std::set<int>>;
+
+/// R(p) (docs/RULES.md, "The co-operative objective") for every board of layers 0..max_stones,
+/// by iteration to the least fixed point from the definition: a finished game's split, each
+/// move's child set mapped through the move, and 0 for a board on a cycle of moves. With
+/// `endless` false the last rule is left out: the differences a line that ends the game reaches.
+Reach brute_reach(const Rules& rules, int max_stones, bool endless = true);
 
 }  // namespace sowdb::test

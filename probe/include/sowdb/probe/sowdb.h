@@ -39,7 +39,11 @@ typedef enum sowdb_status {
   SOWDB_ERR_OPEN = 6,            /**< sowdb_open: no usable table directory. */
   SOWDB_ERR_GAME_OVER = 7,       /**< The position has no legal move: the game is over. */
   SOWDB_ERR_ILLEGAL_MOVE = 8,    /**< sowdb_play: the pit is not a legal move. */
-  SOWDB_ERR_INTERNAL = 9         /**< Out of memory or an unexpected failure. */
+  SOWDB_ERR_INTERNAL = 9,        /**< Out of memory or an unexpected failure. */
+  SOWDB_ERR_WRONG_OBJECTIVE = 10, /**< A competitive query on co-operative tables, or the
+                                       reverse (sowdb_objective()). */
+  SOWDB_ERR_UNREACHABLE = 11     /**< sowdb_cooperative_line: no joint line reaches the
+                                      difference asked for. */
 } sowdb_status;
 
 /** An open table directory. Opaque; create with sowdb_open, free with sowdb_close. */
@@ -231,6 +235,80 @@ sowdb_status sowdb_game_outcome(const sowdb_tables* tables,
                                 int32_t store_opponent,
                                 int32_t stones,
                                 sowdb_outcome* out);
+
+/* --- The co-operative objective (`sowdb gen --objective cooperative`) ---------------------
+ * Co-operative tables hold, for each position, the set R of differences d (the mover's takes
+ * from here on minus the opponent's) that some joint line of play reaches, endless play
+ * splitting the seeds left evenly. With stores A (the mover's) and B the game can still end
+ * balanced exactly when B - A is in R. A set is 4 words: bit n + d (word (n + d) / 64) for d in
+ * [-n, n], n the seeds on the board. The value functions above answer
+ * SOWDB_ERR_WRONG_OBJECTIVE on co-operative tables, and these on competitive ones. */
+
+/** 1 when the tables are co-operative, 0 when competitive, -1 for NULL. Thread safe. */
+int32_t sowdb_objective(const sowdb_tables* tables);
+
+/** The reachable set of a position.
+ *  PARAMETERS pits, npits: the position; bits: receives 4 words; stones: receives n (may be
+ *    NULL).
+ *  RETURN SOWDB_OK, SOWDB_ERR_WRONG_OBJECTIVE, or as sowdb_probe_value; outputs are written
+ *    only on SOWDB_OK.
+ *  NOTES thread safe. */
+sowdb_status sowdb_reach(const sowdb_tables* tables,
+                         const uint8_t* pits,
+                         int32_t npits,
+                         uint64_t bits[4],
+                         int32_t* stones);
+
+/** Whether the game can still end with equal stores: *balanced = 1 when store_opponent -
+ *  store_mover is in the position's set, else 0.
+ *  RETURN as sowdb_reach; SOWDB_ERR_ARGUMENT for a negative store or a null pointer.
+ *  NOTES thread safe. */
+sowdb_status sowdb_balanced(const sowdb_tables* tables,
+                            const uint8_t* pits,
+                            int32_t npits,
+                            int32_t store_mover,
+                            int32_t store_opponent,
+                            int32_t* balanced);
+
+/** One legal move with the differences joint play still reaches through it. */
+typedef struct sowdb_reach_move {
+  int32_t pit;          /**< The mover's pit sown, 0..P-1. */
+  int32_t gain;         /**< Seeds the move sends to the mover's store. */
+  int32_t extra_turn;   /**< 1: the same player moves again (Kalah family); else 0. */
+  uint64_t bits[4];     /**< The differences reachable through it, from the mover's side at the
+                             position (bit n + d, n the position's seeds). */
+  uint8_t child[SOWDB_MAX_PITS]; /**< The resulting position, from the next mover's side. */
+} sowdb_reach_move;
+
+/** Every legal move of a position with its reachable set, in pit order.
+ *  PARAMETERS out: room for `capacity` moves (8 always suffices); count: receives the number
+ *    of legal moves (0: the game is over).
+ *  RETURN as sowdb_reach; SOWDB_ERR_ARGUMENT when capacity is too small (*count is then the
+ *    number needed). NOTES thread safe. */
+sowdb_status sowdb_reach_moves(const sowdb_tables* tables,
+                               const uint8_t* pits,
+                               int32_t npits,
+                               sowdb_reach_move* out,
+                               int32_t capacity,
+                               int32_t* count);
+
+/** A joint line of play from a position that ends with the mover's takes minus the opponent's
+ *  equal to `target` (store_opponent - store_mover for a balanced end): each move keeps the
+ *  target reachable and play progresses (TableSet::cooperative_line).
+ *  PARAMETERS moves: receives the pits played, in order (replay them with sowdb_play); capacity:
+ *    the most moves to return; count: receives the moves returned; end: receives 0 (the game
+ *    ended), 1 (a position repeated: endless play, which only a target of 0 needs) or 2 (the
+ *    line was cut at `capacity` moves). moves may be NULL when capacity is 0.
+ *  RETURN SOWDB_OK, SOWDB_ERR_UNREACHABLE (target not in the set), or as sowdb_reach.
+ *  NOTES thread safe. */
+sowdb_status sowdb_cooperative_line(const sowdb_tables* tables,
+                                    const uint8_t* pits,
+                                    int32_t npits,
+                                    int32_t target,
+                                    int32_t* moves,
+                                    int32_t capacity,
+                                    int32_t* count,
+                                    int32_t* end);
 
 #ifdef __cplusplus
 } /* extern "C" */

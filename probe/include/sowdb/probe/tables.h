@@ -49,6 +49,11 @@ enum class ProbeStatus : std::uint8_t {
   kMissingTable,   ///< A layer file needed for the answer could not be found or opened.
   kCorruptTable,   ///< A layer file failed a check or a block failed to read or decode.
   kGameOver,       ///< best_move only: the position has no legal move.
+  /// The tables hold the other objective: a competitive query (value, moves, ...) on
+  /// co-operative tables, or a co-operative one (reach, ...) on competitive tables.
+  kWrongObjective,
+  /// cooperative_line only: no joint line reaches the difference asked for.
+  kUnreachable,
 };
 
 /// The name of `status` without its `k` ("Ok", "BadPosition", ...). Never null. Thread safe.
@@ -115,6 +120,48 @@ struct PrincipalLine {
   /// The root mover's gains along the line minus the other player's. Plus the value of `last`
   /// (seen from the root mover), it is the root's value.
   int net_gain = 0;
+};
+
+/// A co-operative reachable set (FORMAT.md, "Co-operative tables"): the differences d in
+/// [-n, n] (the mover's takes from here on minus the opponent's) that some joint line of play
+/// reaches; bit n + d of `bits`.
+struct ReachSet {
+  int stones = 0;                        ///< n: the differences lie in [-n, n].
+  std::array<std::uint64_t, 4> bits{};  ///< Bit n + d (word (n + d) / 64) for each d.
+
+  /// Whether d is in the set (false outside [-n, n]).
+  bool contains(int d) const {
+    if (d < -stones || d > stones)
+      return false;
+    const int bit = stones + d;
+    return ((bits[static_cast<std::size_t>(bit / 64)] >> (bit % 64)) & 1) != 0;
+  }
+  /// The differences in rising order.
+  std::vector<int> differences() const {
+    std::vector<int> out;
+    for (int d = -stones; d <= stones; ++d) {
+      if (contains(d))
+        out.push_back(d);
+    }
+    return out;
+  }
+};
+
+/// One legal move with what joint play can still reach after it.
+struct MoveReach {
+  Move move;  ///< The move: pit, gain, extra turn and the resulting position.
+  /// The differences reachable from the position through this move, from the mover's side
+  /// (each child difference d mapped to Rules::worth(move, d)); `stones` is the position's n.
+  ReachSet reachable;
+};
+
+/// The legal moves of a position with their reachable sets, in pit order.
+struct MoveReaches {
+  std::array<MoveReach, kMaxPitsPerSide> moves{};  ///< The first `size` entries are valid.
+  int size = 0;                                    ///< Number of legal moves, 0..P.
+
+  const MoveReach* begin() const { return moves.data(); }
+  const MoveReach* end() const { return moves.data() + size; }
 };
 
 /// What TableSet::read_layer writes for an entry whose value does not read. Never a value:
@@ -186,6 +233,10 @@ class TableSet {
   int max_stones() const noexcept;
   /// The directory given to open. Thread safe.
   const std::filesystem::path& directory() const noexcept;
+  /// What the tables hold: competitive values and depths, or co-operative reachable sets
+  /// (`sowdb gen --objective cooperative`). The value probes below answer kWrongObjective on
+  /// co-operative tables, the reach probes on competitive ones. Thread safe.
+  Objective objective() const noexcept;
 
   /// The value and depth of `position` (FORMAT.md, "Values and depths": value in [-n, n] from the
   /// mover's side, depth in plies to realise it).
@@ -244,6 +295,37 @@ class TableSet {
   ProbeStatus principal_line(const Pits& position,
                              PrincipalLine& out,
                              int max_plies = 1000) const noexcept;
+
+  /// (Co-operative tables) the reachable set R(position): every difference d (the mover's takes
+  /// from here on minus the opponent's) that some joint line of play reaches. With stores A
+  /// (the mover's) and B, the game can still end with equal stores exactly when B - A is in it.
+  /// PARAMETERS position: as for `value`. out: written only on kOk.
+  /// RETURN kOk, kWrongObjective (competitive tables), kBadPosition, kTooManyStones,
+  ///   kMissingTable or kCorruptTable. One set lookup (one value block at most).
+  /// THREAD SAFETY thread safe; never throws.
+  ProbeStatus reach(const Pits& position, ReachSet& out) const noexcept;
+
+  /// (Co-operative tables) every legal move of `position` with the differences still reachable
+  /// through it, from the mover's side, in pit order (their union is reach(position), plus 0
+  /// where play from it can go on forever). A finished game gives kOk and no moves.
+  /// RETURN as `reach`. THREAD SAFETY thread safe; never throws.
+  ProbeStatus reach_moves(const Pits& position, MoveReaches& out) const noexcept;
+
+  /// (Co-operative tables) a joint line of play from `position` that ends with the mover's takes
+  /// minus the opponent's equal to `target` (B - A for stores A, B: a balanced end). Each step
+  /// keeps the target reachable; a move that gains seeds is taken whenever one keeps it, else
+  /// the line takes the fewest moves that gain nothing to a position where one does (a
+  /// breadth-first search in the layer), so it always progresses. Only when the target is 0 and
+  /// only endless play reaches it does the line end in a repetition (kRepetition, the seeds left
+  /// split evenly); else it ends with the game (kGameOver), or at `max_plies` (kMaxPlies).
+  /// `net_gain` is the root mover's gains minus the other player's along the line.
+  /// RETURN kOk, kUnreachable (target not in reach(position); `out` empty), or as `reach`.
+  /// NOTES the search may visit every position of a layer that moves gaining nothing join.
+  /// THREAD SAFETY thread safe; never throws (a failed allocation gives kCorruptTable).
+  ProbeStatus cooperative_line(const Pits& position,
+                               int target,
+                               PrincipalLine& out,
+                               int max_plies = 1000) const noexcept;
 
   /// Reads every entry of layer `stones` in index order: for the caller that wants a whole layer
   /// (verify, statistics) rather than a position. Each block is decoded once, and recompute
