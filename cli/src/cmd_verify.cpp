@@ -18,6 +18,7 @@
 #include "sowdb/gen/parallel.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/verify/verify.h"
+#include "sowdb/verify/verify_reach.h"
 
 namespace sowdb::cli {
 
@@ -53,15 +54,19 @@ void add_verify(CLI::App& app, Runner& run) {
       std::string first_read_error;  // why the first layer with unreadable entries failed
       const auto start_all = std::chrono::steady_clock::now();
       Verifier verifier(*tables, last, gen::tbb_executor());
+      // Co-operative tables hold sets: ReachVerifier computes them again (verify_reach.h).
+      const bool cooperative = tables->objective() == Objective::kCooperative;
+      ReachVerifier reach_verifier(*tables, gen::tbb_executor());
       const bool tty = isatty(fileno(stderr)) && !args->quiet && !args->json;
       if (tty) {
         auto line = std::make_shared<ProgressLine>(tables->rules().pits());
-        verifier.set_progress(
-            [line](int n, const char* phase, double f) { line->show(n, phase, f); });
+        const auto show = [line](int n, const char* phase, double f) { line->show(n, phase, f); };
+        verifier.set_progress(show);
+        reach_verifier.set_progress(show);
       }
       for (int n = 0; n <= last; ++n) {
         const auto start = std::chrono::steady_clock::now();
-        const VerifyReport check = verifier.verify(n);
+        const VerifyReport check = cooperative ? reach_verifier.verify(n) : verifier.verify(n);
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const std::uint64_t bad = check.problems();
@@ -111,6 +116,7 @@ void add_verify(CLI::App& app, Runner& run) {
         j["unreadable"] = unreadable;
         j["seconds"] = seconds;
         j["verified"] = problems == 0;
+        j["objective"] = to_string(tables->objective());
         std::printf("%s\n", j.dump().c_str());
         std::fflush(stdout);
       } else {
@@ -129,6 +135,8 @@ void add_verify(CLI::App& app, Runner& run) {
           what = problems - unreadable == 1 ? "1 entry disagrees with its successors"
                                             : std::to_string(problems - unreadable) +
                                                   " entries disagree with their successors";
+          if (cooperative)
+            what += " (the sets their moves give)";
         }
         if (unreadable) {
           what += std::string(what.empty() ? "" : "; ") +

@@ -15,6 +15,7 @@
 #include "sowdb/gen/generate.h"
 #include "sowdb/probe/sowdb.h"
 #include "sowdb/probe/tables.h"
+#include "sowdb/verify/verify_reach.h"
 #include "test_support.h"
 
 namespace sowdb::test {
@@ -244,6 +245,58 @@ TEST(CooperativeTables, CInterface) {
   EXPECT_EQ(sowdb_probe_value_only(t, pits, 4, &value), SOWDB_ERR_WRONG_OBJECTIVE);
   EXPECT_NE(std::string(sowdb_last_error()).find("co-operative"), std::string::npos);
   sowdb_close(t);
+}
+
+// `sowdb verify` on co-operative tables: the sets the generator wrote agree with the work-list
+// computation of ReachVerifier; a layer rewritten with a wrong set, or with a difference added
+// everywhere (sets that still satisfy every move's equation within the layer, but are not the
+// least ones), is caught.
+TEST(CooperativeTables, VerifyFindsWrongSets) {
+  for (const char* text : {"oware/4x2", "kalah/3x2", "wari-us/3x2"}) {
+    SCOPED_TRACE(text);
+    const Variant v = *parse_variant(text);
+    TempDir dir("coop-verify");
+    generate_cooperative(v, 8, dir.path());
+    {
+      const auto tables = TableSet::open(dir.path());
+      ReachVerifier verifier(*tables);
+      for (int n = 0; n <= 8; ++n) {
+        const VerifyReport r = verifier.verify(n);
+        EXPECT_EQ(r.problems(), 0u) << n << ": " << (r.examples.empty() ? "" : r.examples[0]);
+        EXPECT_EQ(r.positions, layer_size(v.rules.pits(), n));
+      }
+    }
+    const int n = 7;
+    const auto path = dir / layer_file_name(n);
+    const auto reader = LayerReader::open(path);
+    std::vector<std::uint32_t> symbols(reader->info().entries);
+    reader->read_all_symbols(symbols);
+    std::vector<std::uint64_t> sets;
+    for (const std::uint32_t s : symbols)
+      sets.push_back(reader->set(s)[0]);
+    for (const bool everywhere : {false, true}) {
+      std::vector<std::uint64_t> wrong = sets;
+      std::uint64_t changed = 0;
+      for (std::uint64_t& w : wrong) {
+        // Differences n - 1 and 1 - n (bits 2n - 1 and 1): reachable from no position of layer
+        // 7 here, whose sums have the parity of the seeds in the Kalah family.
+        const std::uint64_t add = (std::uint64_t{1} << (2 * n - 1)) | 2;
+        if ((w & add) != add && (everywhere || changed == 0)) {
+          w |= add;
+          ++changed;
+        }
+      }
+      ASSERT_GT(changed, 0u);
+      write_reach_layer(path, v.rules, n, wrong);
+      const auto tables = TableSet::open(dir.path());
+      ReachVerifier verifier(*tables);
+      std::uint64_t bad = 0;
+      for (int m = 0; m <= n; ++m)
+        bad += verifier.verify(m).bad_values;
+      EXPECT_GT(bad, 0u) << (everywhere ? "everywhere" : "one entry");
+      EXPECT_LE(bad, changed);
+    }
+  }
 }
 
 }  // namespace
