@@ -13,6 +13,7 @@
 
 #include "board_text.h"
 #include "commands.h"
+#include "stats_reach.h"
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/gen/endless.h"
@@ -93,6 +94,16 @@ void add_stats(CLI::App& app, Runner& run) {
       const int k = rules.pits();
       const int last = last_layer(*tables, args->max_stones, args->tables);
       const std::string variant = tables->variant().to_string();
+      if (tables->objective() == Objective::kCooperative) {
+        print_reach_stats(*tables,
+                          last,
+                          args->tables,
+                          args->json       ? StatsFormat::kJson
+                          : args->csv      ? StatsFormat::kCsv
+                          : args->markdown ? StatsFormat::kMarkdown
+                                           : StatsFormat::kText);
+        return 0;
+      }
       if (args->csv) {
         std::printf(
             "n,positions,wins,draws,losses,win_share,draw_share,loss_share,mean_value,"

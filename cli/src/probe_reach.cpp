@@ -108,6 +108,9 @@ nlohmann::json reach_report_json(const TableSet& set, const ReachReport& r) {
   }
   j["line"] = line;
   j["line_steps"] = steps;
+  // Where the line ends, from the side of the player to move there (0: the root's mover).
+  j["line_last"] = pits_of(rules, r.line.last);
+  j["line_last_mover"] = r.line.last_mover;
   j["line_end"] = r.balanced ? nlohmann::json(end_name(r.line.end)) : nlohmann::json(nullptr);
   return j;
 }
