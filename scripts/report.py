@@ -5,7 +5,7 @@ names the exact rule set and the sowdb version.
 
 Usage: report.py SOWDB OUT_DIR WORK_DIR [--solve-timeout SECONDS] [--layers N]
                  [--search-tables N] [--search-time-limit SECONDS] [--oware-boards PxS,...]
-                 [--oware-tables DIR]
+                 [--oware-tables DIR] [--coop-layers N]
 """
 import argparse
 import datetime
@@ -68,6 +68,8 @@ def main():
                     help="largest layer of the tables the Kalah(6,4)/(6,5) searches probe")
     ap.add_argument("--search-time-limit", type=float, default=600,
                     help="solve --time-limit of each Kalah(6,4)/(6,5) search")
+    ap.add_argument("--coop-layers", type=int, default=16,
+                    help="layers of the co-operative tables built per rule set (6 pits a side)")
     ap.add_argument("--oware-boards", default="5x2,5x3,6x2",
                     help="Oware-family boards PxS solved by complete tables built first "
                          "(add 5x4 for the 40-seed goal: about an hour per rule set)")
@@ -322,6 +324,45 @@ def main():
         f.write("preset,pits,seeds,stones,balanced,reachable,balancing_moves,positions,seconds\n" +
                 "\n".join(coop_rows) + "\n")
 
+    # 2e. Co-operative tables layer by layer: how often a balanced end is still reachable.
+    lines += [f"## The co-operative objective layer by layer, 6 pits a side", "",
+              "`sowdb gen --objective cooperative` for each rule set with distinct rules on 6 "
+              f"pits a side, layers 0..{args.coop_layers}, then `sowdb stats --json`: the share "
+              "of each layer's positions from which a balanced end (equal takes from here on, "
+              "the stores empty) is reachable by joint play. In the Kalah family and wari-us, "
+              "which cannot play forever, the seeds of an odd layer cannot split evenly.", ""]
+    coop_stats = []
+    for group in groups:
+        name = group[0]["name"]
+        d = os.path.join(args.work, f"coop-{name}")
+        gen = run_json([args.sowdb, "gen", "--variant", f"{name}/6x4", "--max-stones",
+                        str(args.coop_layers), "--out", d, "--objective", "cooperative",
+                        "--json"])
+        st = run_json([args.sowdb, "stats", "--tables", d, "--json"])
+        summary = gen[-1]
+        coop_stats.append((group, st, summary))
+    head = "| n | " + " | ".join(f"`{g[0]['name']}`" for g, _, _ in coop_stats) + " |"
+    lines += [head, "|---:|" + "---:|" * len(coop_stats)]
+    for n in range(args.coop_layers + 1):
+        lines.append(f"| {n} | " + " | ".join(
+            f"{100 * st[n]['balanced_share']:.2f} %" for _, st, _ in coop_stats) + " |")
+    lines += ["", "Presets with the same rules share a column: " + "; ".join(
+        ", ".join(f"`{p['name']}`" for p in g) for g, _, _ in coop_stats if len(g) > 1) + ". "
+        "Build time (2 threads) and size of the tables: " + "; ".join(
+        f"`{g[0]['name']}` {sm['seconds']:.1f} s, {sm['bytes_on_disk'] / 1024:.0f} KiB "
+        f"({sm['bytes_per_position']:.3f} bytes/position)" for g, _, sm in coop_stats) + ".", ""]
+    with open(os.path.join(args.out, "cooperative_layers.csv"), "w") as f:
+        f.write("preset,n,positions,balanced,balanced_share,mean_reachable,distinct_sets\n")
+        for g, st, _ in coop_stats:
+            for r in st:
+                f.write(f"{g[0]['name']},{r['n']},{r['positions']},{r['balanced']},"
+                        f"{r['balanced_share']:.6f},{r['mean_reachable']:.4f},"
+                        f"{r['distinct_sets']}\n")
+    with open(os.path.join(args.work, "coop.dat"), "w") as f:
+        for n in range(args.coop_layers + 1):
+            f.write(f"{n} " + " ".join(f"{st[n]['balanced_share']:.6f}"
+                                       for _, st, _ in coop_stats) + "\n")
+
     # 3. Per-layer statistics and the cost of building the tables, standard boards.
     lines += ["## Per-layer statistics, standard boards", ""]
     plots = {}
@@ -406,12 +447,25 @@ set ylabel 'share of the decided positions'
 plot '{w}/oware-depths.dat' u 1:2 w lp pt 7 ps 0.5 t 'oware/6x4', \\
      '{w}/kalah-depths.dat' u 1:2 w lp pt 7 ps 0.5 t 'kalah/6x4'
 """
+    coop_plot = ", ".join(
+        f"'{w}/coop.dat' u 1:{i + 2} w lp t '{g[0]['name']}'" for i, (g, _, _) in
+        enumerate(coop_stats))
+    script += f"""
+set output '{o}/cooperative_balanced.png'
+set title 'Co-operative objective: share of positions that can still end balanced (6 pits)'
+unset logscale y
+set yrange [0:1.05]
+set xlabel 'seeds on the board (n)'
+set ylabel 'share of the layer'
+plot {coop_plot}
+"""
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
     lines += ["## Plots", "",
               "![win, draw and loss shares](wdl_shares.png)", "",
               "![value distribution](value_distribution.png)", "",
               "![cost of a layer](cost.png)", "",
               "![depth to conversion](depth_distribution.png)", "",
+              "![co-operative: balanced end reachable](cooperative_balanced.png)", "",
               f"The report took {time.time() - started:.0f} s.", ""]
     with open(os.path.join(args.out, "README.md"), "w") as f:
         f.write("\n".join(lines))
