@@ -88,21 +88,63 @@ nlohmann::json move_json(const gen::StartMove& m) {
 // `sowdb solve --objective cooperative`: every layer solved in memory for the co-operative
 // objective, the start position's reachable differences and which first moves keep a balanced
 // end possible.
+// The start's answer read from co-operative tables that cover it (`gen --objective
+// cooperative`); UsageError for tables of the other objective or too few layers.
+gen::ReachStart reach_start_from_tables(const Variant& v, const std::string& dir) {
+  const std::unique_ptr<TableSet> tables = open_tables(dir);
+  if (tables->objective() != Objective::kCooperative)
+    throw UsageError("--tables: " + tables->explain(ProbeStatus::kWrongObjective, Pits{}));
+  if (!(tables->rules() == v.rules.normalised())) {
+    throw UsageError("--tables " + dir + " holds " + describe(tables->rules()) + ", not " +
+                     describe(v.rules.normalised()));
+  }
+  const int stones = v.total_stones();
+  if (tables->max_stones() < stones) {
+    throw UsageError("--tables " + dir + " holds layers up to " +
+                     std::to_string(tables->max_stones()) + "; the start of " + v.to_string() +
+                     " has " + std::to_string(stones) + " seeds");
+  }
+  Pits start{};
+  for (int i = 0; i < v.rules.pits(); ++i)
+    start[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v.seeds_per_pit);
+  ReachSet set;
+  MoveReaches moves;
+  ProbeStatus st = tables->reach(start, set);
+  if (st == ProbeStatus::kOk)
+    st = tables->reach_moves(start, moves);
+  if (st != ProbeStatus::kOk)
+    throw std::runtime_error(tables->explain(st, start));
+  gen::ReachStart r;
+  r.reachable = set.differences();
+  r.balanced = set.contains(0);
+  for (const MoveReach& m : moves) {
+    gen::ReachStart::Move rm;
+    rm.pit = m.move.pit;
+    rm.gain = m.move.gain();
+    rm.extra_turn = m.move.extra_turn;
+    rm.reachable = m.reachable.differences();
+    rm.balancing = m.reachable.contains(0);
+    r.moves.push_back(std::move(rm));
+  }
+  return r;
+}
+
 template <typename Args>
 int solve_cooperative(const Variant& v, const Args& args) {
-  if (!args.tables.empty()) {
-    throw UsageError(
-        "--objective cooperative solves in memory: --tables holds tables of the "
-        "competitive objective, which cannot answer it");
-  }
   if (args.value_only || args.time_limit > 0)
     throw UsageError("--objective cooperative takes neither --value-only nor --time-limit");
   const auto start = std::chrono::steady_clock::now();
   gen::ReachStart r;
-  try {
-    r = gen::solve_reach_start(v);
-  } catch (const gen::TooLarge& e) {
-    throw UsageError(e.what());
+  const bool from_tables = !args.tables.empty();
+  if (from_tables) {
+    r = reach_start_from_tables(v, args.tables);
+  } else {
+    try {
+      r = gen::solve_reach_start(v);
+    } catch (const gen::TooLarge& e) {
+      throw UsageError(e.what() + std::string("; build co-operative tables with `sowdb gen "
+                                              "--objective cooperative` and pass --tables"));
+    }
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -135,6 +177,9 @@ int solve_cooperative(const Variant& v, const Args& args) {
     j["moves"] = moves;
     j["positions"] = r.positions;
     j["seconds"] = seconds;
+    j["method"] = from_tables ? "tables" : "memory";
+    if (from_tables)
+      j["tables"] = args.tables;
     std::printf("%s\n", j.dump().c_str());
     return 0;
   }
@@ -150,9 +195,13 @@ int solve_cooperative(const Variant& v, const Args& args) {
                 list(m.reachable).c_str(),
                 m.balancing ? "  (keeps a balanced end possible)" : "");
   }
-  std::printf("solved %s in memory in %.2f s\n",
-              count_text(r.positions, "position", "positions").c_str(),
-              seconds);
+  if (from_tables) {
+    std::printf("read from the co-operative tables in %s in %.2f s\n", args.tables.c_str(), seconds);
+  } else {
+    std::printf("solved %s in memory in %.2f s\n",
+                count_text(r.positions, "position", "positions").c_str(),
+                seconds);
+  }
   return 0;
 }
 

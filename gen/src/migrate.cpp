@@ -61,6 +61,12 @@ void migrate(const MigrateOptions& options) {
   } catch (const std::runtime_error& e) {
     throw InvalidRequest(e.what());
   }
+  if (from->objective() == Objective::kCooperative) {
+    // Version 5 is their only format so far: there is nothing to migrate them to.
+    throw InvalidRequest(options.from.string() +
+                         " holds co-operative tables, which only format version 5 describes; "
+                         "migrate rewrites competitive tables");
+  }
   fs::create_directories(options.out, ec);
   if (ec)
     throw InvalidRequest("cannot create " + options.out.string() + ": " + ec.message());

@@ -15,13 +15,19 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # The start position of wari-kc/3x2 (12 seeds) from the tables, as `solve` computes it in memory.
 "${sowdb}" probe --tables "${dir}/coop" --json 2 2 2 2 2 2 >"${dir}/start.json"
 "${sowdb}" solve --variant wari-kc/3x2 --objective cooperative --json >"${dir}/solve.json"
+"${sowdb}" solve --variant wari-kc/3x2 --objective cooperative --tables "${dir}/coop" --json \
+  >"${dir}/solve-tables.json"
 "${sowdb}" probe --tables "${dir}/coop" --stores 1,3 --json 2 0 1 1 2 0 >"${dir}/mid.json"
 python3 - "${dir}" <<'PY' || fail "probe --json on co-operative tables"
 import json, sys
 d = sys.argv[1]
 lines = [json.loads(l) for l in open(f"{d}/gen.json")]
 assert lines[-1]["summary"] and lines[-1]["objective"] == "cooperative", lines[-1]
-start, solve, mid = (json.load(open(f"{d}/{x}.json")) for x in ("start", "solve", "mid"))
+start, solve, mid, st = (json.load(open(f"{d}/{x}.json"))
+                         for x in ("start", "solve", "mid", "solve-tables"))
+assert st["method"] == "tables" and solve["method"] == "memory", (st, solve)
+for f in ("reachable", "balanced", "balancing_moves", "moves"):
+    assert st[f] == solve[f], (f, st[f], solve[f])
 for j in (start, mid):
     for f in ("variant", "objective", "pits", "stones", "stores", "balanced", "reachable",
               "balancing_moves", "moves", "line", "line_end"):
@@ -91,6 +97,10 @@ expect_refusal "competitive probe on co-operative tables" \
   "${sowdb}" probe --tables "${dir}/coop" --objective competitive 1 1 0 1 1 0
 expect_refusal "co-operative probe on competitive tables" \
   "${sowdb}" probe --tables "${dir}/values" --objective cooperative 1 1 0 1 1 0
+expect_refusal "co-operative solve over competitive tables" \
+  "${sowdb}" solve --variant wari-kc/3x2 --objective cooperative --tables "${dir}/values"
+expect_refusal "migrate of co-operative tables" \
+  "${sowdb}" migrate --tables "${dir}/coop" --out "${dir}/migrated"
 expect_refusal "unknown objective" \
   "${sowdb}" gen --variant wari-kc/3x2 --max-stones 2 --out "${dir}/x" --objective friendly
 expect_refusal "co-operative gen into competitive tables" \
