@@ -17,6 +17,41 @@ std::string human_bytes(double bytes) {
   return buf;
 }
 
+void print_line(const Rules& rules, const PrincipalLine& line) {
+  int ply = 0;
+  for (const LineStep& s : line.steps) {
+    std::string what;
+    if (s.gain)
+      what = "gains " + std::to_string(s.gain);
+    if (s.extra_turn)
+      what += std::string(what.empty() ? "" : ", ") + "extra turn";
+    std::printf("  %3d. %-8s pit %d  %-20s %s\n",
+                ++ply,
+                s.mover == 0 ? "mover" : "opponent",
+                s.pit,
+                what.c_str(),
+                pits_text(rules, s.before).c_str());
+  }
+  const char* who = line.last_mover == 0 ? "mover" : "opponent";
+  const int left = rules.own_seeds(line.last) + rules.opponent_seeds(line.last);
+  switch (line.end) {
+    case LineEnd::kGameOver:
+      std::printf("  end: the %s cannot move in %s; seeds on each side go to their owner\n",
+                  who,
+                  pits_text(rules, line.last).c_str());
+      break;
+    case LineEnd::kRepetition:
+      std::printf("  endless: %s repeats with the %s to move; the %s left split evenly\n",
+                  pits_text(rules, line.last).c_str(),
+                  who,
+                  count_text(left, "seed", "seeds").c_str());
+      break;
+    case LineEnd::kMaxPlies:
+      std::printf("  (stopped after %s)\n", count_text(ply, "ply", "plies").c_str());
+      break;
+  }
+}
+
 namespace {
 
 // Of a pit count that is not one, a message quotes this much: enough to recognise it.

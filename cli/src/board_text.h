@@ -8,6 +8,7 @@
 
 #include "sowdb/probe/internal/board_text.h"
 #include "sowdb/probe/rules.h"
+#include "sowdb/probe/tables.h"
 #include "sowdb/probe/variant.h"
 
 namespace sowdb::cli {
@@ -37,6 +38,10 @@ bool parse_pits(const Rules& rules,
                 const std::vector<std::string>& words,
                 Pits& board,
                 std::string& error);
+
+/// Prints `line`'s steps (each position before the move, from the mover's side) and how it ends,
+/// one line each, on stdout, for `probe`'s text reports.
+void print_line(const Rules& rules, const PrincipalLine& line);
 
 /// Resolves --variant and --pits into a variant; false with a one-line reason.
 bool resolve_variant(std::string_view text, int pits_override, Variant& out, std::string& error);

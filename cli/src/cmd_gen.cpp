@@ -188,8 +188,7 @@ void add_gen(CLI::App& app, Runner& run) {
         j["peak_rss_bytes"] = std::max(peak_rss, gen::peak_rss_bytes());
         j["threads"] = threads;
         j["zstd_level"] = args->write.zstd_level;
-        j["recompute"] =
-            !args->write.no_recompute && options.objective == Objective::kCompetitive;
+        j["recompute"] = !args->write.no_recompute && options.objective == Objective::kCompetitive;
         j["objective"] = args->objective;
         std::printf("%s\n", j.dump().c_str());
         std::fflush(stdout);

@@ -284,38 +284,7 @@ void print_text(const TableSet& set, const Report& r) {
     std::printf("  pit %d: worth %+3d, depth %3d%s\n", m.move.pit, m.worth, m.depth, what.c_str());
   }
   std::printf("\nprincipal line (each position before the move, from the side of who moves):\n");
-  int ply = 0;
-  for (const LineStep& s : r.line.steps) {
-    std::string what;
-    if (s.gain)
-      what = "gains " + std::to_string(s.gain);
-    if (s.extra_turn)
-      what += std::string(what.empty() ? "" : ", ") + "extra turn";
-    std::printf("  %3d. %-8s pit %d  %-20s %s\n",
-                ++ply,
-                s.mover == 0 ? "mover" : "opponent",
-                s.pit,
-                what.c_str(),
-                pits_text(rules, s.before).c_str());
-  }
-  const char* who = r.line.last_mover == 0 ? "mover" : "opponent";
-  const int left = rules.own_seeds(r.line.last) + rules.opponent_seeds(r.line.last);
-  switch (r.line.end) {
-    case LineEnd::kGameOver:
-      std::printf("  end: the %s cannot move in %s; seeds on each side go to their owner\n",
-                  who,
-                  pits_text(rules, r.line.last).c_str());
-      break;
-    case LineEnd::kRepetition:
-      std::printf("  endless: %s repeats with the %s to move; the %s left split evenly\n",
-                  pits_text(rules, r.line.last).c_str(),
-                  who,
-                  count_text(left, "seed", "seeds").c_str());
-      break;
-    case LineEnd::kMaxPlies:
-      std::printf("  (stopped after %s)\n", count_text(ply, "ply", "plies").c_str());
-      break;
-  }
+  print_line(rules, r.line);
 }
 
 // Parses one position for the tables' board and checks that the game can hold it with
@@ -339,10 +308,9 @@ bool read_position(const TableSet& set,
   // Above a missing layer the probe itself names the missing file (kMissingTable).
   int value = 0;
   ReachSet reach;
-  if (n > set.max_stones() &&
-      (set.objective() == Objective::kCooperative ? set.reach(board, reach)
-                                                  : set.value(board, value)) ==
-          ProbeStatus::kTooManyStones) {
+  if (n > set.max_stones() && (set.objective() == Objective::kCooperative
+                                   ? set.reach(board, reach)
+                                   : set.value(board, value)) == ProbeStatus::kTooManyStones) {
     error = set.explain(ProbeStatus::kTooManyStones, board);
     return false;
   }
@@ -482,8 +450,8 @@ std::string bulk_answer(const TableSet& set,
     if (!read_position(set, words, stores, board, error))
       throw std::runtime_error(error);
     if (set.objective() == Objective::kCooperative) {
-      j = reach_report_json(
-          set, probe_reach(set, board, stores.mover, stores.opponent, args.max_plies));
+      j = reach_report_json(set,
+                            probe_reach(set, board, stores.mover, stores.opponent, args.max_plies));
     } else {
       j = report_json(set, probe_position(set, board, stores, args.max_plies));
     }

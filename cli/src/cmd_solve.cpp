@@ -196,7 +196,8 @@ int solve_cooperative(const Variant& v, const Args& args) {
                 m.balancing ? "  (keeps a balanced end possible)" : "");
   }
   if (from_tables) {
-    std::printf("read from the co-operative tables in %s in %.2f s\n", args.tables.c_str(), seconds);
+    std::printf(
+        "read from the co-operative tables in %s in %.2f s\n", args.tables.c_str(), seconds);
   } else {
     std::printf("solved %s in memory in %.2f s\n",
                 count_text(r.positions, "position", "positions").c_str(),

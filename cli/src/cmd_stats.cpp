@@ -13,13 +13,13 @@
 
 #include "board_text.h"
 #include "commands.h"
-#include "stats_reach.h"
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/gen/endless.h"
 #include "sowdb/gen/parallel.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/probe/version.h"
+#include "stats_reach.h"
 
 namespace sowdb::cli {
 

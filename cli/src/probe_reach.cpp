@@ -117,12 +117,13 @@ nlohmann::json reach_report_json(const TableSet& set, const ReachReport& r) {
 
 void print_reach_text(const TableSet& set, const ReachReport& r) {
   const Rules& rules = set.engine();
-  std::printf("variant %s, co-operative objective, %s on the board (tables %s hold up to %d)\n\n%s\n",
-              set.variant().to_string().c_str(),
-              count_text(r.stones, "seed", "seeds").c_str(),
-              set.directory().string().c_str(),
-              set.max_stones(),
-              board_diagram(rules, r.board).c_str());
+  std::printf(
+      "variant %s, co-operative objective, %s on the board (tables %s hold up to %d)\n\n%s\n",
+      set.variant().to_string().c_str(),
+      count_text(r.stones, "seed", "seeds").c_str(),
+      set.directory().string().c_str(),
+      set.max_stones(),
+      board_diagram(rules, r.board).c_str());
   std::printf("reachable differences (the mover's takes from here minus the opponent's): %s\n",
               differences_text(r.reachable.differences()).c_str());
   std::printf("stores %d (mover) and %d (opponent): a balanced end needs a difference of %+d: ",
@@ -134,8 +135,9 @@ void print_reach_text(const TableSet& set, const ReachReport& r) {
   } else {
     const double each = (r.store_mover + r.store_opponent + r.stones) / 2.0;
     std::printf("reachable, both stores end with %s\n",
-                each == static_cast<int>(each) ? std::to_string(static_cast<int>(each)).c_str()
-                                               : (std::to_string(static_cast<int>(each)) + ".5").c_str());
+                each == static_cast<int>(each)
+                    ? std::to_string(static_cast<int>(each)).c_str()
+                    : (std::to_string(static_cast<int>(each)) + ".5").c_str());
   }
   if (r.moves.size == 0) {
     std::printf("\nNo legal move: the game is over. Final split: mover %d, opponent %d.\n",
@@ -159,35 +161,7 @@ void print_reach_text(const TableSet& set, const ReachReport& r) {
   if (!r.balanced)
     return;
   std::printf("\na joint line to a balanced end (each position before the move):\n");
-  int ply = 0;
-  for (const LineStep& s : r.line.steps) {
-    std::string what;
-    if (s.gain)
-      what = "gains " + std::to_string(s.gain);
-    if (s.extra_turn)
-      what += std::string(what.empty() ? "" : ", ") + "extra turn";
-    std::printf("  %3d. %-8s pit %d  %-20s %s\n",
-                ++ply,
-                s.mover == 0 ? "mover" : "opponent",
-                s.pit,
-                what.c_str(),
-                pits_text(rules, s.before).c_str());
-  }
-  const int left = rules.own_seeds(r.line.last) + rules.opponent_seeds(r.line.last);
-  switch (r.line.end) {
-    case LineEnd::kGameOver:
-      std::printf("  end: no legal move in %s; seeds on each side go to their owner\n",
-                  pits_text(rules, r.line.last).c_str());
-      break;
-    case LineEnd::kRepetition:
-      std::printf("  endless: %s repeats; the %s left split evenly\n",
-                  pits_text(rules, r.line.last).c_str(),
-                  count_text(left, "seed", "seeds").c_str());
-      break;
-    case LineEnd::kMaxPlies:
-      std::printf("  (stopped after %s)\n", count_text(ply, "ply", "plies").c_str());
-      break;
-  }
+  print_line(rules, r.line);
 }
 
 }  // namespace sowdb::cli

@@ -12,7 +12,10 @@
 
 namespace sowdb::cli {
 
-void print_reach_stats(const TableSet& tables, int last, const std::string& dir, StatsFormat format) {
+void print_reach_stats(const TableSet& tables,
+                       int last,
+                       const std::string& dir,
+                       StatsFormat format) {
   const std::string variant = tables.variant().to_string();
   if (format == StatsFormat::kCsv) {
     std::printf("n,positions,balanced,balanced_share,mean_reachable,distinct_sets,bytes_on_disk\n");

@@ -14,6 +14,9 @@ enum class StatsFormat { kText, kJson, kCsv, kMarkdown };
 /// positions from which a balanced end is reachable with empty stores (0 in the set), the mean
 /// number of reachable differences, and the distinct sets the layer's file lists. Throws
 /// std::runtime_error naming the layer when a file does not read.
-void print_reach_stats(const TableSet& tables, int last, const std::string& dir, StatsFormat format);
+void print_reach_stats(const TableSet& tables,
+                       int last,
+                       const std::string& dir,
+                       StatsFormat format);
 
 }  // namespace sowdb::cli

@@ -61,10 +61,11 @@ std::vector<std::uint64_t> read_set_table(const Source& src, int stones, std::ui
     }
   }
   const auto less = [&](std::size_t a, std::size_t b) {
-    return std::lexicographical_compare(table.begin() + static_cast<std::ptrdiff_t>(a * words),
-                                        table.begin() + static_cast<std::ptrdiff_t>(a * words + words),
-                                        table.begin() + static_cast<std::ptrdiff_t>(b * words),
-                                        table.begin() + static_cast<std::ptrdiff_t>(b * words + words));
+    return std::lexicographical_compare(
+        table.begin() + static_cast<std::ptrdiff_t>(a * words),
+        table.begin() + static_cast<std::ptrdiff_t>(a * words + words),
+        table.begin() + static_cast<std::ptrdiff_t>(b * words),
+        table.begin() + static_cast<std::ptrdiff_t>(b * words + words));
   };
   std::sort(order.begin(), order.end(), less);
   for (std::size_t k = 1; k < order.size(); ++k) {
@@ -141,11 +142,11 @@ ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
   // Check 7: flags. Version 3 defines the required flag kFlagRecompute, version 4
   // kFlagAllMoves, version 5 kFlagCooperative ("Flags").
   const auto flags = static_cast<std::uint32_t>(get_field<F::kFlags>(h));
-  const std::uint32_t known_required =
-      version >= 5   ? kFlagRecompute | kFlagAllMoves | kFlagCooperative
-      : version >= 4 ? kFlagRecompute | kFlagAllMoves
-      : version >= 3 ? kFlagRecompute
-                     : 0;
+  const std::uint32_t known_required = version >= 5
+                                           ? kFlagRecompute | kFlagAllMoves | kFlagCooperative
+                                       : version >= 4 ? kFlagRecompute | kFlagAllMoves
+                                       : version >= 3 ? kFlagRecompute
+                                                      : 0;
   if ((flags & kRequiredFlagsMask & ~known_required) != 0) {
     char unknown[16];
     std::snprintf(unknown, sizeof unknown, "%04x", flags & kRequiredFlagsMask & ~known_required);
@@ -171,22 +172,20 @@ ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
   // Check 8: codecs. Value codec 1 and depth codec 2 go with flag COOPERATIVE, and only with it.
   const std::uint64_t value_codec = get_field<F::kValueCodec>(h);
   if (value_codec != (cooperative ? kSetValueCodec : kValueCodec)) {
-    fail_field<F::kValueCodec>(Code::kUnsupported,
-                               name,
-                               "unknown value codec " + std::to_string(value_codec) + " in a " +
-                                   (cooperative ? "co-operative" : "version " +
-                                                                       std::to_string(version)) +
-                                   " file");
+    fail_field<F::kValueCodec>(
+        Code::kUnsupported,
+        name,
+        "unknown value codec " + std::to_string(value_codec) + " in a " +
+            (cooperative ? "co-operative" : "version " + std::to_string(version)) + " file");
   }
   // Depth codec 1 exists from format version 2 on ("Depth encoding").
   const auto depth_codec = static_cast<std::uint8_t>(get_field<F::kDepthCodec>(h));
   if (cooperative ? depth_codec != 2 : depth_codec > 1 || (depth_codec == 1 && version < 2)) {
-    fail_field<F::kDepthCodec>(Code::kUnsupported,
-                               name,
-                               "unknown depth codec " + std::to_string(depth_codec) + " in a " +
-                                   (cooperative ? "co-operative" : "version " +
-                                                                       std::to_string(version)) +
-                                   " file");
+    fail_field<F::kDepthCodec>(
+        Code::kUnsupported,
+        name,
+        "unknown depth codec " + std::to_string(depth_codec) + " in a " +
+            (cooperative ? "co-operative" : "version " + std::to_string(version)) + " file");
   }
   if (recompute && depth_codec != 1) {
     fail_field<F::kDepthCodec>(Code::kUnsupported, name, "recompute entries need depth codec 1");
@@ -269,11 +268,11 @@ ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
   const auto value_count = static_cast<std::uint8_t>(get_field<F::kValueCount>(h));
   const int max_values = cooperative ? 0 : 2 * info.stones + 1 + recompute_bytes;
   if (value_count < (cooperative ? 0 : 1) || value_count > max_values) {
-    fail_field<F::kValueCount>(Code::kBadHeader,
-                               name,
-                               field_text<F::kValueCount>(value_count) + " outside " +
-                                   (cooperative ? "0..0 (a co-operative file)"
-                                                : "1.." + std::to_string(max_values)));
+    fail_field<F::kValueCount>(
+        Code::kBadHeader,
+        name,
+        field_text<F::kValueCount>(value_count) + " outside " +
+            (cooperative ? "0..0 (a co-operative file)" : "1.." + std::to_string(max_values)));
   }
   info.set_count = static_cast<std::uint32_t>(get_field<F::kSetCount>(h));
   if (cooperative ? info.set_count < 1 || info.set_count > kMaxSetCount : info.set_count != 0) {

@@ -99,7 +99,10 @@ inline int set_symbol_width(std::uint32_t set_count) {
 }
 
 // Symbol i of a block of `k` entries whose symbols are stored as `width` byte planes.
-inline std::uint32_t plane_symbol(const std::int8_t* planes, std::size_t k, int width, std::size_t i) {
+inline std::uint32_t plane_symbol(const std::int8_t* planes,
+                                  std::size_t k,
+                                  int width,
+                                  std::size_t i) {
   std::uint32_t s = static_cast<std::uint8_t>(planes[i]);
   for (int b = 1; b < width; ++b)
     s |= std::uint32_t{static_cast<std::uint8_t>(planes[b * k + i])} << (8 * b);

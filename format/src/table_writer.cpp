@@ -493,7 +493,8 @@ void write_reach_layer(const std::filesystem::path& path,
         last_symbol = plan.symbol.at(k);
       }
       for (int p = 0; p < width; ++p)
-        planes[static_cast<std::size_t>(p) * n + i] = static_cast<std::byte>(last_symbol >> (8 * p));
+        planes[static_cast<std::size_t>(p) * n + i] =
+            static_cast<std::byte>(last_symbol >> (8 * p));
     }
     CompressedBlock cb;
     cb.values = encode_value_frame(planes, options, name);

@@ -146,6 +146,46 @@ sowdb_status open_tables(const char* name,
   }
 }
 
+// A position's moves into the caller's array of `capacity`: the shared shape of
+// sowdb_probe_moves and sowdb_reach_moves. `probe` fills a List (MoveWorths, MoveReaches) from
+// the table set, `convert` turns one of its entries into the C struct.
+template <typename List, typename Out, typename Probe, typename Convert>
+sowdb_status list_moves(const char* name,
+                        const sowdb_tables* tables,
+                        const uint8_t* pits,
+                        int32_t npits,
+                        Out* out,
+                        int32_t capacity,
+                        int32_t* count,
+                        Probe&& probe,
+                        Convert&& convert) noexcept {
+  try {
+    sowdb::Pits pos;
+    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
+      return s;
+    if (!count || (!out && capacity > 0) || capacity < 0) {
+      set_error(std::string(name) + ": null pointer or negative capacity");
+      return SOWDB_ERR_ARGUMENT;
+    }
+    List all;
+    const sowdb::ProbeStatus s = probe(*tables->set, pos, all);
+    if (s != sowdb::ProbeStatus::kOk)
+      return fail(tables, s, pos);
+    *count = all.size;
+    if (all.size > capacity) {
+      set_error(std::string(name) + ": room for " +
+                sowdb::probe_detail::count_text(capacity, "move", "moves") + ", " +
+                std::to_string(all.size) + " needed");
+      return SOWDB_ERR_ARGUMENT;
+    }
+    for (int i = 0; i < all.size; ++i)
+      convert(all.moves[static_cast<std::size_t>(i)], out[i]);
+    return SOWDB_OK;
+  } catch (...) {
+    return internal((std::string(name) + ": unexpected failure").c_str());
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -302,31 +342,18 @@ sowdb_status sowdb_probe_moves(const sowdb_tables* tables,
                                sowdb_move_worth* out,
                                int32_t capacity,
                                int32_t* count) {
-  try {
-    sowdb::Pits pos;
-    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
-      return s;
-    if (!count || (!out && capacity > 0) || capacity < 0) {
-      set_error("sowdb_probe_moves: null pointer or negative capacity");
-      return SOWDB_ERR_ARGUMENT;
-    }
-    sowdb::MoveWorths all;
-    const sowdb::ProbeStatus s = tables->set->moves(pos, all);
-    if (s != sowdb::ProbeStatus::kOk)
-      return fail(tables, s, pos);
-    *count = all.size;
-    if (all.size > capacity) {
-      set_error("sowdb_probe_moves: room for " +
-                sowdb::probe_detail::count_text(capacity, "move", "moves") + ", " +
-                std::to_string(all.size) + " needed");
-      return SOWDB_ERR_ARGUMENT;
-    }
-    for (int i = 0; i < all.size; ++i)
-      fill(all.moves[i], npits, out[i]);
-    return SOWDB_OK;
-  } catch (...) {
-    return internal("sowdb_probe_moves: unexpected failure");
-  }
+  return list_moves<sowdb::MoveWorths>(
+      "sowdb_probe_moves",
+      tables,
+      pits,
+      npits,
+      out,
+      capacity,
+      count,
+      [](const sowdb::TableSet& set, const sowdb::Pits& pos, sowdb::MoveWorths& all) {
+        return set.moves(pos, all);
+      },
+      [npits](const sowdb::MoveWorth& m, sowdb_move_worth& o) { fill(m, npits, o); });
 }
 
 sowdb_status sowdb_best_move(const sowdb_tables* tables,
@@ -480,40 +507,26 @@ sowdb_status sowdb_reach_moves(const sowdb_tables* tables,
                                sowdb_reach_move* out,
                                int32_t capacity,
                                int32_t* count) {
-  try {
-    sowdb::Pits pos;
-    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
-      return s;
-    if (!count || (!out && capacity > 0) || capacity < 0) {
-      set_error("sowdb_reach_moves: null pointer or negative capacity");
-      return SOWDB_ERR_ARGUMENT;
-    }
-    sowdb::MoveReaches all;
-    const sowdb::ProbeStatus s = tables->set->reach_moves(pos, all);
-    if (s != sowdb::ProbeStatus::kOk)
-      return fail(tables, s, pos);
-    *count = all.size;
-    if (all.size > capacity) {
-      set_error("sowdb_reach_moves: room for " +
-                sowdb::probe_detail::count_text(capacity, "move", "moves") + ", " +
-                std::to_string(all.size) + " needed");
-      return SOWDB_ERR_ARGUMENT;
-    }
-    for (int i = 0; i < all.size; ++i) {
-      const sowdb::MoveReach& m = all.moves[static_cast<std::size_t>(i)];
-      sowdb_reach_move& o = out[i];
-      o = sowdb_reach_move{};
-      o.pit = m.move.pit;
-      o.gain = m.move.gain();
-      o.extra_turn = m.move.extra_turn ? 1 : 0;
-      std::copy(m.reachable.bits.begin(), m.reachable.bits.end(), o.bits);
-      for (int p = 0; p < npits; ++p)
-        o.child[p] = m.move.child[static_cast<std::size_t>(p)];
-    }
-    return SOWDB_OK;
-  } catch (...) {
-    return internal("sowdb_reach_moves: unexpected failure");
-  }
+  return list_moves<sowdb::MoveReaches>(
+      "sowdb_reach_moves",
+      tables,
+      pits,
+      npits,
+      out,
+      capacity,
+      count,
+      [](const sowdb::TableSet& set, const sowdb::Pits& pos, sowdb::MoveReaches& all) {
+        return set.reach_moves(pos, all);
+      },
+      [npits](const sowdb::MoveReach& m, sowdb_reach_move& o) {
+        o = sowdb_reach_move{};
+        o.pit = m.move.pit;
+        o.gain = m.move.gain();
+        o.extra_turn = m.move.extra_turn ? 1 : 0;
+        std::copy(m.reachable.bits.begin(), m.reachable.bits.end(), o.bits);
+        for (int p = 0; p < npits; ++p)
+          o.child[p] = m.move.child[static_cast<std::size_t>(p)];
+      });
 }
 
 sowdb_status sowdb_cooperative_line(const sowdb_tables* tables,

@@ -237,7 +237,7 @@ ProbeStatus TableSet::cooperative_line(const Pits& position,
       // a move or ends the game; the target flips sign with each of them.
       std::vector<State> states{State{at, need}};
       std::vector<std::pair<std::size_t, int>> parent{{0, -1}};  // (state, pit played)
-      std::unordered_map<std::uint64_t, std::size_t> seen;  // index * 2 + (target < 0)
+      std::unordered_map<std::uint64_t, std::size_t> seen;       // index * 2 + (target < 0)
       const auto key = [&](const State& st) {
         return impl_->index_of(st.position) * 2 + (st.target < 0 ? 1 : 0);
       };
@@ -318,8 +318,8 @@ ProbeStatus TableSet::cooperative_line(const Pits& position,
           break;
         MoveList here;
         rules.legal_moves(at, here);
-        const auto m = std::find_if(
-            here.begin(), here.end(), [pit](const Move& mv) { return mv.pit == pit; });
+        const auto m =
+            std::find_if(here.begin(), here.end(), [pit](const Move& mv) { return mv.pit == pit; });
         play(*m);
       }
     }

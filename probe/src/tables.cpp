@@ -126,8 +126,8 @@ std::unique_ptr<TableSet> TableSet::open(const fs::path& dir, const TableSetOpti
       rules_from = n;
     } else if (f.info->objective != objective) {
       throw std::runtime_error(dir.string() + " mixes competitive and co-operative tables: " +
-                               layer_file_name(rules_from) + " is " + to_string(objective) +
-                               ", " + layer_file_name(n) + " " + to_string(f.info->objective));
+                               layer_file_name(rules_from) + " is " + to_string(objective) + ", " +
+                               layer_file_name(n) + " " + to_string(f.info->objective));
     } else if (!(f.info->rules.normalised() == *rules)) {
       throw std::runtime_error(
           dir.string() + " holds tables of different rule sets: " + layer_file_name(rules_from) +

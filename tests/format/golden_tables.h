@@ -159,9 +159,11 @@ inline Layer golden_layer(const Golden& g) {
 /// Writes golden file `g` at `path`.
 inline void write_golden(const Golden& g, const std::filesystem::path& path) {
   if (g.reach_patterns != 0) {
-    write_reach_layer(
-        path, g.rules, g.stones, make_reach_sets(g.rules, g.stones, g.seed, g.reach_patterns),
-        g.options);
+    write_reach_layer(path,
+                      g.rules,
+                      g.stones,
+                      make_reach_sets(g.rules, g.stones, g.seed, g.reach_patterns),
+                      g.options);
   } else {
     const Layer l = golden_layer(g);
     write_layer(path, g.rules, g.stones, l.source(), g.options);

@@ -298,7 +298,6 @@ std::vector<Pits> find_in_layer_cycle(const Rules& rules, int stones) {
   return {};
 }
 
-
 namespace {
 
 // Whether `board` lies on a cycle of moves: some line of moves that gain nothing leads back to

@@ -4,6 +4,7 @@
 // (docs/RULES.md, the board; gen/solver.h, Layer). Slow on purpose: tiny boards only.
 #pragma once
 
+#include <cctype>
 #include <cstddef>
 #include <map>
 #include <set>
@@ -78,5 +79,15 @@ using Reach = std::map<Pits, std::set<int>>;
 /// move's child set mapped through the move, and 0 for a board on a cycle of moves. With
 /// `endless` false the last rule is left out: the differences a line that ends the game reaches.
 Reach brute_reach(const Rules& rules, int max_stones, bool endless = true);
+
+/// A GoogleTest parameter name for `variant` on `pits` pits a side: "wari_kc_P3".
+inline std::string param_name(const std::string& variant, int pits) {
+  std::string name = variant + "_P" + std::to_string(pits);
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)))
+      ch = '_';
+  }
+  return name;
+}
 
 }  // namespace sowdb::test

@@ -160,13 +160,7 @@ INSTANTIATE_TEST_SUITE_P(Presets,
                          CooperativeTables,
                          testing::ValuesIn(cases()),
                          [](const testing::TestParamInfo<Case>& param) {
-                           std::string name = param.param.variant + "_P" +
-                                              std::to_string(param.param.pits_per_side);
-                           for (char& ch : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch)))
-                               ch = '_';
-                           }
-                           return name;
+                           return param_name(param.param.variant, param.param.pits_per_side);
                          });
 
 // A run resumes layer by layer: a second run reuses the layers it finds and writes the same
@@ -239,8 +233,7 @@ TEST(CooperativeTables, CInterface) {
   ASSERT_EQ(sowdb_cooperative_line(t, pits, 4, target, line, 64, &count, &end), SOWDB_OK);
   EXPECT_GT(count, 0);
   EXPECT_TRUE(end == 0 || end == 1);
-  EXPECT_EQ(sowdb_cooperative_line(t, pits, 4, 7, line, 64, &count, &end),
-            SOWDB_ERR_UNREACHABLE);
+  EXPECT_EQ(sowdb_cooperative_line(t, pits, 4, 7, line, 64, &count, &end), SOWDB_ERR_UNREACHABLE);
   std::int32_t value = 0;
   EXPECT_EQ(sowdb_probe_value_only(t, pits, 4, &value), SOWDB_ERR_WRONG_OBJECTIVE);
   EXPECT_NE(std::string(sowdb_last_error()).find("co-operative"), std::string::npos);

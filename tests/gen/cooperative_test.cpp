@@ -100,13 +100,7 @@ INSTANTIATE_TEST_SUITE_P(Presets,
                          ReachVsBruteForce,
                          testing::ValuesIn(cases()),
                          [](const testing::TestParamInfo<Case>& param) {
-                           std::string name = param.param.variant + "_P" +
-                                              std::to_string(param.param.pits_per_side);
-                           for (char& ch : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch)))
-                               ch = '_';
-                           }
-                           return name;
+                           return param_name(param.param.variant, param.param.pits_per_side);
                          });
 
 }  // namespace

@@ -17,12 +17,8 @@ namespace sowdb {
 namespace {
 
 // `to` |= { gain + sign * d : d in `from` }, `from` over [-from_n, from_n] and `to` over [-n, n].
-void add_mapped(std::uint64_t* to,
-                int n,
-                const std::uint64_t* from,
-                int from_n,
-                int sign,
-                int gain) {
+void add_mapped(
+    std::uint64_t* to, int n, const std::uint64_t* from, int from_n, int sign, int gain) {
   const int words = reach_set_words(from_n);
   for (int w = 0; w < words; ++w) {
     for (std::uint64_t x = from[w]; x != 0; x &= x - 1) {
@@ -101,45 +97,48 @@ VerifyReport ReachVerifier::verify(int n) {
   // moves that stay in the layer: counted, then listed, each pass in parallel ranges.
   std::vector<std::uint64_t> grown(size * words, 0);
   std::vector<std::uint32_t> out_degree(size, 0);
-  const auto visit_moves = [&](bool list, std::vector<std::uint64_t>* first,
-                               std::vector<std::uint64_t>* edges) {
-    internal::for_each_range(
-        rules, n, run_, [&](std::uint64_t lo, std::uint64_t hi, Pits& board, std::span<std::uint8_t> span) {
-          MoveList moves;
-          for (std::uint64_t i = lo; i < hi; ++i, next_position(span)) {
-            std::uint64_t at = list ? (*first)[i] : 0;
-            if (rules.legal_moves(board, moves) == 0) {
-              if (!list) {
-                const int bit = n + rules.final_value(board);
-                grown[i * words + static_cast<std::size_t>(bit / 64)] |= std::uint64_t{1}
-                                                                         << (bit % 64);
+  const auto visit_moves =
+      [&](bool list, std::vector<std::uint64_t>* first, std::vector<std::uint64_t>* edges) {
+        internal::for_each_range(
+            rules,
+            n,
+            run_,
+            [&](std::uint64_t lo, std::uint64_t hi, Pits& board, std::span<std::uint8_t> span) {
+              MoveList moves;
+              for (std::uint64_t i = lo; i < hi; ++i, next_position(span)) {
+                std::uint64_t at = list ? (*first)[i] : 0;
+                if (rules.legal_moves(board, moves) == 0) {
+                  if (!list) {
+                    const int bit = n + rules.final_value(board);
+                    grown[i * words + static_cast<std::size_t>(bit / 64)] |= std::uint64_t{1}
+                                                                             << (bit % 64);
+                  }
+                  continue;
+                }
+                for (const Move& m : moves) {
+                  const std::uint64_t child = rank(std::span<const std::uint8_t>(
+                      m.child.data(), static_cast<std::size_t>(pits)));
+                  if (m.gain() == 0) {
+                    if (list)
+                      (*edges)[at++] = child;
+                    else
+                      ++out_degree[i];
+                    continue;
+                  }
+                  if (list)
+                    continue;
+                  const int cn = n - m.gain();
+                  const auto cw = static_cast<std::size_t>(reach_set_words(cn));
+                  add_mapped(grown.data() + i * words,
+                             n,
+                             sets_[static_cast<std::size_t>(cn)].data() + child * cw,
+                             cn,
+                             m.extra_turn ? 1 : -1,
+                             m.gain());
+                }
               }
-              continue;
-            }
-            for (const Move& m : moves) {
-              const std::uint64_t child =
-                  rank(std::span<const std::uint8_t>(m.child.data(), static_cast<std::size_t>(pits)));
-              if (m.gain() == 0) {
-                if (list)
-                  (*edges)[at++] = child;
-                else
-                  ++out_degree[i];
-                continue;
-              }
-              if (list)
-                continue;
-              const int cn = n - m.gain();
-              const auto cw = static_cast<std::size_t>(reach_set_words(cn));
-              add_mapped(grown.data() + i * words,
-                         n,
-                         sets_[static_cast<std::size_t>(cn)].data() + child * cw,
-                         cn,
-                         m.extra_turn ? 1 : -1,
-                         m.gain());
-            }
-          }
-        });
-  };
+            });
+      };
   progress("check", 0);
   visit_moves(false, nullptr, nullptr);
   std::vector<std::uint64_t> first(size + 1, 0);

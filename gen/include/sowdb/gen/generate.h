@@ -93,8 +93,8 @@ using sowdb::layer_file_name;
 /// memory limit, an `out` that is not and cannot become a directory (a file, a path through a
 /// file, a parent without write permission), that cannot be listed, or in which a run that has a
 /// layer to write cannot create a file (no write permission, a read-only file system), or an
-/// `out` that holds tables of another rule set, board or objective. A full disk or an I/O error is a
-/// failure on the way, not this. A command line reports it as bad input.
+/// `out` that holds tables of another rule set, board or objective. A full disk or an I/O error is
+/// a failure on the way, not this. A command line reports it as bad input.
 struct InvalidRequest : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

@@ -42,9 +42,10 @@ struct MigrateOptions {
 /// files gives those of `sowdb gen --no-recompute`. Each file is written to a temporary and
 /// renamed into place; `out` is locked against a second writer while migrate runs.
 /// ERRORS throws InvalidRequest (sowdb/gen/generate.h) when `from` is not a table directory or
-///   holds co-operative tables (format version 5 is theirs), or `out` is not missing or empty; TableError naming the layer when an entry of `from` does not
-///   read; std::runtime_error on an I/O failure (full disk included; no half-written file is left
-///   under a layer's name); DirectoryBusy when another process holds `out`'s lock.
+///   holds co-operative tables (format version 5 is theirs), or `out` is not missing or empty;
+///   TableError naming the layer when an entry of `from` does not read; std::runtime_error on an
+///   I/O failure (full disk included; no half-written file is left under a layer's name);
+///   DirectoryBusy when another process holds `out`'s lock.
 /// THREAD SAFETY calls for different `out` directories may run in parallel.
 void migrate(const MigrateOptions& options);
 

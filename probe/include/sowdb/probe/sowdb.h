@@ -29,21 +29,21 @@ extern "C" {
 
 /** Result of every call. */
 typedef enum sowdb_status {
-  SOWDB_OK = 0,                  /**< Success. */
-  SOWDB_ERR_ARGUMENT = 1,        /**< A null pointer, a too small buffer, a pit out of range,
-                                      or stores the game cannot hold (sowdb_game_outcome). */
-  SOWDB_ERR_BAD_POSITION = 2,    /**< npits is not sowdb_pits(), or more than 255 seeds. */
-  SOWDB_ERR_TOO_MANY_STONES = 3, /**< More seeds than the tables hold (sowdb_max_stones()). */
-  SOWDB_ERR_MISSING_TABLE = 4,   /**< A table file needed for the answer is missing. */
-  SOWDB_ERR_CORRUPT_TABLE = 5,   /**< A table file failed a check or a read. */
-  SOWDB_ERR_OPEN = 6,            /**< sowdb_open: no usable table directory. */
-  SOWDB_ERR_GAME_OVER = 7,       /**< The position has no legal move: the game is over. */
-  SOWDB_ERR_ILLEGAL_MOVE = 8,    /**< sowdb_play: the pit is not a legal move. */
-  SOWDB_ERR_INTERNAL = 9,        /**< Out of memory or an unexpected failure. */
+  SOWDB_OK = 0,                   /**< Success. */
+  SOWDB_ERR_ARGUMENT = 1,         /**< A null pointer, a too small buffer, a pit out of range,
+                                       or stores the game cannot hold (sowdb_game_outcome). */
+  SOWDB_ERR_BAD_POSITION = 2,     /**< npits is not sowdb_pits(), or more than 255 seeds. */
+  SOWDB_ERR_TOO_MANY_STONES = 3,  /**< More seeds than the tables hold (sowdb_max_stones()). */
+  SOWDB_ERR_MISSING_TABLE = 4,    /**< A table file needed for the answer is missing. */
+  SOWDB_ERR_CORRUPT_TABLE = 5,    /**< A table file failed a check or a read. */
+  SOWDB_ERR_OPEN = 6,             /**< sowdb_open: no usable table directory. */
+  SOWDB_ERR_GAME_OVER = 7,        /**< The position has no legal move: the game is over. */
+  SOWDB_ERR_ILLEGAL_MOVE = 8,     /**< sowdb_play: the pit is not a legal move. */
+  SOWDB_ERR_INTERNAL = 9,         /**< Out of memory or an unexpected failure. */
   SOWDB_ERR_WRONG_OBJECTIVE = 10, /**< A competitive query on co-operative tables, or the
                                        reverse (sowdb_objective()). */
-  SOWDB_ERR_UNREACHABLE = 11     /**< sowdb_cooperative_line: no joint line reaches the
-                                      difference asked for. */
+  SOWDB_ERR_UNREACHABLE = 11      /**< sowdb_cooperative_line: no joint line reaches the
+                                       difference asked for. */
 } sowdb_status;
 
 /** An open table directory. Opaque; create with sowdb_open, free with sowdb_close. */
@@ -272,11 +272,11 @@ sowdb_status sowdb_balanced(const sowdb_tables* tables,
 
 /** One legal move with the differences joint play still reaches through it. */
 typedef struct sowdb_reach_move {
-  int32_t pit;          /**< The mover's pit sown, 0..P-1. */
-  int32_t gain;         /**< Seeds the move sends to the mover's store. */
-  int32_t extra_turn;   /**< 1: the same player moves again (Kalah family); else 0. */
-  uint64_t bits[4];     /**< The differences reachable through it, from the mover's side at the
-                             position (bit n + d, n the position's seeds). */
+  int32_t pit;        /**< The mover's pit sown, 0..P-1. */
+  int32_t gain;       /**< Seeds the move sends to the mover's store. */
+  int32_t extra_turn; /**< 1: the same player moves again (Kalah family); else 0. */
+  uint64_t bits[4];   /**< The differences reachable through it, from the mover's side at the
+                           position (bit n + d, n the position's seeds). */
   uint8_t child[SOWDB_MAX_PITS]; /**< The resulting position, from the next mover's side. */
 } sowdb_reach_move;
 

@@ -126,7 +126,7 @@ struct PrincipalLine {
 /// [-n, n] (the mover's takes from here on minus the opponent's) that some joint line of play
 /// reaches; bit n + d of `bits`.
 struct ReachSet {
-  int stones = 0;                        ///< n: the differences lie in [-n, n].
+  int stones = 0;                       ///< n: the differences lie in [-n, n].
   std::array<std::uint64_t, 4> bits{};  ///< Bit n + d (word (n + d) / 64) for each d.
 
   /// Whether d is in the set (false outside [-n, n]).
