@@ -83,7 +83,8 @@ template <auto kId>
 void put_field(RecordBytes<kId> record, std::uint64_t value) {
   constexpr auto f = field<kId>();
   static_assert(f.type == FieldType::kUnsigned);
-  assert(f.size == 8 || value >> (8 * f.size) == 0);
+  if constexpr (f.size < 8)
+    assert(value >> (8 * f.size) == 0);
   put_le(record.data() + f.offset, value, static_cast<int>(f.size));
 }
 

@@ -275,6 +275,13 @@ ProbeStatus TableSet::cooperative_line(const Pits& position,
       if (goal == kNoGoal) {
         // No finite ending keeps the target: it is 0, and only endless play reaches it. Walk on
         // through positions that keep it until one repeats.
+        if (need != 0) {
+          impl_->note_error(n,
+                            impl_->slots[static_cast<std::size_t>(n)]->path.string() +
+                                ": a set holds a difference other than 0 that no line ending the "
+                                "game reaches");
+          return ProbeStatus::kCorruptTable;
+        }
         std::vector<std::uint64_t> visited;
         while (static_cast<int>(out.steps.size()) < max_plies) {
           const std::uint64_t k = impl_->index_of(at) * 2 + static_cast<std::uint64_t>(mover);
