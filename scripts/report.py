@@ -12,6 +12,7 @@ import datetime
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -374,6 +375,8 @@ def main():
     for variant in ("oware/6x4", "kalah/6x4"):
         tag = variant.split("/")[0]
         d = os.path.join(args.work, f"tables-{tag}")
+        # Built afresh: the cost plot needs every layer's build time (a reused layer has none).
+        shutil.rmtree(d, ignore_errors=True)
         gen = run_json([args.sowdb, "gen", "--variant", variant, "--max-stones",
                         str(args.layers), "--out", d, "--json"])
         stats = run_json([args.sowdb, "stats", "--tables", d, "--json"])
