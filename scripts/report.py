@@ -455,9 +455,13 @@ set ylabel 'share of the decided positions'
 plot '{w}/oware-depths.dat' u 1:2 w lp pt 7 ps 0.5 t 'oware/6x4', \\
      '{w}/kalah-depths.dat' u 1:2 w lp pt 7 ps 0.5 t 'kalah/6x4'
 """
+    # Families that cannot play forever never end an odd layer balanced: their even layers only.
     coop_plot = ", ".join(
-        f"'{w}/coop.dat' u 1:{i + 2} w lp t '{g[0]['name']}'" for i, (g, _, _) in
-        enumerate(coop_stats))
+        f"'{w}/coop.dat' "
+        f"{'' if g[0]['rules'].get('family') == 'oware' else 'every 2 '}"
+        f"u 1:{i + 2} w lp t '{g[0]['name']}"
+        f"{'' if g[0]['rules'].get('family') == 'oware' else ' (even n)'}'"
+        for i, (g, _, _) in enumerate(coop_stats))
     script += f"""
 set output '{o}/cooperative_balanced.png'
 set title 'Co-operative objective: share of positions that can still end balanced (6 pits)'
