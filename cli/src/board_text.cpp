@@ -17,14 +17,25 @@ std::string human_bytes(double bytes) {
   return buf;
 }
 
+std::string gain_text(int gain, bool extra_turn) {
+  std::string what;
+  if (gain)
+    what = "gains " + std::to_string(gain);
+  if (extra_turn)
+    what += std::string(what.empty() ? "" : ", ") + "extra turn";
+  return what;
+}
+
+void print_game_over(const Rules& rules, const Pits& board) {
+  std::printf("\nNo legal move: the game is over. Final split: mover %d, opponent %d.\n",
+              rules.own_seeds(board),
+              rules.opponent_seeds(board));
+}
+
 void print_line(const Rules& rules, const PrincipalLine& line) {
   int ply = 0;
   for (const LineStep& s : line.steps) {
-    std::string what;
-    if (s.gain)
-      what = "gains " + std::to_string(s.gain);
-    if (s.extra_turn)
-      what += std::string(what.empty() ? "" : ", ") + "extra turn";
+    const std::string what = gain_text(s.gain, s.extra_turn);
     std::printf("  %3d. %-8s pit %d  %-20s %s\n",
                 ++ply,
                 s.mover == 0 ? "mover" : "opponent",

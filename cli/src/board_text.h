@@ -39,6 +39,12 @@ bool parse_pits(const Rules& rules,
                 Pits& board,
                 std::string& error);
 
+/// "gains 2, extra turn", "gains 3", "extra turn" or "": what a move does besides sowing.
+std::string gain_text(int gain, bool extra_turn);
+
+/// Prints that `board` has no legal move and how its seeds split, for `probe`'s text reports.
+void print_game_over(const Rules& rules, const Pits& board);
+
 /// Prints `line`'s steps (each position before the move, from the mover's side) and how it ends,
 /// one line each, on stdout, for `probe`'s text reports.
 void print_line(const Rules& rules, const PrincipalLine& line);

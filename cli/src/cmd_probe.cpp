@@ -263,18 +263,12 @@ void print_text(const TableSet& set, const Report& r) {
     std::printf("\n");
   }
   if (r.moves.size == 0) {
-    std::printf("\nNo legal move: the game is over. Final split: mover %d, opponent %d.\n",
-                rules.own_seeds(r.board),
-                rules.opponent_seeds(r.board));
+    print_game_over(rules, r.board);
     return;
   }
   std::printf("\nmoves (worth: seeds the mover nets by playing it; depth: plies to realise):\n");
   for (const MoveWorth& m : r.moves) {
-    std::string what;
-    if (m.move.gain())
-      what = "gains " + std::to_string(m.move.gain());
-    if (m.move.extra_turn)
-      what += std::string(what.empty() ? "" : ", ") + "extra turn";
+    std::string what = gain_text(m.move.gain(), m.move.extra_turn);
     if (r.has_best && m.move.pit == r.best.move.pit) {
       what.resize(std::max<std::size_t>(what.size(), 22), ' ');
       what += "<- best";

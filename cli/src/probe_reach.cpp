@@ -140,18 +140,12 @@ void print_reach_text(const TableSet& set, const ReachReport& r) {
                     : (std::to_string(static_cast<int>(each)) + ".5").c_str());
   }
   if (r.moves.size == 0) {
-    std::printf("\nNo legal move: the game is over. Final split: mover %d, opponent %d.\n",
-                rules.own_seeds(r.board),
-                rules.opponent_seeds(r.board));
+    print_game_over(rules, r.board);
     return;
   }
   std::printf("\nmoves (the differences still reachable after each, from the mover's side):\n");
   for (const MoveReach& m : r.moves) {
-    std::string what;
-    if (m.move.gain())
-      what = "gains " + std::to_string(m.move.gain());
-    if (m.move.extra_turn)
-      what += std::string(what.empty() ? "" : ", ") + "extra turn";
+    const std::string what = gain_text(m.move.gain(), m.move.extra_turn);
     std::printf("  pit %d: %-28s%s%s\n",
                 m.move.pit,
                 differences_text(m.reachable.differences()).c_str(),
