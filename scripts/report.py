@@ -9,6 +9,7 @@ Usage: report.py SOWDB OUT_DIR WORK_DIR [--solve-timeout SECONDS] [--layers N]
 """
 import argparse
 import datetime
+import hashlib
 import json
 import os
 import platform
@@ -18,26 +19,57 @@ import sys
 import time
 
 
+# Where the answers of `sowdb solve` are kept (main sets it; None: not kept), so that a report
+# that stopped part of the way (a failed plot, a signal) reruns without searching again. The key
+# holds the binary's size and modification time: a rebuilt sowdb searches afresh.
+RESULTS = None
+
+
+def cached(cmd, timeout, run):
+    """run() for a `sowdb solve` cmd, kept in RESULTS by cmd, binary and timeout."""
+    if RESULTS is None or cmd[1] != "solve":
+        return run()
+    st = os.stat(cmd[0])
+    key = hashlib.sha256(json.dumps([st.st_size, st.st_mtime_ns, timeout, cmd[1:]])
+                         .encode()).hexdigest()
+    path = os.path.join(RESULTS, key + ".json")
+    if os.path.exists(path):
+        with open(path) as f:
+            return json.load(f)
+    result = run()
+    os.makedirs(RESULTS, exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump(result, f)
+    os.replace(path + ".tmp", path)
+    return result
+
+
 def run_json(cmd, timeout=None, env=None):
     """Runs cmd, returns the JSON objects of its stdout lines; None on a timeout."""
-    try:
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=timeout,
-                             env=env).stdout
-    except subprocess.TimeoutExpired:
-        return None
-    return [json.loads(line) for line in out.splitlines() if line.strip()]
+    def run():
+        try:
+            out = subprocess.run(cmd, check=True, capture_output=True, text=True,
+                                 timeout=timeout, env=env).stdout
+        except subprocess.TimeoutExpired:
+            return None
+        return [json.loads(line) for line in out.splitlines() if line.strip()]
+    return cached(cmd, timeout, run)
 
 
 def solve(sowdb, variant, timeout, env):
     """`sowdb solve --json` of variant: its object, 'timeout', or the error line."""
-    try:
-        p = subprocess.run([sowdb, "solve", "--variant", variant, "--json"], capture_output=True,
-                           text=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        return "timeout"
-    if p.returncode != 0:
-        return p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}"
-    return json.loads(p.stdout)
+    cmd = [sowdb, "solve", "--variant", variant, "--json"]
+
+    def run():
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        except subprocess.TimeoutExpired:
+            return "timeout"
+        if p.returncode != 0:
+            return (p.stderr.strip().splitlines()[-1] if p.stderr.strip()
+                    else f"exit {p.returncode}")
+        return json.loads(p.stdout)
+    return cached(cmd, timeout, run)
 
 
 def fmt_value(v):
@@ -78,7 +110,12 @@ def main():
     ap.add_argument("--oware-tables", default=None,
                     help="directory holding (or to hold) those tables as RULES-PxS, e.g. "
                          "oware-5x4, so that a later run reuses them (default: WORK)")
+    ap.add_argument("--fresh", action="store_true",
+                    help="search again rather than reuse the answers of an earlier run of this "
+                         "sowdb binary (kept in WORK/results)")
     args = ap.parse_args()
+    global RESULTS
+    RESULTS = None if args.fresh else os.path.join(args.work, "results")
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.work, exist_ok=True)
     env = dict(os.environ, SOWDB_CACHE_DIR=os.path.join(args.work, "cache"))

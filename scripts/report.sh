@@ -3,7 +3,8 @@
 # runs: builds sowdb (Release), installs gnuplot if it is missing, and runs scripts/report.py.
 # A benchmark-sized job, not a test: commit what it writes.
 # Usage: scripts/report.sh [--solve-timeout SECONDS] [--layers N]
-# Environment: SOWDB_REPORT_WORK (default build/report: caches and tables).
+# Environment: SOWDB_REPORT_WORK (default build/report: caches, tables, and the answers of
+# `sowdb solve`, which a rerun with the same binary reuses; report.py --fresh searches again).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
