@@ -62,10 +62,10 @@ void add_manifest(CLI::App& app, Runner& run) {
         if (!resolve_variant(args->variant, args->pits, v, error))
           throw UsageError(error);
       } else {
-        // Only an older manifest, which lacks a checksum but was written by sowdb, is taken at
-        // its word; a damaged or edited one could name anything.
+        // A sound manifest, or an older one (no checksum, but written by sowdb), is taken at its
+        // word; a damaged or edited one could name anything.
         const auto old = read_manifest(dir);
-        if (!old || !old->legacy || !old->variant) {
+        if (!old || !old->variant || (!old->legacy && !old->error.empty())) {
           throw UsageError("name the variant with --variant (the layers hold " + describe(*rules) +
                            "; " +
                            (old ? std::string(kManifestName) + " " + old->error

@@ -60,6 +60,10 @@ fails_with 2 "not a manifest" probe --tables "${dir}/m" 1 1 1 1 1 1 1 1
 sed 's|kalah/4x3|kalah/4x4|' "${dir}/good.json" >"${dir}/m/sowdb.json"
 fails_with 2 "checksum does not match" probe --tables "${dir}/m" 1 1 1 1 1 1 1 1
 fails_with 2 "name the variant with --variant" manifest --tables "${dir}/m"
+# A sound manifest is confirmed by `sowdb manifest` alone, and left as it is.
+cp "${dir}/good.json" "${dir}/m/sowdb.json"
+"${sowdb}" manifest --tables "${dir}/m" | grep -q "kalah/4x3" || fail "manifest of a sound one"
+cmp "${dir}/m/sowdb.json" "${dir}/good.json" || fail "the confirmed sound manifest changed"
 # An older manifest (no checksum) is confirmed by `sowdb manifest` alone.
 echo '{"variant": "kalah/4x3"}' >"${dir}/m/sowdb.json"
 fails_with 2 "no checksum" probe --tables "${dir}/m" 1 1 1 1 1 1 1 1
