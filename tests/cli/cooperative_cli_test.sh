@@ -63,6 +63,18 @@ else:
     stores = [s + left / 2 for s in stores]
 assert stores[0] == stores[1], stores
 PY
+# Bulk mode answers the same objects, and an error object for a line it cannot look up.
+printf '2 0 1 1 2 0\n9 9 9 9 9 9\n' |
+  "${sowdb}" probe --tables "${dir}/coop" --stores 1,3 --json - >"${dir}/bulk.json" && rc=0 || rc=$?
+[[ ${rc} -eq 1 ]] || fail "bulk mode with a bad line exited ${rc}, expected 1"
+python3 - "${dir}" <<'PY' || fail "bulk mode on co-operative tables"
+import json, sys
+d = sys.argv[1]
+lines = [json.loads(l) for l in open(f"{d}/bulk.json")]
+mid = json.load(open(f"{d}/mid.json"))
+assert lines[0] == mid, (lines[0], mid)
+assert "error" in lines[1] and lines[1]["line"] == 2, lines[1]
+PY
 "${sowdb}" verify --tables "${dir}/coop" --json >"${dir}/verify.json"
 python3 - "${dir}/verify.json" <<'PY' || fail "verify --json on co-operative tables"
 import json, sys
