@@ -20,6 +20,7 @@
 
 #include "board_text.h"
 #include "commands.h"
+#include "line_json.h"
 #include "probe_reach.h"
 #include "sowdb/probe/outcome.h"
 #include "sowdb/probe/tables.h"
@@ -123,22 +124,6 @@ void check_stores(const TableSet& set, const Stores& stores) {
   }
 }
 
-const char* line_end_text(LineEnd e) {
-  switch (e) {
-    case LineEnd::kGameOver:
-      return "game_over";
-    case LineEnd::kRepetition:
-      return "endless";
-    case LineEnd::kMaxPlies:
-      return "max_plies";
-  }
-  return "?";
-}
-
-std::vector<int> pits_vector(const Rules& rules, const Pits& p) {
-  return std::vector<int>(p.begin(), p.begin() + rules.pits());
-}
-
 // Everything `probe` reports about one position. Throws std::runtime_error on a failed probe.
 struct Report {
   Pits board{};
@@ -205,19 +190,7 @@ nlohmann::json report_json(const TableSet& set, const Report& r) {
   }
   j["moves"] = moves;
   j["best"] = r.has_best ? nlohmann::json(r.best.move.pit) : nlohmann::json(nullptr);
-  nlohmann::json line = nlohmann::json::array();
-  nlohmann::json steps = nlohmann::json::array();
-  for (const LineStep& s : r.line.steps) {
-    line.push_back(s.pit);
-    steps.push_back({{"mover", s.mover},
-                     {"pit", s.pit},
-                     {"gain", s.gain},
-                     {"extra_turn", s.extra_turn},
-                     {"before", pits_vector(rules, s.before)}});
-  }
-  j["line"] = line;
-  j["line_steps"] = steps;
-  j["line_end"] = line_end_text(r.line.end);
+  put_line(j, rules, r.line);
   return j;
 }
 

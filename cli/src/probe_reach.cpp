@@ -7,28 +7,11 @@
 #include <vector>
 
 #include "board_text.h"
+#include "line_json.h"
 
 namespace sowdb::cli {
 
-namespace {
-
-std::vector<int> pits_of(const Rules& rules, const Pits& p) {
-  return std::vector<int>(p.begin(), p.begin() + rules.pits());
-}
-
-const char* end_name(LineEnd e) {
-  switch (e) {
-    case LineEnd::kGameOver:
-      return "game_over";
-    case LineEnd::kRepetition:
-      return "endless";
-    case LineEnd::kMaxPlies:
-      return "max_plies";
-  }
-  return "?";
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string differences_text(const std::vector<int>& d) {
   if (d.empty())
@@ -75,7 +58,7 @@ nlohmann::json reach_report_json(const TableSet& set, const ReachReport& r) {
   nlohmann::json j;
   j["variant"] = set.variant().to_string();
   j["objective"] = "cooperative";
-  j["pits"] = pits_of(rules, r.board);
+  j["pits"] = pits_vector(rules, r.board);
   j["stones"] = r.stones;
   j["stores"] = {r.store_mover, r.store_opponent};
   j["target"] = r.target;
@@ -96,22 +79,12 @@ nlohmann::json reach_report_json(const TableSet& set, const ReachReport& r) {
   }
   j["moves"] = moves;
   j["balancing_moves"] = balancing;
-  nlohmann::json line = nlohmann::json::array();
-  nlohmann::json steps = nlohmann::json::array();
-  for (const LineStep& s : r.line.steps) {
-    line.push_back(s.pit);
-    steps.push_back({{"mover", s.mover},
-                     {"pit", s.pit},
-                     {"gain", s.gain},
-                     {"extra_turn", s.extra_turn},
-                     {"before", pits_of(rules, s.before)}});
-  }
-  j["line"] = line;
-  j["line_steps"] = steps;
+  put_line(j, rules, r.line);
   // Where the line ends, from the side of the player to move there (0: the root's mover).
-  j["line_last"] = pits_of(rules, r.line.last);
+  j["line_last"] = pits_vector(rules, r.line.last);
   j["line_last_mover"] = r.line.last_mover;
-  j["line_end"] = r.balanced ? nlohmann::json(end_name(r.line.end)) : nlohmann::json(nullptr);
+  if (!r.balanced)
+    j["line_end"] = nullptr;
   return j;
 }
 

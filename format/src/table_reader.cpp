@@ -346,6 +346,23 @@ void LayerReader::read_all_symbols(std::span<std::uint32_t> out) const {
   }
 }
 
+void LayerReader::read_all_sets(std::span<std::uint64_t> out) const {
+  const LayerInfo& info = impl_->info();
+  const auto words = static_cast<std::size_t>(reach_set_words(info.stones));
+  if (out.size() != info.entries * words) {
+    fail(Code::kInvalidArgument,
+         impl_->src->name(),
+         "read_all_sets: out has " + count_text(out.size(), "word", "words") +
+             ", the layer's sets " + std::to_string(info.entries * words));
+  }
+  std::vector<std::uint32_t> symbols(info.entries);
+  read_all_symbols(symbols);
+  for (std::size_t i = 0; i < symbols.size(); ++i) {
+    const auto s = set(symbols[i]);
+    std::copy(s.begin(), s.end(), out.begin() + static_cast<std::ptrdiff_t>(i * words));
+  }
+}
+
 CacheStats LayerReader::cache_stats() const noexcept {
   CacheStats total;
   for (int c = 0; c < (impl_->split_cache ? 2 : 1); ++c)

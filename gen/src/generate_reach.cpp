@@ -27,17 +27,11 @@ ReachLayer read_reach_layer(const fs::path& path, const RuleSet& rules, int n) {
     throw TableError(TableError::Code::kRuleMismatch,
                      path.string() + ": holds competitive values, not co-operative sets");
   }
-  std::vector<std::uint32_t> symbols(reader->info().entries);
-  reader->read_all_symbols(symbols);
   ReachLayer layer;
   layer.stones = n;
   layer.words = reach_set_words(n);
-  const auto words = static_cast<std::size_t>(layer.words);
-  layer.sets.resize(symbols.size() * words);
-  for (std::size_t i = 0; i < symbols.size(); ++i) {
-    const auto set = reader->set(symbols[i]);
-    std::copy(set.begin(), set.end(), layer.sets.begin() + static_cast<std::ptrdiff_t>(i * words));
-  }
+  layer.sets.resize(reader->info().entries * static_cast<std::size_t>(layer.words));
+  reader->read_all_sets(layer.sets);
   return layer;
 }
 

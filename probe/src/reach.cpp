@@ -205,6 +205,17 @@ ProbeStatus TableSet::cooperative_line(const Pits& position,
       at = m.child;
       n -= m.gain();
     };
+    // Plays the moves of `pits` in turn, up to max_plies.
+    const auto play_pits = [&](const std::vector<int>& pits) {
+      for (const int pit : pits) {
+        if (static_cast<int>(out.steps.size()) >= max_plies)
+          break;
+        MoveList here;
+        rules.legal_moves(at, here);
+        play(*std::find_if(
+            here.begin(), here.end(), [pit](const Move& mv) { return mv.pit == pit; }));
+      }
+    };
     // Short lines first: an exit (a move that gains seeds) whenever one keeps the target, else
     // the fewest moves that gain nothing to the next one, and endless play when only it keeps
     // the target from where the line stands.
@@ -320,15 +331,7 @@ ProbeStatus TableSet::cooperative_line(const Pits& position,
       for (std::size_t x = goal; x != 0; x = parent[x].first)
         pits.push_back(parent[x].second);
       std::reverse(pits.begin(), pits.end());
-      for (const int pit : pits) {
-        if (static_cast<int>(out.steps.size()) >= max_plies)
-          break;
-        MoveList here;
-        rules.legal_moves(at, here);
-        const auto m =
-            std::find_if(here.begin(), here.end(), [pit](const Move& mv) { return mv.pit == pit; });
-        play(*m);
-      }
+      play_pits(pits);
     }
     if (out.end == LineEnd::kRepetition) {
       // Those exits may have led where only endless play is left, while another line ends the
@@ -346,14 +349,7 @@ ProbeStatus TableSet::cooperative_line(const Pits& position,
         mover = 0;
         need = target;
         n = root_stones;
-        for (const int pit : finite) {
-          if (static_cast<int>(out.steps.size()) >= max_plies)
-            break;
-          MoveList here;
-          rules.legal_moves(at, here);
-          play(*std::find_if(
-              here.begin(), here.end(), [pit](const Move& mv) { return mv.pit == pit; }));
-        }
+        play_pits(finite);
       }
     }
     if (static_cast<int>(out.steps.size()) >= max_plies && out.end == LineEnd::kGameOver) {

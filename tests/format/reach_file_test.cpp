@@ -49,6 +49,11 @@ std::uint32_t expect_sets_read_back(const std::filesystem::path& path,
       EXPECT_EQ(r->set_symbol(i), symbols[i]) << i;
     }
   }
+  std::vector<std::uint64_t> all(sets.size());
+  r->read_all_sets(all);
+  EXPECT_EQ(all, sets);
+  EXPECT_EQ(error_of([&] { r->read_all_sets(std::span(all).first(all.size() - 1)); }),
+            Code::kInvalidArgument);
   EXPECT_EQ(r->set_symbol(info.entries), std::nullopt);
   EXPECT_TRUE(r->set(info.set_count).empty());
   std::vector<std::int8_t> values(info.entries);

@@ -70,14 +70,8 @@ VerifyReport ReachVerifier::verify(int n) {
       const auto reader = LayerReader::open(tables_.directory() / layer_file_name(m), open);
       if (reader->info().objective != Objective::kCooperative)
         throw std::runtime_error(layer_file_name(m) + " holds competitive values");
-      std::vector<std::uint32_t> symbols(reader->info().entries);
-      reader->read_all_symbols(symbols);
-      const auto w = static_cast<std::size_t>(reach_set_words(m));
-      sets.resize(symbols.size() * w);
-      for (std::size_t i = 0; i < symbols.size(); ++i) {
-        const auto s = reader->set(symbols[i]);
-        std::copy(s.begin(), s.end(), sets.begin() + static_cast<std::ptrdiff_t>(i * w));
-      }
+      sets.resize(reader->info().entries * static_cast<std::size_t>(reach_set_words(m)));
+      reader->read_all_sets(sets);
     } catch (const std::exception& e) {
       error = e.what();
       sets.clear();

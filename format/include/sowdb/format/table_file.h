@@ -368,6 +368,11 @@ class LayerReader {
   /// THREAD SAFETY thread safe.
   void read_all_symbols(std::span<std::uint32_t> out) const;
 
+  /// (Co-operative file) every entry's set, in index order: reach_set_words(n) words an entry,
+  /// as read_all_symbols and `set` give them. PARAMETERS out: exactly info().entries *
+  /// reach_set_words(n) long. ERRORS as read_all_symbols. THREAD SAFETY thread safe.
+  void read_all_sets(std::span<std::uint64_t> out) const;
+
   /// The block cache's counters so far. THREAD SAFETY thread safe (a snapshot under the
   /// cache's lock).
   CacheStats cache_stats() const noexcept;
