@@ -37,27 +37,43 @@ class Searcher {
            rank(std::span<const std::uint8_t>(pos.data(), p));
   }
 
-  // Bounds on the value of `pos` (n seeds) for its mover, by MTD(f): null-window searches from
-  // `guess` until the bounds meet, or until `enough` (asked after each search with the bounds
-  // proved) says so. First, as Irving, Donkers & Uiterwijk do, MTD(f) searches `kDeepening`
-  // plies deeper each time, up to `deepening` plies, with positions at the horizon estimated
-  // at 0 (no more seeds won): their bounds are estimates, kept apart in the transposition table,
-  // but they leave the best moves there and give the exact searches their first guess.
+  // The value of `pos` (n seeds) for its mover, by MTD(f) from `guess`; `proved` is told the
+  // bounds after each null-window search.
   std::pair<int, int> value(const Pits& pos,
                             int n,
                             int guess,
-                            int deepening,
-                            int offset,
-                            const std::function<bool(int, int)>& enough) {
+                            const std::function<void(int, int)>& proved) {
     if (n <= tables_max_) {
       const int v = probe(pos);
       return {v, v};
     }
+    return mtdf(pos, n, key_of(pos, n), guess, kExact, [&](int lo, int hi) {
+      proved(lo, hi);
+      return false;
+    });
+  }
+
+  // An estimate of the value of `pos` (n seeds) for its mover: MTD(f) from `guess` at
+  // kFirstDepth + offset plies, then kDeepening plies deeper each time up to `deepening`, with
+  // positions at the horizon estimated at 0. The searches leave their best moves in the table
+  // for the exact searches that follow.
+  int estimate(const Pits& pos, int n, int guess, int deepening, int offset) {
+    if (n <= tables_max_)
+      return probe(pos);
     const std::uint64_t key = key_of(pos, n);
     int g = std::clamp(guess, -n, n);
     for (int depth = kFirstDepth + offset; depth <= deepening; depth += kDeepening)
       g = mtdf(pos, n, key, g, depth, [](int, int) { return false; }).first;
-    return mtdf(pos, n, key, g, kExact, enough);
+    return g;
+  }
+
+  // Whether the value of `pos` (n seeds) for its mover is at least `beta`: a null-window search
+  // to the end of the game. Fail-soft: a result >= beta is a lower bound, below beta an upper
+  // bound.
+  int test(const Pits& pos, int n, int beta) {
+    if (n <= tables_max_)
+      return probe(pos);
+    return search(pos, n, beta - 1, beta, key_of(pos, n), kExact);
   }
 
   // Calls `tick` every so many nodes (from this thread).
@@ -420,79 +436,142 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
       };
   const bool root_first = !options.worths && !out.by_tables && !tasks.empty();
   if (root_first) {
+    // Value only: MTD(f) on the start position, each of its null-window tests ("is the value at
+    // least beta?") split over the first moves and continuations (the tasks), which the
+    // threads take one at a time. Every task must fail for the value to be below beta, so a
+    // test that fails keeps both cores busy to its end; the first task to reach beta ends the
+    // others' searches. The tasks are first estimated by iterative deepening and tried best
+    // first; the best estimate is MTD(f)'s first guess.
     const int deepening = std::min(options.deepening, kExact - 1);
-    std::atomic<bool> found{false};
-    tbb::parallel_for(0, workers, 1, [&](int w) {
+    std::vector<int> estimate(tasks.size(), 0);
+    const auto test_tasks = [&](const std::function<void(Searcher&, std::size_t)>& each,
+                                const std::atomic<bool>* halt) {
+      std::atomic<std::size_t> next_one{0};
+      tbb::parallel_for(0, workers, 1, [&](int) {
+        Searcher searcher(engine, tables, table);
+        std::uint64_t published = 0;
+        watch(searcher, published, halt);
+        try {
+          for (std::size_t k = next_one++; k < order.size() && !stopped && !(halt && *halt);
+               k = next_one++) {
+            if (options.stop && options.stop()) {
+              stopped = true;
+              break;
+            }
+            each(searcher, order[k]);
+            ++done;
+            publish(searcher, published);
+            report();
+          }
+        } catch (const Stopped&) {
+        }
+        publish(searcher, published);
+      });
+    };
+    if (deepening > 0) {
+      test_tasks(
+          [&](Searcher& searcher, std::size_t t) {
+            const Task& task = tasks[t];
+            estimate[t] = task.base + task.sign * searcher.estimate(
+                                                      task.position, task.stones, 0, deepening, 0);
+          },
+          nullptr);
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return estimate[a] > estimate[b];
+      });
+    }
+    int lower = -total_stones;
+    int upper = total_stones;
+    int g = deepening > 0 ? estimate[order.front()] : 0;
+    while (lower < upper && !stopped) {
+      g = std::clamp(g, lower, upper);
+      const int beta = g == lower ? g + 1 : g;
+      std::atomic<bool> high{false};
+      done = 0;
+      test_tasks(
+          [&](Searcher& searcher, std::size_t t) {
+            Task& task = tasks[t];
+            if (task.upper < beta)
+              return;
+            if (task.lower < beta) {
+              // The task's worth is base + sign * value of its position.
+              if (task.sign > 0) {
+                const int r = searcher.test(task.position, task.stones, beta - task.base);
+                if (r >= beta - task.base)
+                  raise_to(task.lower, task.base + r);
+                else
+                  lower_to(task.upper, task.base + r);
+              } else {
+                const int b = task.base - beta + 1;
+                const int r = searcher.test(task.position, task.stones, b);
+                if (r >= b)
+                  lower_to(task.upper, task.base - r);
+                else
+                  raise_to(task.lower, task.base - r);
+              }
+            }
+            if (task.lower >= beta)
+              high = true;
+          },
+          &high);
+      if (stopped)
+        break;
+      if (high) {
+        g = -kMaxBoardStones - 1;
+        for (const Task& t : tasks)
+          g = std::max(g, t.lower.load());
+        lower = g;
+        raise_to(root_lower, g);
+      } else {
+        g = -kMaxBoardStones - 1;
+        for (const Task& t : tasks)
+          g = std::max(g, t.upper.load());
+        upper = g;
+        lower_to(root_upper, g);
+      }
+      report();
+    }
+    done = lower == upper ? static_cast<int>(tasks.size()) : 0;
+  }
+  if (!root_first) {
+    // Every worth: each task by MTD(f) from the best worth proved so far, the threads taking
+    // the tasks one at a time.
+    tbb::parallel_for(0, workers, 1, [&](int) {
       Searcher searcher(engine, tables, table);
       std::uint64_t published = 0;
-      watch(searcher, published, &found);
-      try {
-        const auto v = searcher.value(
-            out.start, out.stones, 0, deepening, w % Searcher::kDeepening, [&](int lo, int hi) {
-              // Bounds proved on the start's value: no move is worth more than `hi`.
-              lower_to(root_upper, hi);
-              raise_to(root_lower, lo);
-              report();
-              return found.load();
-            });
-        if (v.first == v.second && !found.exchange(true)) {
-          root_lower = root_upper = v.first;
-          // Every move is worth at most the value.
-          for (Task& t : tasks)
-            lower_to(t.upper, v.first);
+      watch(searcher, published, nullptr);
+      for (std::size_t k = next_task++; k < order.size() && !stopped; k = next_task++) {
+        if (options.stop && options.stop()) {
+          stopped = true;
+          break;
         }
-      } catch (const Stopped&) {
-      }
-      publish(searcher, published);
-    });
-  }
-  tbb::parallel_for(0, workers, 1, [&](int) {
-    Searcher searcher(engine, tables, table);
-    std::uint64_t published = 0;
-    watch(searcher, published, nullptr);
-    for (std::size_t k = next_task++;
-         k < order.size() && !stopped && (!root_first || root_lower == root_upper);
-         k = next_task++) {
-      if (options.stop && options.stop()) {
-        stopped = true;
-        break;
-      }
-      Task& task = tasks[order[k]];
-      // Bounds on the value of the task's position, as bounds on the move's worth.
-      const auto record = [&task](int lo, int hi) {
-        task.lower = task.base + (task.sign > 0 ? lo : -hi);
-        lower_to(task.upper, task.base + (task.sign > 0 ? hi : -lo));
-      };
-      // When only the value is wanted (and known), ask whether the move reaches it: yes is its
-      // worth, no bounds it. Otherwise guess that the move is as good as the best one proved.
-      const int root = root_lower.load();
-      int guess = 0;
-      if (root_first) {
-        guess = task.sign > 0 ? root - task.base : task.base - root + 1;
-      } else {
+        Task& task = tasks[order[k]];
+        // Bounds on the value of the task's position, as bounds on the move's worth.
+        const auto record = [&task](int lo, int hi) {
+          task.lower = task.base + (task.sign > 0 ? lo : -hi);
+          lower_to(task.upper, task.base + (task.sign > 0 ? hi : -lo));
+        };
         int best = task.base - task.stones;
         for (const Task& t : tasks)
           best = std::max(best, t.lower.load());
-        guess = task.sign * (best - task.base);
+        std::pair<int, int> v;
+        try {
+          v = searcher.value(
+              task.position, task.stones, task.sign * (best - task.base), [&](int lo, int hi) {
+                record(lo, hi);
+                report();
+              });
+        } catch (const Stopped&) {
+          stopped = true;
+          break;
+        }
+        record(v.first, v.second);
+        ++done;
+        publish(searcher, published);
+        report();
       }
-      std::pair<int, int> v;
-      try {
-        v = searcher.value(task.position, task.stones, guess, 0, 0, [&](int lo, int hi) {
-          record(lo, hi);
-          report();
-          return root_first && (task.upper < root || task.lower >= root);
-        });
-      } catch (const Stopped&) {
-        stopped = true;
-        break;
-      }
-      record(v.first, v.second);
-      task.move->worth = task.lower;
-      ++done;
-      publish(searcher, published);
-      report();
-    }
-  });
+    });
+  }
   report(true);
   out.nodes = nodes.load();
   out.complete = done.load() == static_cast<int>(tasks.size()) && !stopped;
@@ -502,8 +581,7 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
     lower_to(t.upper, std::max(root_upper.load(), t.lower.load()));
     t.move->lower = t.lower.load();
     t.move->upper = t.upper.load();
-    if (t.move->lower < t.move->upper)
-      t.move->worth = 0;  // not known
+    t.move->worth = t.move->lower == t.move->upper ? t.move->lower : 0;  // 0: not known
   }
   // A move with an extra turn is worth its best continuation; without one (the game ended) its
   // own search's value.
