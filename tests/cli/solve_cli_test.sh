@@ -32,6 +32,23 @@ assert b["method"] == "tables" and not b["tables_built"], b
 assert c["method"] == "search" and c["nodes"] > 0 and c["tables_max_stones"] == 10, c
 assert [m["worth"] for m in a["moves"]] == [m["worth"] for m in c["moves"]], (a, c)
 PY
+# --value-only with a transposition table of 1 MiB: the same value, a best move among those the
+# full search found best, and every other move bounded above by the value.
+"${sowdb}" solve --variant kalah-irving/4x3 --tables "${dir}/few" --value-only --hash-mb 1 \
+  --json >"${dir}/v.json"
+python3 - "${dir}" <<'PY' || fail "solve --value-only --hash-mb --json"
+import json, sys
+d = sys.argv[1]
+a, v = (json.load(open(f"{d}/{x}.json")) for x in "av")
+assert v["hash_mb"] == 1 and a["hash_mb"] == 128, (v, a)
+assert v["value"] == 8 and v["complete"], v
+best = [m["pit"] for m in a["moves"] if m["worth"] == 8]
+assert v["best"] in best, (v, best)
+for m in v["moves"]:
+    assert m["upper"] <= 8 and m["lower"] <= m["upper"], m
+    if m["pit"] == v["best"]:
+        assert m["lower"] == 8, m
+PY
 # The text report says where the answer came from.
 "${sowdb}" solve --variant kalah-irving/4x3 --tables "${dir}/few" >"${dir}/text"
 grep -q "^value for the first player: +8" "${dir}/text" || fail "text: $(cat "${dir}/text")"
