@@ -253,7 +253,7 @@ void add_solve(CLI::App& app, Runner& run) {
                   args->hash_mb,
                   "Memory of the search's transposition table in MiB, rounded down to a power "
                   "of two (default 128)")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(CLI::Range(1, 1 << 16));
   cmd->add_flag("--value-only",
                 args->value_only,
                 "Only the value and a best first move: the other moves get an upper bound on "
@@ -339,6 +339,13 @@ void add_solve(CLI::App& app, Runner& run) {
       options.tables = tables.get();
       options.worths = !args->value_only;
       options.table_bits = hash_bits(args->hash_mb);
+      if (const std::uint64_t physical = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                                         static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE));
+          (std::uint64_t{8} << options.table_bits) > physical / 2) {
+        throw UsageError("--hash-mb " + std::to_string(args->hash_mb) +
+                         " is more than half of this machine's memory (" +
+                         std::to_string(physical >> 20) + " MiB)");
+      }
       if (args->time_limit > 0) {
         const auto deadline =
             start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -397,7 +404,7 @@ void add_solve(CLI::App& app, Runner& run) {
         j["tables"] = source;
         j["tables_max_stones"] = s.tables_max;
         j["tables_built"] = built;
-        j["hash_mb"] = (std::uint64_t{8} << options.table_bits) >> 20;
+        j["hash_mb"] = s.table_bytes >> 20;
         std::printf("%s\n", j.dump().c_str());
         return 0;
       }

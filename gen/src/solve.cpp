@@ -54,25 +54,31 @@ class Searcher {
   }
 
   // An estimate of the value of `pos` (n seeds) for its mover: MTD(f) from `guess` at
-  // kFirstDepth + offset plies, then kDeepening plies deeper each time up to `deepening`, with
+  // kFirstDepth plies, then kDeepening plies deeper each time up to `deepening`, with
   // positions at the horizon estimated at 0. The searches leave their best moves in the table
   // for the exact searches that follow.
-  int estimate(const Pits& pos, int n, int guess, int deepening, int offset) {
+  int estimate(const Pits& pos, int n, int guess, int deepening) {
     if (n <= tables_max_)
       return probe(pos);
     const std::uint64_t key = key_of(pos, n);
     int g = std::clamp(guess, -n, n);
-    for (int depth = kFirstDepth + offset; depth <= deepening; depth += kDeepening)
+    for (int depth = kFirstDepth; depth <= deepening; depth += kDeepening)
       g = mtdf(pos, n, key, g, depth, [](int, int) { return false; }).first;
     return g;
   }
 
   // Whether the value of `pos` (n seeds) for its mover is at least `beta`: a null-window search
   // to the end of the game. Fail-soft: a result >= beta is a lower bound, below beta an upper
-  // bound.
-  int test(const Pits& pos, int n, int beta) {
+  // bound; both at once (the value) when `exact` comes back true (the tables or the end of the
+  // game answered).
+  int test(const Pits& pos, int n, int beta, bool& exact) {
+    exact = true;
     if (n <= tables_max_)
       return probe(pos);
+    MoveList moves;
+    if (rules_.legal_moves(pos, moves) == 0)
+      return rules_.final_value(pos);
+    exact = false;
     return search(pos, n, beta - 1, beta, key_of(pos, n), kExact);
   }
 
@@ -376,12 +382,21 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
     const std::uint64_t positions = binomial(total_stones + rules.pits(), rules.pits());
     key_bits = static_cast<int>(std::bit_width(positions));
   }
-  TranspositionTable table(options.table_bits, key_bits);
+  // The table holds bounds of -128..127: a search of more seeds could not store them.
+  if (!out.by_tables && total_stones > 127) {
+    throw InvalidRequest("a search keeps values of -128..127 only, and " + variant.to_string() +
+                         " has " + std::to_string(total_stones) + " seeds on the board");
+  }
+  // Complete tables answer without a search: the least table that holds the keys serves.
+  const int least_bits = std::max(2, key_bits - TranspositionTable::kCheckBits + 2);
+  TranspositionTable table(out.by_tables ? least_bits : std::max(options.table_bits, least_bits),
+                           key_bits);
+  out.table_bytes = out.by_tables ? 0 : table.bytes();
   std::atomic<std::uint64_t> nodes{0};
   std::atomic<int> done{0};
   std::atomic<std::size_t> next_task{0};
   std::atomic<bool> stopped{false};
-  // Bounds proved on the start's value by a search of the start itself (value only).
+  // Bounds proved on the start's value by MTD(f) on the start (value only).
   std::atomic<int> root_lower{-kMaxBoardStones - 1};
   std::atomic<int> root_upper{kMaxBoardStones + 1};
   std::mutex progress_mutex;
@@ -409,11 +424,6 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
     options.progress(p);
   };
   const int workers = std::max(1, tbb::this_task_arena::max_concurrency());
-  // Value only: first the start position itself, by MTD(f) after iterative deepening, all
-  // threads on it at once, sharing the transposition table (each thread deepens from a
-  // different first depth, so that they do not walk in step); the first to finish stops the
-  // others. Then each first move is asked whether it reaches that value, which the table
-  // mostly answers.
   // Counts a searcher's positions into `nodes`.
   const auto publish = [&](const Searcher& searcher, std::uint64_t& published) {
     nodes += searcher.nodes() - published;
@@ -472,8 +482,8 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
       test_tasks(
           [&](Searcher& searcher, std::size_t t) {
             const Task& task = tasks[t];
-            estimate[t] = task.base + task.sign * searcher.estimate(
-                                                      task.position, task.stones, 0, deepening, 0);
+            estimate[t] =
+                task.base + task.sign * searcher.estimate(task.position, task.stones, 0, deepening);
           },
           nullptr);
       std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -495,18 +505,19 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
               return;
             if (task.lower < beta) {
               // The task's worth is base + sign * value of its position.
+              bool exact = false;
               if (task.sign > 0) {
-                const int r = searcher.test(task.position, task.stones, beta - task.base);
-                if (r >= beta - task.base)
+                const int r = searcher.test(task.position, task.stones, beta - task.base, exact);
+                if (exact || r >= beta - task.base)
                   raise_to(task.lower, task.base + r);
-                else
+                if (exact || r < beta - task.base)
                   lower_to(task.upper, task.base + r);
               } else {
                 const int b = task.base - beta + 1;
-                const int r = searcher.test(task.position, task.stones, b);
-                if (r >= b)
+                const int r = searcher.test(task.position, task.stones, b, exact);
+                if (exact || r >= b)
                   lower_to(task.upper, task.base - r);
-                else
+                if (exact || r < b)
                   raise_to(task.lower, task.base - r);
               }
             }

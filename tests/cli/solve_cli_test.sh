@@ -39,8 +39,8 @@ PY
 python3 - "${dir}" <<'PY' || fail "solve --value-only --hash-mb --json"
 import json, sys
 d = sys.argv[1]
-a, v = (json.load(open(f"{d}/{x}.json")) for x in "av")
-assert v["hash_mb"] == 1 and a["hash_mb"] == 128, (v, a)
+a, c, v = (json.load(open(f"{d}/{x}.json")) for x in "acv")
+assert v["hash_mb"] == 1 and c["hash_mb"] == 128 and a["hash_mb"] == 0, (v, c, a)
 assert v["value"] == 8 and v["complete"], v
 best = [m["pit"] for m in a["moves"] if m["worth"] == 8]
 assert v["best"] in best, (v, best)
@@ -69,6 +69,20 @@ PY
 "${sowdb}" solve --variant kalah-irving/6x6 --tables "${dir}/six" --time-limit 0.1 >"${dir}/text"
 grep -q "^stopped after 0.1 s (--time-limit)" "${dir}/text" || fail "text: $(cat "${dir}/text")"
 grep -q "^value for the first player: between" "${dir}/text" || fail "text: $(cat "${dir}/text")"
+
+# A table of 1 MiB cannot tell Kalah(6,8)'s keys apart with 32 bits each: solve takes the least
+# table that can (2^22 entries, 32 MiB) and says so.
+"${sowdb}" solve --variant kalah-irving/6x8 --tables "${dir}/six" --time-limit 0.1 --value-only \
+  --hash-mb 1 --json >"${dir}/e.json"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["hash_mb"] == 32, j' \
+  "${dir}/e.json" || fail "solve --hash-mb 1 on Kalah(6,8): $(cat "${dir}/e.json")"
+# The search keeps values of -128..127: 132 seeds are refused.
+set +e
+"${sowdb}" solve --variant kalah-irving/6x11 --tables "${dir}/six" 2>"${dir}/err" >/dev/null
+rc=$?
+set -e
+[[ ${rc} -eq 2 ]] || fail "kalah-irving/6x11 exited ${rc}"
+grep -q "values of -128..127 only" "${dir}/err" || fail "$(cat "${dir}/err")"
 
 # Oware positions repeat: no search without complete tables; small boards are built.
 set +e

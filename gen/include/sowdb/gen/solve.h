@@ -2,6 +2,7 @@
 // tables it has at every position whose seed count they cover.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -36,7 +37,8 @@ struct StartSolution {
   Pits start{};    ///< S seeds in each pit, stores empty.
   int stones = 0;  ///< Seeds on the board, 2PS.
   int value = 0;   ///< The first player's net under perfect play (stores count from 0).
-  /// The pit of a best first move (the lowest among equals); -1: none, or not known yet.
+  /// The pit of a best first move; -1: none, or not known yet. With every worth, the lowest
+  /// among equals; with SolveStartOptions::worths false, the first the search proved best.
   int best = -1;
   /// Every search finished: `value` is exact, and so is every worth unless
   /// SolveStartOptions::worths was false (then [lower, upper] of a move bounds it). When the
@@ -49,6 +51,7 @@ struct StartSolution {
   bool by_tables = false;        ///< Every answer came from the tables (nothing searched).
   std::uint64_t nodes = 0;       ///< Positions the search expanded (0 with complete tables).
   int tables_max = -1;           ///< The largest layer of the tables used; -1: none.
+  std::size_t table_bytes = 0;   ///< Bytes of the transposition table; 0: nothing searched.
 };
 
 /// Where a search stands, for progress reports.
@@ -65,18 +68,20 @@ struct SolveStartOptions {
   /// Tables of the variant's rules, probed at every position of at most max_stones() seeds; when
   /// they cover the start (2PS <= max_stones()) the answer comes from them alone. May be null.
   const TableSet* tables = nullptr;
-  /// log2 of the transposition table's entries (8 bytes each), one table for all threads.
+  /// log2 of the transposition table's entries (8 bytes each), one table for all threads;
+  /// raised to the least that holds the keys of the board (Kalah(6,8): 22).
   int table_bits = 24;
   /// Called now and then from the threads of the search, one call at a time.
   std::function<void(const SolveProgress&)> progress;
-  /// False: find the value and a best move only. A move is then searched only as far as it
-  /// takes to show that it is no better than the best found (its worth gets an upper bound),
-  /// which costs a fraction of its exact worth.
+  /// False: find the value and a best move only, by MTD(f) on the start position whose
+  /// null-window tests are split over the first moves and continuations. A move is then
+  /// searched only as far as it takes to show that it is no better than the best found (its
+  /// worth gets an upper bound), which costs a fraction of its exact worth.
   bool worths = true;
-  /// With `worths` false, the search of the start position first deepens 3 plies at a time
-  /// from 5 up to this many, with estimates at the horizon, before it searches to the end
-  /// (iterative deepening, for move ordering and MTD(f)'s first guess); 0: straight to the end.
-  /// 17 searched the fewest positions for Kalah(6,4) over tables 0..24 and 0..28.
+  /// With `worths` false, each first move (and continuation) is first estimated by searches
+  /// 3 plies deeper at a time from 5 up to this many, with estimates at the horizon (iterative
+  /// deepening, for move ordering and MTD(f)'s first guess); 0: straight to the end. 17
+  /// searched the fewest positions for Kalah(6,4) over tables 0..24 and 0..28.
   int deepening = 17;
   /// Asked before each first move's search and now and then during the searches, from their
   /// threads (may be called concurrently); when it
@@ -92,9 +97,10 @@ struct SolveStartOptions {
 /// threads, enhanced transposition cut-offs, extra turns and captures tried first, and the moves
 /// spread over the calling thread's oneTBB arena. Only the families whose positions never repeat
 /// (Kalah, wari-us) are searched. ERRORS throws InvalidRequest (generate.h) for an Oware-family
-/// variant that the tables do not
-///   cover (its positions can repeat: a search cannot prove a value there), or tables of other
-///   rules; std::runtime_error, with the table set's explanation, when a probe fails.
+/// variant that the tables do not cover (its positions can repeat: a search cannot prove a
+/// value there), a search of more than 127 seeds, or tables of other rules;
+/// std::runtime_error, with the table set's explanation, when a probe fails; std::bad_alloc
+/// when the transposition table does not fit.
 /// THREAD SAFETY one call at a time per table set is not required: the tables are read only.
 StartSolution solve_start(const Variant& variant, const SolveStartOptions& options = {});
 
