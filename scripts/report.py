@@ -378,6 +378,7 @@ def main():
     for group in groups:
         name = group[0]["name"]
         d = os.path.join(args.work, f"coop-{name}")
+        shutil.rmtree(d, ignore_errors=True)  # built afresh: the report quotes the build time
         gen = run_json([args.sowdb, "gen", "--variant", f"{name}/6x4", "--max-stones",
                         str(args.coop_layers), "--out", d, "--objective", "cooperative",
                         "--json"])
