@@ -137,7 +137,8 @@ def main():
         "(every layer up to 2PS) gave the answer; `search` means an exact alpha-beta search "
         "from the start that probed tables of the smaller layers "
         "(`sowdb solve`, README). The rule set of each preset is in its section. Seconds "
-        "include building the tables `sowdb solve` keeps in its cache, the first time.",
+        "include building the tables `sowdb solve` keeps in its cache only where this run "
+        "built them; tables an earlier run left in the cache are read.",
         "",
     ]
 
