@@ -394,7 +394,6 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
   out.table_bytes = out.by_tables ? 0 : table.bytes();
   std::atomic<std::uint64_t> nodes{0};
   std::atomic<int> done{0};
-  std::atomic<std::size_t> next_task{0};
   std::atomic<bool> stopped{false};
   // Bounds proved on the start's value by MTD(f) on the start (value only).
   std::atomic<int> root_lower{-kMaxBoardStones - 1};
@@ -444,6 +443,32 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
           report();
         });
       };
+  // Runs `each` on every task, best first, the threads taking them one at a time, until the
+  // caller stops the search or `halt` (may be null) is set.
+  const auto each_task = [&](const std::function<void(Searcher&, std::size_t)>& each,
+                             const std::atomic<bool>* halt) {
+    std::atomic<std::size_t> next_one{0};
+    tbb::parallel_for(0, workers, 1, [&](int) {
+      Searcher searcher(engine, tables, table);
+      std::uint64_t published = 0;
+      watch(searcher, published, halt);
+      try {
+        for (std::size_t k = next_one++; k < order.size() && !stopped && !(halt && *halt);
+             k = next_one++) {
+          if (options.stop && options.stop()) {
+            stopped = true;
+            break;
+          }
+          each(searcher, order[k]);
+          ++done;
+          publish(searcher, published);
+          report();
+        }
+      } catch (const Stopped&) {
+      }
+      publish(searcher, published);
+    });
+  };
   const bool root_first = !options.worths && !out.by_tables && !tasks.empty();
   if (root_first) {
     // Value only: MTD(f) on the start position, each of its null-window tests ("is the value at
@@ -454,32 +479,8 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
     // first; the best estimate is MTD(f)'s first guess.
     const int deepening = std::min(options.deepening, kExact - 1);
     std::vector<int> estimate(tasks.size(), 0);
-    const auto test_tasks = [&](const std::function<void(Searcher&, std::size_t)>& each,
-                                const std::atomic<bool>* halt) {
-      std::atomic<std::size_t> next_one{0};
-      tbb::parallel_for(0, workers, 1, [&](int) {
-        Searcher searcher(engine, tables, table);
-        std::uint64_t published = 0;
-        watch(searcher, published, halt);
-        try {
-          for (std::size_t k = next_one++; k < order.size() && !stopped && !(halt && *halt);
-               k = next_one++) {
-            if (options.stop && options.stop()) {
-              stopped = true;
-              break;
-            }
-            each(searcher, order[k]);
-            ++done;
-            publish(searcher, published);
-            report();
-          }
-        } catch (const Stopped&) {
-        }
-        publish(searcher, published);
-      });
-    };
     if (deepening > 0) {
-      test_tasks(
+      each_task(
           [&](Searcher& searcher, std::size_t t) {
             const Task& task = tasks[t];
             estimate[t] =
@@ -498,7 +499,7 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
       const int beta = g == lower ? g + 1 : g;
       std::atomic<bool> high{false};
       done = 0;
-      test_tasks(
+      each_task(
           [&](Searcher& searcher, std::size_t t) {
             Task& task = tasks[t];
             if (task.upper < beta)
@@ -545,43 +546,26 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
     done = lower == upper ? static_cast<int>(tasks.size()) : 0;
   }
   if (!root_first) {
-    // Every worth: each task by MTD(f) from the best worth proved so far, the threads taking
-    // the tasks one at a time.
-    tbb::parallel_for(0, workers, 1, [&](int) {
-      Searcher searcher(engine, tables, table);
-      std::uint64_t published = 0;
-      watch(searcher, published, nullptr);
-      for (std::size_t k = next_task++; k < order.size() && !stopped; k = next_task++) {
-        if (options.stop && options.stop()) {
-          stopped = true;
-          break;
-        }
-        Task& task = tasks[order[k]];
-        // Bounds on the value of the task's position, as bounds on the move's worth.
-        const auto record = [&task](int lo, int hi) {
-          task.lower = task.base + (task.sign > 0 ? lo : -hi);
-          lower_to(task.upper, task.base + (task.sign > 0 ? hi : -lo));
-        };
-        int best = task.base - task.stones;
-        for (const Task& t : tasks)
-          best = std::max(best, t.lower.load());
-        std::pair<int, int> v;
-        try {
-          v = searcher.value(
+    // Every worth: each task by MTD(f) from the best worth proved so far.
+    each_task(
+        [&](Searcher& searcher, std::size_t t) {
+          Task& task = tasks[t];
+          // Bounds on the value of the task's position, as bounds on the move's worth.
+          const auto record = [&task](int lo, int hi) {
+            task.lower = task.base + (task.sign > 0 ? lo : -hi);
+            lower_to(task.upper, task.base + (task.sign > 0 ? hi : -lo));
+          };
+          int best = task.base - task.stones;
+          for (const Task& o : tasks)
+            best = std::max(best, o.lower.load());
+          const auto v = searcher.value(
               task.position, task.stones, task.sign * (best - task.base), [&](int lo, int hi) {
                 record(lo, hi);
                 report();
               });
-        } catch (const Stopped&) {
-          stopped = true;
-          break;
-        }
-        record(v.first, v.second);
-        ++done;
-        publish(searcher, published);
-        report();
-      }
-    });
+          record(v.first, v.second);
+        },
+        nullptr);
   }
   report(true);
   out.nodes = nodes.load();
