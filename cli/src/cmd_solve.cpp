@@ -113,9 +113,7 @@ gen::ReachStart reach_start_from_tables(const Variant& v, const std::string& dir
                      std::to_string(tables->max_stones()) + "; the start of " + v.to_string() +
                      " has " + std::to_string(stones) + " seeds");
   }
-  Pits start{};
-  for (int i = 0; i < v.rules.pits(); ++i)
-    start[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v.seeds_per_pit);
+  const Pits start = v.start();
   ReachSet set;
   MoveReaches moves;
   ProbeStatus st = tables->reach(start, set);

@@ -288,9 +288,7 @@ ReachStart solve_reach_start(const Variant& variant, std::uint64_t max_positions
     }
     return out;
   };
-  Pits start{};
-  for (int i = 0; i < pits; ++i)
-    start[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(variant.seeds_per_pit);
+  const Pits start = variant.start();
   ReachStart out;
   out.positions = total;
   out.reachable = set_of(start, stones);

@@ -309,8 +309,7 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
   const Rules engine(rules);
   StartSolution out;
   out.stones = variant.total_stones();
-  for (int i = 0; i < rules.pits(); ++i)
-    out.start[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(variant.seeds_per_pit);
+  out.start = variant.start();
   const TableSet* tables = options.tables;
   if (tables && !(tables->rules() == rules)) {
     throw InvalidRequest("the tables in " + tables->directory().string() + " hold " +

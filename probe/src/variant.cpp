@@ -313,4 +313,11 @@ std::optional<Variant> parse_variant(std::string_view text, std::string* error) 
   return v;
 }
 
+Pits Variant::start() const {
+  Pits board{};
+  for (int i = 0; i < rules.pits(); ++i)
+    board[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(seeds_per_pit);
+  return board;
+}
+
 }  // namespace sowdb

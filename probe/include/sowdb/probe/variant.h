@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "sowdb/format/rule_set.h"
+#include "sowdb/probe/rules.h"
 
 namespace sowdb {
 
@@ -40,6 +41,10 @@ struct Variant {
 
   /// Stones on the board at the start: 2 * P * S.
   int total_stones() const { return rules.pits() * seeds_per_pit; }
+
+  /// The start position: S seeds in each of the 2P pits, from the first player's side.
+  /// Thread safe.
+  Pits start() const;
 
   bool operator==(const Variant&) const = default;
 };
