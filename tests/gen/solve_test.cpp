@@ -1,7 +1,5 @@
 // gen::solve_start: the search with few or no tables gives, for every first move and every
 // continuation after an extra turn, the worth that complete tables give; published values.
-#include "sowdb/gen/solve.h"
-
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
@@ -11,6 +9,7 @@
 
 #include "generated_tables.h"
 #include "sowdb/gen/generate.h"
+#include "sowdb/gen/start_search.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/probe/variant.h"
 
@@ -148,7 +147,8 @@ TEST(SolveStartPublished, KalahFourByThree) {
 TEST(SolveStartStopped, BoundsHoldTheExactAnswers) {
   const tbb::global_control two_threads(tbb::global_control::max_allowed_parallelism, 2);
   const Variant v = *parse_variant("kalah-irving/4x4");
-  const auto tables = tables_of("kalah-irving/4x4", 10);
+  // Few tables: a search large enough to be stopped several times.
+  const auto tables = tables_of("kalah-irving/4x4", 6);
   gen::SolveStartOptions options;
   options.tables = tables.get();
   const gen::StartSolution exact = gen::solve_start(v, options);

@@ -1,0 +1,107 @@
+// Solving a game from its start position: by complete tables, or by a search that probes the
+// tables it has at every position whose seed count they cover.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sowdb/probe/rules.h"
+#include "sowdb/probe/tables.h"
+#include "sowdb/probe/variant.h"
+
+namespace sowdb::gen {
+
+/// A move of the start position (or, after an extra turn, of the position it leads to) with its
+/// worth under perfect play.
+struct StartMove {
+  int pit = 0;              ///< The pit sown, 0..P-1, from the first player's side.
+  int gain = 0;             ///< Seeds the move sends to the first player's store.
+  bool extra_turn = false;  ///< The first player moves again.
+  /// Seeds the first player nets from the start position on, when this move (after the moves
+  /// before it, for a continuation) is followed by perfect play on both sides.
+  int worth = 0;
+  /// Bounds on `worth`, equal to it when it is known; a search stopped early
+  /// (SolveStartOptions::stop) may leave them apart, and `worth` is then 0.
+  int lower = 0;
+  int upper = 0;
+  /// After an extra turn: every move of the first player's next turn, with its worth counted
+  /// from the start position (Rawlings's table of Kalah(6,6)). Empty otherwise.
+  std::vector<StartMove> continuations;
+};
+
+/// The solution of a start position.
+struct StartSolution {
+  Pits start{};    ///< S seeds in each pit, stores empty.
+  int stones = 0;  ///< Seeds on the board, 2PS.
+  int value = 0;   ///< The first player's net under perfect play (stores count from 0).
+  /// The pit of a best first move; -1: none, or not known yet. With every worth, the lowest
+  /// among equals; with SolveStartOptions::worths false, the first the search proved best.
+  int best = -1;
+  /// Every search finished: `value` is exact, and so is every worth unless
+  /// SolveStartOptions::worths was false (then [lower, upper] of a move bounds it). When the
+  /// search was stopped,
+  /// [lower, upper] is what was proved of the value, and `value` is 0 unless they meet.
+  bool complete = true;
+  int lower = 0;                 ///< The value is at least this (equal to it when complete)...
+  int upper = 0;                 ///< ...and at most this.
+  std::vector<StartMove> moves;  ///< Every legal first move, in pit order.
+  bool by_tables = false;        ///< Every answer came from the tables (nothing searched).
+  std::uint64_t nodes = 0;       ///< Positions the search expanded (0 with complete tables).
+  int tables_max = -1;           ///< The largest layer of the tables used; -1: none.
+  std::size_t table_bytes = 0;   ///< Bytes of the transposition table; 0: nothing searched.
+};
+
+/// Where a search stands, for progress reports.
+struct SolveProgress {
+  std::uint64_t nodes = 0;  ///< Positions expanded so far, all threads.
+  int done = 0;             ///< Searches finished (one per first move and continuation).
+  int total = 0;            ///< Searches in all.
+  int lower = 0;            ///< The start's value is proved to be at least this...
+  int upper = 0;            ///< ...and at most this.
+};
+
+/// Options of `solve_start`.
+struct SolveStartOptions {
+  /// Tables of the variant's rules, probed at every position of at most max_stones() seeds; when
+  /// they cover the start (2PS <= max_stones()) the answer comes from them alone. May be null.
+  const TableSet* tables = nullptr;
+  /// log2 of the transposition table's entries (8 bytes each), one table for all threads;
+  /// raised to the least that holds the keys of the board (Kalah(6,8): 22).
+  int table_bits = 24;
+  /// Called now and then from the threads of the search, one call at a time.
+  std::function<void(const SolveProgress&)> progress;
+  /// False: find the value and a best move only, by MTD(f) on the start position whose
+  /// null-window tests are split over the first moves and continuations. A move is then
+  /// searched only as far as it takes to show that it is no better than the best found (its
+  /// worth gets an upper bound), which costs a fraction of its exact worth.
+  bool worths = true;
+  /// Iterative deepening of the start position before its exact search: MTD(f) searches 3
+  /// plies deeper at a time from 5 up to this many, positions at the horizon estimated at 0;
+  /// 0 (the default): straight to the end. Deepening to 17 searched 1.1-3.3 times the positions
+  /// of the search without it (Kalah(6,3) and (6,4) over tables 0..20, decision 0009).
+  int deepening = 0;
+  /// Asked before each first move's search and now and then during the searches, from their
+  /// threads (may be called concurrently); when it
+  /// returns true the search stops and solve_start returns the bounds proved so far
+  /// (StartSolution::complete false). May be empty.
+  std::function<bool()> stop;
+};
+
+/// Solves the start position of `variant` (S seeds in each pit): its value for the first player
+/// and the worth of every first move and, after an extra turn, of every continuation.
+/// Each first move (and continuation) is valued by MTD(f): null-window alpha-beta searches to
+/// the end of the game (values are exact), with one transposition table of bounds shared by the
+/// threads, enhanced transposition cut-offs, extra turns and captures tried first, and the moves
+/// spread over the calling thread's oneTBB arena. Only the families whose positions never repeat
+/// (Kalah, wari-us) are searched. ERRORS throws InvalidRequest (generate.h) for an Oware-family
+/// variant that the tables do not cover (its positions can repeat: a search cannot prove a
+/// value there), a search of more than 127 seeds, or tables of other rules;
+/// std::runtime_error, with the table set's explanation, when a probe fails; std::bad_alloc
+/// when the transposition table does not fit.
+/// THREAD SAFETY one call at a time per table set is not required: the tables are read only.
+StartSolution solve_start(const Variant& variant, const SolveStartOptions& options = {});
+
+}  // namespace sowdb::gen

@@ -1,0 +1,518 @@
+#include "sowdb/gen/start_search.h"
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
+#include "sowdb/format/index.h"
+#include "sowdb/gen/generate.h"
+#include "start_searcher.h"
+#include "transposition_table.h"
+
+namespace sowdb::gen {
+namespace {
+
+// Bounds shared between threads only ever tighten.
+void raise_to(std::atomic<int>& bound, int v) {
+  int old = bound.load();
+  while (v > old && !bound.compare_exchange_weak(old, v)) {
+  }
+}
+void lower_to(std::atomic<int>& bound, int v) {
+  int old = bound.load();
+  while (v < old && !bound.compare_exchange_weak(old, v)) {
+  }
+}
+
+// Thrown from a search's tick when SolveStartOptions::stop says so.
+struct Stopped {};
+
+// One exact value to find: the position after a first move (and a continuation), whose value
+// gives that move's worth.
+struct Task {
+  StartMove* move;
+  Pits position{};
+  int stones = 0;
+  int sign = 1;  // the worth is base + sign * value (sign -1: the opponent moves next)
+  int base = 0;
+  // Bounds on the worth proved so far, read by the progress reports of other threads.
+  std::atomic<int> lower{0};
+  std::atomic<int> upper{0};
+  int first_pit = 0;     // the first move's pit
+  Pits then{};           // a continuation: the position after the first move...
+  int then_stones = -1;  // ...and its seeds; -1: not a continuation
+  int estimate = 0;      // of the worth, for the order of the searches
+  int priority = 0;      // the order of the searches, larger first
+
+  Task(StartMove* m, const Pits& p, int n, int s, int b, int pit)
+      : move(m),
+        position(p),
+        stones(n),
+        sign(s),
+        base(b),
+        lower(b - n),
+        upper(b + n),
+        first_pit(pit),
+        estimate(b),
+        priority(b) {}
+
+  // Records what a search of the task's position proved of its value (lo..hi, for its mover).
+  void record(int lo, int hi) {
+    raise_to(lower, base + (sign > 0 ? lo : -hi));
+    lower_to(upper, base + (sign > 0 ? hi : -lo));
+  }
+};
+
+StartMove start_move(const Move& m) {
+  StartMove s;
+  s.pit = m.pit;
+  s.gain = m.gain();
+  s.extra_turn = m.extra_turn;
+  return s;
+}
+
+// One call of solve_start, in the steps it takes: plan (the moves and the searches to make),
+// estimate (iterative deepening of the start position), root search (the start's value),
+// every worth, summary.
+class StartSearch {
+ public:
+  StartSearch(const Variant& variant, const SolveStartOptions& options)
+      : variant_(variant),
+        rules_(variant.rules.normalised()),
+        engine_(rules_),
+        options_(options),
+        tables_(options.tables) {}
+
+  StartSolution run() {
+    plan();
+    if (out_.by_tables) {
+      // Complete tables answer every task without a search: the least table that holds the
+      // keys serves.
+      make_table(0);
+      every_worth();
+    } else {
+      make_table(options_.table_bits);
+      if (!tasks_.empty()) {
+        estimate();
+        if (!stopped_)
+          root_value();
+        if (!stopped_)
+          root_moves();
+        if (options_.worths && !stopped_)
+          every_worth();
+      }
+    }
+    return summary();
+  }
+
+ private:
+  // The moves of the start position, the tasks, and the checks on the request.
+  void plan();
+  void make_table(int bits);
+  // Iterative deepening of the start position, when asked (SolveStartOptions::deepening).
+  void estimate();
+  // The start's value: MTD(f) on the start position, every thread at once (Lazy SMP).
+  void root_value();
+  // Each task's bounds and order from the table, then what the start's value proves of each
+  // (MTD(f) on the start from its value, its tests split over the tasks).
+  void root_moves();
+  // Each task's exact worth by MTD(f) from its bounds.
+  void every_worth();
+  StartSolution summary();
+
+  void report(bool last = false);
+  void watch(Searcher& searcher, std::uint64_t& published, const std::atomic<bool>* halt);
+  void publish(const Searcher& searcher, std::uint64_t& published) {
+    nodes_ += searcher.nodes() - published;
+    published = searcher.nodes();
+  }
+  void each_task(const std::function<void(Searcher&, std::size_t)>& each,
+                 const std::atomic<bool>* halt);
+
+  const Variant& variant_;
+  const RuleSet rules_;
+  const Rules engine_;
+  const SolveStartOptions& options_;
+  const TableSet* tables_;
+  StartSolution out_;
+  std::deque<Task> tasks_;  // a deque: tasks hold atomics, which do not move
+  std::vector<std::size_t> order_;
+  int key_bits_ = 1;
+  int root_guess_ = 0;  // the start's value as the deepening estimated it
+  std::unique_ptr<TranspositionTable> table_;
+  std::atomic<std::uint64_t> nodes_{0};
+  std::atomic<int> done_{0};
+  std::atomic<bool> stopped_{false};
+  // Bounds proved on the start's value by the root search.
+  std::atomic<int> root_lower_{-kMaxBoardStones - 1};
+  std::atomic<int> root_upper_{kMaxBoardStones + 1};
+  std::mutex progress_mutex_;
+};
+
+void StartSearch::plan() {
+  out_.stones = variant_.total_stones();
+  out_.start = variant_.start();
+  if (tables_ && !(tables_->rules() == rules_)) {
+    throw InvalidRequest("the tables in " + tables_->directory().string() + " hold " +
+                         describe(tables_->rules()) + ", not " + describe(rules_));
+  }
+  out_.tables_max = tables_ ? tables_->max_stones() : -1;
+  out_.by_tables = out_.tables_max >= out_.stones;
+  if (!out_.by_tables && rules_.family == Family::kOware) {
+    throw InvalidRequest(
+        "Oware-family positions can repeat, so a search cannot prove the value of " +
+        variant_.to_string() + " without complete tables: it needs layers 0.." +
+        std::to_string(out_.stones) + " (sowdb gen --variant " + variant_.to_string() +
+        " --max-stones " + std::to_string(out_.stones) + ")" +
+        (tables_ ? "; the tables hold up to " + std::to_string(out_.tables_max) : ""));
+  }
+  // The table holds bounds of -128..127: a search of more seeds could not store them.
+  if (!out_.by_tables && out_.stones > 127) {
+    throw InvalidRequest("a search keeps values of -128..127 only, and " + variant_.to_string() +
+                         " has " + std::to_string(out_.stones) + " seeds on the board");
+  }
+  // Keys count every position of up to 2PS seeds.
+  key_bits_ =
+      static_cast<int>(std::bit_width(binomial(out_.stones + rules_.pits(), rules_.pits())));
+  // Every first move, and after an extra turn every continuation, as a value to find. The
+  // moves are all in place before the tasks point into them.
+  MoveList first;
+  engine_.legal_moves(out_.start, first);
+  std::array<MoveList, kMaxPitsPerSide> next{};
+  for (int i = 0; i < first.size; ++i) {
+    const Move& m = first.moves[i];
+    out_.moves.push_back(start_move(m));
+    if (m.extra_turn)
+      engine_.legal_moves(m.child, next[static_cast<std::size_t>(i)]);
+    for (const Move& c : next[static_cast<std::size_t>(i)])
+      out_.moves.back().continuations.push_back(start_move(c));
+  }
+  for (int i = 0; i < first.size; ++i) {
+    const Move& m = first.moves[i];
+    StartMove& sm = out_.moves[static_cast<std::size_t>(i)];
+    const int n = out_.stones - m.gain();
+    const MoveList& then = next[static_cast<std::size_t>(i)];
+    if (then.size == 0) {
+      // No extra turn, or one in a finished game: the move's own value is what counts.
+      tasks_.emplace_back(&sm, m.child, n, m.extra_turn ? 1 : -1, m.gain(), m.pit);
+      continue;
+    }
+    for (int j = 0; j < then.size; ++j) {
+      const Move& c = then.moves[j];
+      tasks_.emplace_back(&sm.continuations[static_cast<std::size_t>(j)],
+                          c.child,
+                          n - c.gain(),
+                          c.extra_turn ? 1 : -1,
+                          m.gain() + c.gain(),
+                          m.pit);
+      tasks_.back().then = m.child;
+      tasks_.back().then_stones = n;
+    }
+  }
+  // The likeliest best moves first (most seeds gained), until estimates say better.
+  order_.resize(tasks_.size());
+  for (std::size_t t = 0; t < order_.size(); ++t)
+    order_[t] = t;
+  std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) {
+    return tasks_[a].base > tasks_[b].base;
+  });
+}
+
+void StartSearch::make_table(int bits) {
+  const int least_bits = std::max(2, key_bits_ - TranspositionTable::kCheckBits + 2);
+  table_ = std::make_unique<TranspositionTable>(std::max(bits, least_bits), key_bits_);
+  out_.table_bytes = out_.by_tables ? 0 : table_->bytes();
+}
+
+void StartSearch::report(bool last) {
+  if (!options_.progress)
+    return;
+  // From the threads, a report is skipped while another is being made; the last one waits.
+  std::unique_lock lock(progress_mutex_, std::defer_lock);
+  if (last)
+    lock.lock();
+  else if (!lock.try_lock())
+    return;
+  SolveProgress p;
+  p.nodes = nodes_.load();
+  p.done = done_.load();
+  p.total = static_cast<int>(tasks_.size());
+  p.lower = -kMaxBoardStones - 1;
+  p.upper = -kMaxBoardStones - 1;
+  for (const Task& t : tasks_) {
+    p.lower = std::max(p.lower, t.lower.load());
+    p.upper = std::max(p.upper, t.upper.load());
+  }
+  p.lower = std::max(p.lower, root_lower_.load());
+  p.upper = std::min(p.upper, root_upper_.load());
+  options_.progress(p);
+}
+
+// Every 2^16 positions: counts them, reports progress, and ends the search (throwing Stopped)
+// when the caller asks to stop or `halt` (may be null) is set.
+void StartSearch::watch(Searcher& searcher,
+                        std::uint64_t& published,
+                        const std::atomic<bool>* halt) {
+  searcher.set_tick([this, &searcher, &published, halt] {
+    const bool halted = halt && halt->load();
+    if (halted || stopped_ || (options_.stop && options_.stop())) {
+      if (!halted)
+        stopped_ = true;
+      throw Stopped{};
+    }
+    publish(searcher, published);
+    report();
+  });
+}
+
+// Runs `each` on every task, best first, the threads taking them one at a time, until the
+// caller stops the search or `halt` (may be null) is set.
+void StartSearch::each_task(const std::function<void(Searcher&, std::size_t)>& each,
+                            const std::atomic<bool>* halt) {
+  const int workers = std::max(1, tbb::this_task_arena::max_concurrency());
+  std::atomic<std::size_t> next_one{0};
+  tbb::parallel_for(0, workers, 1, [&](int) {
+    Searcher searcher(engine_, tables_, *table_);
+    std::uint64_t published = 0;
+    watch(searcher, published, halt);
+    try {
+      for (std::size_t k = next_one++; k < order_.size() && !stopped_ && !(halt && *halt);
+           k = next_one++) {
+        if (options_.stop && options_.stop()) {
+          stopped_ = true;
+          break;
+        }
+        each(searcher, order_[k]);
+        ++done_;
+        publish(searcher, published);
+        report();
+      }
+    } catch (const Stopped&) {
+    }
+    publish(searcher, published);
+  });
+}
+
+void StartSearch::estimate() {
+  const int deepening = std::min(options_.deepening, kExact - 2);
+  if (deepening <= 0)
+    return;
+  Searcher searcher(engine_, tables_, *table_);
+  std::uint64_t published = 0;
+  watch(searcher, published, nullptr);
+  try {
+    bool exact = false;
+    root_guess_ = searcher.estimate(out_.start, out_.stones, 0, deepening, exact);
+  } catch (const Stopped&) {
+  }
+  publish(searcher, published);
+}
+
+void StartSearch::root_value() {
+  // Every thread runs the same MTD(f) over the one table, the helpers ordering equal moves the
+  // other way round; the first to finish stops the others.
+  const int workers = std::max(1, tbb::this_task_arena::max_concurrency());
+  std::atomic<bool> found{false};
+  tbb::parallel_for(0, workers, 1, [&](int w) {
+    Searcher searcher(engine_, tables_, *table_);
+    searcher.set_high_pits_first(w % 2 == 0);
+    std::uint64_t published = 0;
+    watch(searcher, published, &found);
+    try {
+      const auto v = searcher.value(out_.start, out_.stones, root_guess_, [&](int lo, int hi) {
+        raise_to(root_lower_, lo);
+        lower_to(root_upper_, hi);
+        report();
+        return found.load();
+      });
+      if (v.first == v.second) {
+        raise_to(root_lower_, v.first);
+        lower_to(root_upper_, v.second);
+        found = true;
+      }
+    } catch (const Stopped&) {
+    }
+    publish(searcher, published);
+  });
+  if (root_lower_ == root_upper_)
+    root_guess_ = root_lower_;
+}
+
+void StartSearch::root_moves() {
+  // Each task's estimate from what the start's search left in the table: the start's best
+  // move (and its best continuation) first, then the others by the bounds proved of them.
+  // (Deepening each task on its own searched 15 times the start's positions for Kalah(6,3).)
+  Searcher searcher(engine_, tables_, *table_);
+  const TableEntry root = searcher.entry(out_.start, out_.stones);
+  for (Task& task : tasks_) {
+    const TableEntry e = searcher.entry(task.position, task.stones);
+    int v = 0;
+    if (task.stones <= out_.tables_max) {
+      v = searcher.test(task.position, task.stones, 0);
+      task.record(v, v);
+    } else if (e.found) {
+      // The bound on the side of the task's worth that the start's tests proved.
+      v = task.sign > 0 ? (e.upper < task.stones ? e.upper : e.lower)
+                        : (e.lower > -task.stones ? e.lower : e.upper);
+    }
+    task.estimate = task.base + task.sign * v;
+    task.priority = task.estimate;
+    if (root.found && task.first_pit == root.best) {
+      task.priority += 1000;
+      // A continuation: the best of the position the first move's extra turn leads to.
+      if (task.then_stones >= 0 &&
+          searcher.entry(task.then, task.then_stones).best == task.move->pit)
+        task.priority += 1000;
+    }
+  }
+  std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) {
+    return tasks_[a].priority > tasks_[b].priority;
+  });
+  // MTD(f) on the start position from its value, each of its null-window tests ("is the value
+  // at least beta?") split over the tasks, which the threads take one at a time, best first.
+  // From the value, two tests settle it: one move reaches it, and none exceeds it; both find
+  // most of what they need in the table. (This split, as the whole search of the value, searched
+  // twice the positions of one search of the start: Kalah(6,4), 16.3 M against 8.7 M.)
+  int lower = -out_.stones;
+  int upper = out_.stones;
+  int g = root_guess_;
+  while (lower < upper && !stopped_) {
+    g = std::clamp(g, lower, upper);
+    const int beta = g == lower ? g + 1 : g;
+    std::atomic<bool> high{false};
+    done_ = 0;
+    each_task(
+        [&](Searcher& searcher, std::size_t t) {
+          Task& task = tasks_[t];
+          if (task.upper < beta)
+            return;
+          if (task.lower < beta) {
+            // The task's worth is base + sign * value of its position: a test of the value at
+            // (beta - base) for sign 1, at (base - beta + 1) for sign -1.
+            const int b = task.sign > 0 ? beta - task.base : task.base - beta + 1;
+            const int r = searcher.test(task.position, task.stones, b);
+            if (r >= b)
+              task.record(r, task.stones);
+            else
+              task.record(-task.stones, r);
+          }
+          if (task.lower >= beta)
+            high = true;
+        },
+        &high);
+    if (stopped_)
+      break;
+    g = -kMaxBoardStones - 1;
+    for (const Task& t : tasks_)
+      g = std::max(g, high ? t.lower.load() : t.upper.load());
+    if (high) {
+      lower = g;
+      raise_to(root_lower_, g);
+    } else {
+      upper = g;
+      lower_to(root_upper_, g);
+    }
+    report();
+  }
+  done_ = lower == upper ? static_cast<int>(tasks_.size()) : 0;
+}
+
+void StartSearch::every_worth() {
+  // Each task by MTD(f) from the bound nearest its worth that the root search proved (an
+  // upper bound for every move but the best): its tests are null windows next to the worth,
+  // and the table already holds most of what they need.
+  done_ = 0;
+  each_task(
+      [&](Searcher& searcher, std::size_t t) {
+        Task& task = tasks_[t];
+        if (task.lower == task.upper)
+          return;
+        const int guess = std::clamp(task.estimate, task.lower.load(), task.upper.load());
+        const auto v = searcher.value(
+            task.position, task.stones, task.sign * (guess - task.base), [&](int lo, int hi) {
+              task.record(lo, hi);
+              report();
+              return false;
+            });
+        task.record(v.first, v.second);
+      },
+      nullptr);
+}
+
+StartSolution StartSearch::summary() {
+  report(true);
+  out_.nodes = nodes_.load();
+  out_.complete = done_.load() == static_cast<int>(tasks_.size()) && !stopped_;
+  for (Task& t : tasks_) {
+    // No move is worth more than the start's value: what the search of the start proved of it
+    // bounds every move (value only).
+    lower_to(t.upper, std::max(root_upper_.load(), t.lower.load()));
+    t.move->lower = t.lower.load();
+    t.move->upper = t.upper.load();
+    t.move->worth = t.move->lower == t.move->upper ? t.move->lower : 0;  // 0: not known
+  }
+  // A move with an extra turn is worth its best continuation; without one (the game ended) its
+  // own search's value.
+  for (StartMove& m : out_.moves) {
+    if (!m.continuations.empty()) {
+      m.lower = m.upper = -kMaxBoardStones - 1;
+      for (const StartMove& c : m.continuations) {
+        m.lower = std::max(m.lower, c.lower);
+        m.upper = std::max(m.upper, c.upper);
+      }
+      m.worth = m.lower == m.upper ? m.lower : 0;
+    }
+  }
+  if (out_.moves.empty()) {
+    out_.value = out_.lower = out_.upper = engine_.final_value(out_.start);
+    return out_;
+  }
+  out_.lower = out_.upper = -kMaxBoardStones - 1;
+  for (const StartMove& m : out_.moves) {
+    out_.lower = std::max(out_.lower, m.lower);
+    out_.upper = std::max(out_.upper, m.upper);
+  }
+  out_.lower = std::max(out_.lower, std::min(root_lower_.load(), out_.upper));
+  // The best move is known when one move is proved at least as good as every other can be.
+  for (const StartMove& m : out_.moves) {
+    bool best = true;
+    for (const StartMove& o : out_.moves)
+      best = best && (&o == &m || m.lower >= o.upper);
+    if (best) {
+      out_.best = m.pit;
+      break;
+    }
+  }
+  if (out_.lower == out_.upper)
+    out_.value = out_.lower;
+  if (out_.complete) {
+    // The lowest pit among equals.
+    for (const StartMove& m : out_.moves) {
+      if (m.lower == m.upper && m.worth == out_.value) {
+        out_.best = m.pit;
+        break;
+      }
+    }
+  }
+  return out_;
+}
+
+}  // namespace
+
+StartSolution solve_start(const Variant& variant, const SolveStartOptions& options) {
+  StartSearch search(variant, options);
+  return search.run();
+}
+
+}  // namespace sowdb::gen

@@ -1,0 +1,109 @@
+// The alpha-beta search under gen::solve_start: one Searcher per thread, all sharing one
+// transposition table. Internal to sowdb_gen.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <utility>
+
+#include "sowdb/probe/rules.h"
+#include "sowdb/probe/tables.h"
+#include "transposition_table.h"
+
+namespace sowdb::gen {
+
+/// An exact alpha-beta search of an acyclic game (the Kalah family, wari-us) whose values are the
+/// seeds the mover nets from a position on (-n..n for n seeds on the board).
+///
+/// Before a node searches any child it settles what it can of each in O(1) ("peeks"): the end
+/// of the game, the tables (exact at every position of at most max_stones() seeds), the bounds
+/// -n..n of the seeds left, and the transposition table (enhanced transposition cut-offs). Only
+/// the children left open are searched, ordered by the table's best move, extra turns, gains
+/// and what shallower searches estimated. Searches of limited depth (iterative deepening) store
+/// the depth their bounds were proved to: a subtree that the tables and the end of the game
+/// settle entirely is proved to the end (kExact) whatever depth was asked, and only bounds
+/// proved to the end are ever used by a search to the end, so its values are exact.
+///
+/// THREAD SAFETY one Searcher per thread; any number may share a TranspositionTable.
+class Searcher {
+ public:
+  Searcher(const Rules& rules, const TableSet* tables, TranspositionTable& table);
+
+  /// Positions expanded so far (children settled by peeking are not counted).
+  std::uint64_t nodes() const { return nodes_; }
+
+  /// Among moves of equal promise, the pit nearer the store first (true, the default) or the
+  /// farther one: a second thread searching the same position the other way round (Lazy SMP)
+  /// reaches other parts of the tree first.
+  void set_high_pits_first(bool first) { high_pits_first_ = first; }
+
+  /// Calls `tick` every 2^16 nodes, from this thread; it may throw to abandon the search.
+  void set_tick(std::function<void()> tick) { tick_ = std::move(tick); }
+
+  /// Bounds on the value of `pos` (n seeds) for its mover, to the end of the game: MTD(f) from
+  /// `guess`; `proved` is told the bounds after each null-window test and may return true to
+  /// stop (the bounds so far are returned).
+  std::pair<int, int> value(const Pits& pos,
+                            int n,
+                            int guess,
+                            const std::function<bool(int, int)>& proved);
+
+  /// An estimate of the value of `pos`: MTD(f) of kFirstDepth plies, then kDeepening more at a
+  /// time up to `max_depth`, positions at the horizon estimated at 0 (no more seeds gained).
+  /// The searches leave best moves and bounds in the table for the searches that follow.
+  /// `exact` is set when the bounds were proved to the end of the game on the way.
+  int estimate(const Pits& pos, int n, int guess, int max_depth, bool& exact);
+
+  /// Whether the value of `pos` (n seeds) for its mover is at least `beta`: a null-window test
+  /// to the end of the game. Fail-soft: a result >= beta is a lower bound, below beta an upper
+  /// bound.
+  int test(const Pits& pos, int n, int beta);
+
+  /// What the table holds for `pos` (n seeds), of any depth; e.found false: nothing.
+  TableEntry entry(const Pits& pos, int n) const;
+
+  static constexpr int kFirstDepth = 5;
+  static constexpr int kDeepening = 3;
+
+ private:
+  /// The key of `pos` (n seeds): its index among all positions of its board, layer by layer.
+  std::uint64_t key_of(const Pits& pos, int n) const;
+  // MTD(f) of `depth` plies (kExact: to the end), from `guess`; `proven`: the least depth any
+  // of its tests was proved to.
+  std::pair<int, int> mtdf(const Pits& pos,
+                           int n,
+                           int guess,
+                           int depth,
+                           int& proven,
+                           const std::function<bool(int, int)>& enough);
+  // Fail-soft alpha-beta on the window (alpha, beta) to `depth` plies; `proven` is set to the
+  // depth the result holds to (kExact: it is a true bound, or the value).
+  int search(
+      const Pits& pos, int n, std::uint64_t key, int alpha, int beta, int depth, int& proven);
+  // The value of `pos` when the game is over there (the mover cannot move); false otherwise.
+  bool over(const Pits& pos, int& value) const;
+  int probe(const Pits& pos) const;
+  void store(std::uint64_t key,
+             int n,
+             int v,
+             int alpha,
+             int beta,
+             int pit,
+             int proven,
+             int lower,
+             int upper,
+             int known,
+             std::uint64_t nodes_before);
+
+  const Rules& rules_;
+  const TableSet* tables_;
+  int tables_max_;
+  bool kalah_;
+  bool empty_side_;
+  bool high_pits_first_ = true;
+  TranspositionTable& table_;
+  std::uint64_t nodes_ = 0;
+  std::function<void()> tick_;
+};
+
+}  // namespace sowdb::gen
