@@ -141,7 +141,11 @@ int Searcher::search(
   int known = kExact;
   int hint = -1;
   if (const TableEntry e = table_.find(key); e.found) {
-    hint = e.best;
+    // The best move of a search as deep as this one: that of a shallower search was a worse
+    // guess than the static order (with deepening, Kalah(6,3) every worth: 637 K positions
+    // against 200 K).
+    if (e.depth >= depth)
+      hint = e.best;
     if (e.depth >= depth) {
       lower = std::max(lower, e.lower);
       upper = std::min(upper, e.upper);
