@@ -157,6 +157,8 @@ class StartSearch {
   // Bounds proved on the start's value by the root search.
   std::atomic<int> root_lower_{-kMaxBoardStones - 1};
   std::atomic<int> root_upper_{kMaxBoardStones + 1};
+  std::atomic<SolvePhase> phase_{SolvePhase::kValue};
+  std::atomic<int> beta_{0};  // the start's current test, in kValue
   std::mutex progress_mutex_;
 };
 
@@ -256,6 +258,8 @@ void StartSearch::report(bool last) {
   }
   p.lower = std::max(p.lower, root_lower_.load());
   p.upper = std::min(p.upper, root_upper_.load());
+  p.phase = phase_.load();
+  p.beta = p.phase == SolvePhase::kValue ? beta_.load() : 0;
   options_.progress(p);
 }
 
@@ -308,6 +312,7 @@ void StartSearch::estimate() {
   const int deepening = std::min(options_.deepening, kExact - 2);
   if (deepening <= 0)
     return;
+  phase_ = SolvePhase::kDeepening;
   Searcher searcher(engine_, tables_, *table_);
   std::uint64_t published = 0;
   watch(searcher, published, nullptr);
@@ -324,9 +329,12 @@ void StartSearch::root_value() {
   // other way round; the first to finish stops the others.
   const int workers = std::max(1, tbb::this_task_arena::max_concurrency());
   std::atomic<bool> found{false};
+  phase_ = SolvePhase::kValue;
   tbb::parallel_for(0, workers, 1, [&](int w) {
     Searcher searcher(engine_, tables_, *table_);
     searcher.set_high_pits_first(w % 2 == 0);
+    if (w == 0)
+      searcher.set_on_test([this](int beta) { beta_ = beta; });
     std::uint64_t published = 0;
     watch(searcher, published, &found);
     try {
@@ -350,6 +358,7 @@ void StartSearch::root_value() {
 }
 
 void StartSearch::root_moves() {
+  phase_ = SolvePhase::kMoves;
   // Each task's estimate from what the start's search left in the table: the start's best
   // move (and its best continuation) first, then the others by the bounds proved of them.
   // (Deepening each task on its own searched 15 times the start's positions for Kalah(6,3).)
@@ -433,6 +442,7 @@ void StartSearch::every_worth() {
   // upper bound for every move but the best): its tests are null windows next to the worth,
   // and the table already holds most of what they need.
   done_ = 0;
+  phase_ = SolvePhase::kWorths;
   each_task(
       [&](Searcher& searcher, std::size_t t) {
         Task& task = tasks_[t];

@@ -111,6 +111,8 @@ std::pair<int, int> Searcher::mtdf(const Pits& pos,
   proven = kExact;
   while (lower < upper) {
     const int beta = g == lower ? g + 1 : g;
+    if (on_test_)
+      on_test_(beta);
     int d = 0;
     g = search(pos, n, key, beta - 1, beta, depth, d);
     proven = std::min(proven, d);

@@ -37,6 +37,9 @@ class Searcher {
   /// reaches other parts of the tree first.
   void set_high_pits_first(bool first) { high_pits_first_ = first; }
 
+  /// Calls `on_test` with beta before each null-window test of an MTD(f) (for progress).
+  void set_on_test(std::function<void(int)> on_test) { on_test_ = std::move(on_test); }
+
   /// Calls `tick` every 2^16 nodes, from this thread; it may throw to abandon the search.
   void set_tick(std::function<void()> tick) { tick_ = std::move(tick); }
 
@@ -104,6 +107,7 @@ class Searcher {
   TranspositionTable& table_;
   std::uint64_t nodes_ = 0;
   std::function<void()> tick_;
+  std::function<void(int)> on_test_;
 };
 
 }  // namespace sowdb::gen

@@ -54,6 +54,14 @@ struct StartSolution {
   std::size_t table_bytes = 0;   ///< Bytes of the transposition table; 0: nothing searched.
 };
 
+/// What a search is doing (SolveProgress::phase).
+enum class SolvePhase {
+  kDeepening,  ///< Iterative deepening of the start (SolveStartOptions::deepening).
+  kValue,      ///< MTD(f) on the start position: its value.
+  kMoves,      ///< From the value, which moves reach it (bounds on every move).
+  kWorths,     ///< Every move's and continuation's exact worth.
+};
+
 /// Where a search stands, for progress reports.
 struct SolveProgress {
   std::uint64_t nodes = 0;  ///< Positions expanded so far, all threads.
@@ -61,6 +69,10 @@ struct SolveProgress {
   int total = 0;            ///< Searches in all.
   int lower = 0;            ///< The start's value is proved to be at least this...
   int upper = 0;            ///< ...and at most this.
+  /// What the search is doing (fields below added 2026-11-25, issue 34).
+  SolvePhase phase = SolvePhase::kValue;
+  /// The start's value is being tested against this ("at least beta?"); 0 outside kValue.
+  int beta = 0;
 };
 
 /// Options of `solve_start`.
