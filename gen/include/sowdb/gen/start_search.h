@@ -85,9 +85,8 @@ struct SolveStartOptions {
   int table_bits = 24;
   /// Called now and then from the threads of the search, one call at a time.
   std::function<void(const SolveProgress&)> progress;
-  /// False: find the value and a best move only, by MTD(f) on the start position whose
-  /// null-window tests are split over the first moves and continuations. A move is then
-  /// searched only as far as it takes to show that it is no better than the best found (its
+  /// False: find the value and a best move only, by MTD(f) on the start position. A move is
+  /// then searched only as far as it takes to show that it is no better than the value (its
   /// worth gets an upper bound), which costs a fraction of its exact worth.
   bool worths = true;
   /// Iterative deepening of the start position before its exact search: MTD(f) searches 3
@@ -104,16 +103,18 @@ struct SolveStartOptions {
 
 /// Solves the start position of `variant` (S seeds in each pit): its value for the first player
 /// and the worth of every first move and, after an extra turn, of every continuation.
-/// Each first move (and continuation) is valued by MTD(f): null-window alpha-beta searches to
-/// the end of the game (values are exact), with one transposition table of bounds shared by the
-/// threads, enhanced transposition cut-offs, extra turns and captures tried first, and the moves
-/// spread over the calling thread's oneTBB arena. Only the families whose positions never repeat
-/// (Kalah, wari-us) are searched. ERRORS throws InvalidRequest (generate.h) for an Oware-family
-/// variant that the tables do not cover (its positions can repeat: a search cannot prove a
-/// value there), a search of more than 127 seeds, or tables of other rules;
-/// std::runtime_error, with the table set's explanation, when a probe fails; std::bad_alloc
-/// when the transposition table does not fit.
-/// THREAD SAFETY one call at a time per table set is not required: the tables are read only.
+/// The value comes from MTD(f) on the start position (null-window alpha-beta searches to the
+/// end of the game, so values are exact) over one transposition table of bounds shared by the
+/// threads of the calling thread's oneTBB arena (each runs the same search, Lazy SMP); each node
+/// settles what the tables, the end of the game, the seeds left and the table know of its
+/// children before it searches any. Then every move's worth, from the bounds the value's search
+/// proved, by MTD(f) on each, the moves spread over the threads (decision 0009). Only the
+/// families whose positions never repeat (Kalah, wari-us) are searched. ERRORS throws
+/// InvalidRequest (generate.h) for an Oware-family variant that the tables do not cover (its
+/// positions can repeat: a search cannot prove a value there), a search of more than 127 seeds, or
+/// tables of other rules; std::runtime_error, with the table set's explanation, when a probe fails;
+/// std::bad_alloc when the transposition table does not fit. THREAD SAFETY one call at a time per
+/// table set is not required: the tables are read only.
 StartSolution solve_start(const Variant& variant, const SolveStartOptions& options = {});
 
 }  // namespace sowdb::gen
