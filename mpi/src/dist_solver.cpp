@@ -1,0 +1,382 @@
+#include "dist_solver.h"
+
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "sowdb/format/index.h"
+#include "sowdb/gen/solver.h"
+#include "sowdb/probe/internal/solver_hooks.h"
+#include "sowdb/probe/rules.h"
+
+namespace sowdb::mpi {
+
+std::vector<std::vector<std::int8_t>> request_bytes(
+    const Comm& comm,
+    const Slices& slices,
+    const std::vector<std::vector<std::uint64_t>>& out,
+    Traffic& traffic) {
+  const auto in = exchange(comm, out, traffic);
+  std::vector<std::vector<std::int8_t>> answers(static_cast<std::size_t>(comm.size));
+  constexpr std::uint64_t kIndex = (std::uint64_t{1} << 48) - 1;
+  for (int s = 0; s < comm.size; ++s) {
+    answers[s].resize(in[s].size());
+    for (std::size_t j = 0; j < in[s].size(); ++j) {
+      const auto m = static_cast<std::size_t>(in[s][j] >> 48);
+      const std::uint64_t index = in[s][j] & kIndex;
+      answers[s][j] = slices.bytes[m][index - slices.partition[m].begin(comm.rank)];
+    }
+  }
+  return exchange(comm, answers, traffic);
+}
+
+namespace {
+
+// State byte of a position, as in the single-process cyclic solver: the low four bits count the
+// in-layer moves whose child is not yet known to be worth at least the threshold to its mover.
+constexpr std::uint8_t kCounter = 0x0f;
+constexpr std::uint8_t kDecided = 0x10;
+constexpr std::uint8_t kTerminal = 0x20;  // a finished game (no legal move)
+// Until a position is decided its value byte holds the best worth of its moves that leave the
+// layer (a finished game: its final value), kNoExit when it has none.
+constexpr std::int8_t kNoExit = -128;
+// Positions per round of the first pass (each round exchanges the children's values), frontier
+// positions per round of a level, positions per task of the rank's threads: rounds bound the
+// buffers (a few MiB per round), tasks amortise the scheduling.
+constexpr std::uint64_t kInitRound = std::uint64_t{1} << 18;
+constexpr std::uint64_t kFrontierRound = std::uint64_t{1} << 16;
+constexpr std::uint64_t kTask = std::uint64_t{1} << 11;
+
+// The value and mark of a smaller layer's byte (the generator keeps layers up to
+// kMaxMarkedStones as marked bytes).
+int byte_value(int m, std::int8_t b) {
+  return m <= gen::kMaxMarkedStones ? gen::marked_value(b) : b;
+}
+bool byte_marked(int m, std::int8_t b) {
+  return m <= gen::kMaxMarkedStones && gen::marked_mark(b);
+}
+
+// Concatenates the per-destination buffers of the tasks, in task order.
+template <typename T>
+std::vector<std::vector<T>> gather_tasks(std::vector<std::vector<std::vector<T>>>& tasks, int k) {
+  std::vector<std::vector<T>> out(static_cast<std::size_t>(k));
+  for (int d = 0; d < k; ++d) {
+    std::size_t total = 0;
+    for (const auto& t : tasks)
+      total += t[d].size();
+    out[d].reserve(total);
+    for (auto& t : tasks) {
+      out[d].insert(out[d].end(), t[d].begin(), t[d].end());
+      std::vector<T>().swap(t[d]);
+    }
+  }
+  return out;
+}
+
+class PartSolver {
+ public:
+  PartSolver(const Comm& comm,
+             const RuleSet& rules,
+             int stones,
+             const Slices& smaller,
+             const PartOptions& options,
+             Traffic& traffic)
+      : comm_(comm),
+        rules_(rules),
+        oware_(rules.family == Family::kOware),
+        n_(stones),
+        k_(rules_.pits()),
+        p_(rules_.pits_per_side()),
+        part_(layer_size(k_, stones), comm.size),
+        first_(part_.begin(comm.rank)),
+        owned_(part_.end(comm.rank) - first_),
+        smaller_(smaller),
+        options_(options),
+        mark_on_(options.mark && stones <= gen::kMaxMarkedStones),
+        traffic_(traffic) {
+    value_.assign(owned_, 0);
+    state_.assign(owned_, 0);
+    depth_.assign(owned_, 0);
+    if (mark_on_)
+      mark_.assign(owned_, 0);
+  }
+
+  LayerPart run() {
+    const double steps = n_ + 1;
+    init();
+    progress(1 / steps);
+    for (int t = n_; t >= 1; --t) {
+      solve_threshold(t);
+      progress((n_ - t + 2) / steps);
+    }
+    // Undecided positions are worth 0 (endless play or equal gains), with depth 0.
+    for (std::uint64_t i = 0; i < owned_; ++i) {
+      if (!(state_[i] & kDecided)) {
+        value_[i] = 0;
+        depth_[i] = 0;
+      }
+    }
+    LayerPart out;
+    out.first = first_;
+    out.value = std::move(value_);
+    out.depth = std::move(depth_);
+    out.mark = std::move(mark_);
+    return out;
+  }
+
+ private:
+  struct Pending {
+    std::uint64_t at;  // local offset of the position
+    std::uint8_t gain;
+    bool extra_turn;
+  };
+
+  void progress(double f) const {
+    if (comm_.rank == 0 && options_.progress)
+      options_.progress(f);
+  }
+
+  // The first pass: every owned position's best move out of the layer (its child's value asked
+  // of the child's owner), its count of in-layer moves, and its recompute mark.
+  void init() {
+    const std::uint64_t rounds = max_all((owned_ + kInitRound - 1) / kInitRound);
+    for (std::uint64_t r = 0; r < rounds; ++r) {
+      const std::uint64_t a = std::min(owned_, r * kInitRound);
+      const std::uint64_t b = std::min(owned_, a + kInitRound);
+      const std::uint64_t tasks = (b - a + kTask - 1) / kTask;
+      std::vector<std::vector<std::vector<std::uint64_t>>> req(tasks);
+      std::vector<std::vector<std::vector<Pending>>> pend(tasks);
+      tbb::parallel_for(std::uint64_t{0}, tasks, [&](std::uint64_t task) {
+        req[task].resize(static_cast<std::size_t>(comm_.size));
+        pend[task].resize(static_cast<std::size_t>(comm_.size));
+        const std::uint64_t lo = a + task * kTask;
+        const std::uint64_t hi = std::min(b, lo + kTask);
+        init_range(lo, hi, req[task], pend[task]);
+      });
+      auto requests = gather_tasks(req, comm_.size);
+      const auto pending = gather_tasks(pend, comm_.size);
+      const auto answers = request_bytes(comm_, smaller_, requests, traffic_);
+      for (int d = 0; d < comm_.size; ++d) {
+        for (std::size_t j = 0; j < pending[d].size(); ++j) {
+          const Pending& e = pending[d][j];
+          const int m = n_ - e.gain;
+          const std::int8_t byte = answers[d][j];
+          const int worth = Rules::worth(e.gain, e.extra_turn, byte_value(m, byte));
+          value_[e.at] = static_cast<std::int8_t>(std::max<int>(value_[e.at], worth));
+          if (mark_on_ && byte_marked(m, byte))
+            mark_[e.at] = 0;
+        }
+      }
+    }
+  }
+
+  void init_range(std::uint64_t lo,
+                  std::uint64_t hi,
+                  std::vector<std::vector<std::uint64_t>>& req,
+                  std::vector<std::vector<Pending>>& pend) {
+    if (lo >= hi)
+      return;
+    Pits board{};
+    unrank(first_ + lo, n_, std::span(board.data(), static_cast<std::size_t>(k_)));
+    MoveList moves;
+    for (std::uint64_t i = lo; i < hi; ++i) {
+      const int count = rules_.legal_moves(board, moves);
+      if (mark_on_)
+        mark_[i] = gen::mover_in_minority(board, p_, n_) ? 1 : 0;
+      if (count == 0) {
+        value_[i] = static_cast<std::int8_t>(rules_.final_value(board));
+        state_[i] = kTerminal;
+      } else {
+        int in_layer = 0;
+        value_[i] = kNoExit;
+        for (const Move& m : moves) {
+          if (m.gain() == 0) {
+            // The predecessor search assumes that a move within the layer passes the turn.
+            if (m.extra_turn)
+              throw std::logic_error("an extra turn without a gain");
+            ++in_layer;
+            continue;
+          }
+          const int layer = n_ - m.gain();
+          const std::uint64_t index =
+              rank(std::span<const std::uint8_t>(m.child.data(), static_cast<std::size_t>(k_)));
+          const int d = smaller_.partition[static_cast<std::size_t>(layer)].owner(index);
+          req[d].push_back(byte_request(layer, index));
+          pend[d].push_back({i, static_cast<std::uint8_t>(m.gain()), m.extra_turn});
+        }
+        state_[i] = static_cast<std::uint8_t>(in_layer);
+      }
+      next_position(std::span(board.data(), static_cast<std::size_t>(k_)));
+    }
+  }
+
+  void decide(std::uint64_t i, int value, int level, std::vector<std::uint64_t>& next) {
+    if (level > 65535)
+      throw std::runtime_error("depth exceeds 65535");
+    value_[i] = static_cast<std::int8_t>(value);
+    depth_[i] = static_cast<std::uint16_t>(level);
+    state_[i] |= kDecided;
+    next.push_back(i);
+  }
+
+  void solve_threshold(int t) {
+    // Seeds: finished games worth +-t (level 0); positions whose best exit is worth t, and those
+    // all of whose in-layer moves lead to a child worth more than t to its mover and whose best
+    // exit is worth -t (level 1). Each task decides its own positions.
+    const std::uint64_t tasks = (owned_ + (kTask << 4) - 1) / (kTask << 4);
+    std::vector<std::vector<std::uint64_t>> seeds0(tasks), seeds1(tasks);
+    tbb::parallel_for(std::uint64_t{0}, tasks, [&](std::uint64_t task) {
+      const std::uint64_t lo = task * (kTask << 4);
+      const std::uint64_t hi = std::min(owned_, lo + (kTask << 4));
+      for (std::uint64_t i = lo; i < hi; ++i) {
+        const std::uint8_t s = state_[i];
+        if (s & kDecided)
+          continue;
+        const int v = value_[i];
+        if (s & kTerminal) {
+          if (v == t || v == -t)
+            decide(i, v, 0, seeds0[task]);
+        } else if (v == t || (v == -t && (s & kCounter) == 0)) {
+          decide(i, v, 1, seeds1[task]);
+        }
+      }
+    });
+    std::vector<std::uint64_t> frontier, next;
+    for (auto& s : seeds0)
+      frontier.insert(frontier.end(), s.begin(), s.end());
+    for (auto& s : seeds1)
+      next.insert(next.end(), s.begin(), s.end());
+    for (int level = 0;; ++level) {
+      if (sum_all(frontier.size()) == 0) {
+        if (level > 0)
+          break;
+        frontier.swap(next);  // level-1 seeds need no level 0
+        next.clear();
+        continue;
+      }
+      expand(t, level, frontier, next);
+      frontier.swap(next);
+      next.clear();
+    }
+  }
+
+  // Sends an update to the owner of every predecessor of the frontier of `level`, and applies
+  // the updates this rank receives: positions decided at level + 1 go to `next`.
+  void expand(int t,
+              int level,
+              const std::vector<std::uint64_t>& frontier,
+              std::vector<std::uint64_t>& next) {
+    const std::uint64_t size = frontier.size();
+    const std::uint64_t rounds = max_all((size + kFrontierRound - 1) / kFrontierRound);
+    constexpr std::uint64_t kFrontierTask = 256;
+    for (std::uint64_t r = 0; r < rounds; ++r) {
+      const std::uint64_t a = std::min(size, r * kFrontierRound);
+      const std::uint64_t b = std::min(size, a + kFrontierRound);
+      const std::uint64_t tasks = (b - a + kFrontierTask - 1) / kFrontierTask;
+      std::vector<std::vector<std::vector<std::uint64_t>>> out(tasks);
+      tbb::parallel_for(std::uint64_t{0}, tasks, [&](std::uint64_t task) {
+        auto& buffers = out[task];
+        buffers.resize(static_cast<std::size_t>(comm_.size));
+        const std::uint64_t lo = a + task * kFrontierTask;
+        const std::uint64_t hi = std::min(b, lo + kFrontierTask);
+        Pits board{};
+        for (std::uint64_t j = lo; j < hi; ++j) {
+          const std::uint64_t i = frontier[j];
+          unrank(first_ + i, n_, std::span(board.data(), static_cast<std::size_t>(k_)));
+          const std::uint64_t won = value_[i] > 0 ? 1 : 0;
+          for_each_predecessor(board, [&](std::uint64_t q) {
+            buffers[static_cast<std::size_t>(part_.owner(q))].push_back(q << 1 | won);
+          });
+        }
+      });
+      const auto in = exchange(comm_, gather_tasks(out, comm_.size), traffic_);
+      // The order of a level's updates does not matter: a position with a lost child never has
+      // all its moves' children won, so at most one of its updates decides it.
+      for (const auto& updates : in) {
+        for (const std::uint64_t e : updates) {
+          const std::uint64_t i = (e >> 1) - first_;
+          const std::uint8_t before = state_[i];
+          if (e & 1) {
+            if ((before & kCounter) == 0)
+              throw std::logic_error("more won children than in-layer moves");
+            state_[i] = static_cast<std::uint8_t>(before - 1);
+            if ((before & (kCounter | kDecided)) == 1 && value_[i] <= -t)
+              decide(i, -t, level + 1, next);
+          } else if (!(before & kDecided)) {
+            decide(i, t, level + 1, next);
+          }
+        }
+      }
+    }
+  }
+
+  // Calls f(index) once for each (position, move) pair whose move stays in the layer and leads
+  // to `child`: every sowing that can have left the board the child shows turned, unsown and
+  // replayed forward (the replay makes it exact whatever the rule family).
+  template <typename F>
+  void for_each_predecessor(const Pits& child, F&& f) const {
+    const Pits b = rules_.rotate(child);
+    for (int x = 0; x < p_; ++x) {
+      for (int s = 1; s <= n_; ++s) {
+        if (internal::SolverHooks::sowing_stored(rules_, x, s) != 0)
+          break;  // this sowing and every longer one gains a seed
+        const Pits& add = internal::SolverHooks::sowing_add(rules_, x, s);
+        bool fits = true;
+        for (int j = 0; j < k_; ++j)
+          fits = fits && add[j] <= b[j];
+        if (!fits)
+          break;  // a longer sowing adds at least as much to every pit
+        if (add[x] != b[x])
+          continue;  // the origin holds exactly what the laps put back
+        Pits cand = b;
+        for (int j = 0; j < k_; ++j)
+          cand[j] = static_cast<std::uint8_t>(cand[j] - add[j]);
+        cand[x] = static_cast<std::uint8_t>(s);
+        bool ok = false;
+        if (oware_) {
+          ok = internal::SolverHooks::oware_quiet_move_to_turned(rules_, cand, x, b);
+        } else {
+          Move m;
+          ok = rules_.play(cand, x, m) && m.gain() == 0 && !m.extra_turn && m.child == child;
+        }
+        if (ok)
+          f(rank(std::span<const std::uint8_t>(cand.data(), static_cast<std::size_t>(k_))));
+      }
+    }
+  }
+
+  const Comm& comm_;
+  Rules rules_;
+  bool oware_;
+  int n_;
+  int k_;
+  int p_;
+  Partition part_;
+  std::uint64_t first_;
+  std::uint64_t owned_;
+  const Slices& smaller_;
+  const PartOptions& options_;
+  bool mark_on_;
+  Traffic& traffic_;
+  std::vector<std::int8_t> value_;
+  std::vector<std::uint8_t> state_;
+  std::vector<std::uint16_t> depth_;
+  std::vector<std::uint8_t> mark_;
+};
+
+}  // namespace
+
+LayerPart solve_part(const Comm& comm,
+                     const RuleSet& rules,
+                     int stones,
+                     const Slices& smaller,
+                     const PartOptions& options,
+                     Traffic& traffic) {
+  PartSolver solver(comm, rules, stones, smaller, options, traffic);
+  return solver.run();
+}
+
+}  // namespace sowdb::mpi
