@@ -3,6 +3,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cstring>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -316,24 +317,36 @@ class PartSolver {
   // Calls f(index) once for each (position, move) pair whose move stays in the layer and leads
   // to `child`: every sowing that can have left the board the child shows turned, unsown and
   // replayed forward (the replay makes it exact whatever the rule family).
+  typedef std::uint8_t V16 __attribute__((vector_size(16)));
+
+  // Whether every lane of `a` is at most the same lane of `b`.
+  static bool fits(const V16& a, const V16& b) {
+    const V16 le = a <= b;
+    std::uint64_t lanes[2];
+    std::memcpy(lanes, &le, sizeof lanes);
+    return (lanes[0] & lanes[1]) == ~std::uint64_t{0};
+  }
+
   template <typename F>
   void for_each_predecessor(const Pits& child, F&& f) const {
+    static_assert(sizeof(Pits) == sizeof(V16));
     const Pits b = rules_.rotate(child);
+    V16 bv;
+    std::memcpy(&bv, b.data(), sizeof bv);
     for (int x = 0; x < p_; ++x) {
       for (int s = 1; s <= n_; ++s) {
         if (internal::SolverHooks::sowing_stored(rules_, x, s) != 0)
           break;  // this sowing and every longer one gains a seed
         const Pits& add = internal::SolverHooks::sowing_add(rules_, x, s);
-        bool fits = true;
-        for (int j = 0; j < k_; ++j)
-          fits = fits && add[j] <= b[j];
-        if (!fits)
+        V16 av;
+        std::memcpy(&av, add.data(), sizeof av);
+        if (!fits(av, bv))
           break;  // a longer sowing adds at least as much to every pit
         if (add[x] != b[x])
           continue;  // the origin holds exactly what the laps put back
-        Pits cand = b;
-        for (int j = 0; j < k_; ++j)
-          cand[j] = static_cast<std::uint8_t>(cand[j] - add[j]);
+        const V16 cv = bv - av;
+        Pits cand;
+        std::memcpy(cand.data(), &cv, sizeof cand);
         cand[x] = static_cast<std::uint8_t>(s);
         bool ok = false;
         if (oware_) {
