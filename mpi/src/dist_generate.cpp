@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -78,18 +79,28 @@ std::vector<std::int8_t> kept_bytes(int n,
   return out;
 }
 
-// Sends `count` items from rank `from` to rank 0 into `to` (on rank 0), in pieces one MPI call
-// carries.
-template <typename T>
-void send_to_root(const Comm& comm, int from, T* data, std::uint64_t count, Traffic& traffic) {
-  constexpr std::uint64_t kPiece = (std::uint64_t{1} << 30) / sizeof(T);
+// Streams `count` items of `data` from rank `from` to rank 0 in pieces one MPI call carries
+// (64 MiB): rank 0 passes each piece to take(offset, span) as it arrives (its own part without a
+// copy). Called by rank 0 and rank `from` only.
+template <typename T, typename Take>
+void stream_to_root(
+    const Comm& comm, int from, const T* data, std::uint64_t count, Traffic& traffic, Take&& take) {
+  constexpr std::uint64_t kPiece = (std::uint64_t{64} << 20) / sizeof(T);
+  if (comm.rank == 0 && from == 0) {
+    take(std::uint64_t{0}, std::span<const T>(data, count));
+    return;
+  }
+  std::vector<T> buffer;
   for (std::uint64_t at = 0; at < count; at += kPiece) {
-    const int n = static_cast<int>(std::min(kPiece, count - at) * sizeof(T));
+    const std::uint64_t items = std::min(kPiece, count - at);
+    const int bytes = static_cast<int>(items * sizeof(T));
     if (comm.rank == 0) {
-      MPI_Recv(data + at, n, MPI_BYTE, from, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      buffer.resize(items);
+      MPI_Recv(buffer.data(), bytes, MPI_BYTE, from, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      take(at, std::span<const T>(buffer.data(), items));
     } else {
-      MPI_Send(data + at, n, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
-      traffic.bytes += static_cast<std::uint64_t>(n);
+      MPI_Send(data + at, bytes, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
+      traffic.bytes += static_cast<std::uint64_t>(bytes);
       ++traffic.messages;
     }
   }
@@ -175,12 +186,12 @@ class Driver {
       LayerPart part = solve_part(comm_, rules_, n, slices_, part_options, traffic);
       solve_seconds = since(solve_start);
       report.layer.solve_seconds = max_all(solve_seconds);
+      slices_.bytes.back() = kept_bytes(n, part.value, part.mark);
       const auto write_start = Clock::now();
       DistError e = write(n, path, part, traffic);
       if (e.exit_code != 0)
         return e;
       report.layer.write_seconds = since(write_start);
-      slices_.bytes.back() = kept_bytes(n, part.value, part.mark);
     }
     const double seconds = since(start);
     // The figures of the whole job: sums and maxima over the ranks.
@@ -363,64 +374,71 @@ class Driver {
   }
 
   // The write step: rank 0 gathers the layer's parts and writes the file as gen does (a
-  // temporary renamed into place when complete).
+  // temporary renamed into place when complete). Rank 0 holds the values (1 byte per position),
+  // the depths in one byte (those of 255 and more in a list, as gen::DepthTable) and the marks in
+  // one bit; each rank frees its part once sent.
   DistError write(int n, const fs::path& path, LayerPart& part, Traffic& traffic) {
     const Partition& partition = slices_.partition.back();
     bool local_mark = false;
     for (const std::uint8_t m : part.mark)
       local_mark = local_mark || m != 0;
     const bool any_mark = !all_true(!local_mark);
+    const std::uint64_t size = partition.size();
     std::vector<std::int8_t> values;
-    std::vector<std::uint16_t> depths;
-    std::vector<std::uint8_t> marks;
+    gen::DepthTable::Bytes low;
+    std::vector<std::pair<std::uint64_t, std::uint16_t>> overflow;
+    std::vector<std::uint64_t> recompute;
     if (comm_.rank == 0) {
-      values.resize(partition.size());
-      depths.resize(partition.size());
+      values.resize(size);
+      low.reset(static_cast<std::uint8_t*>(std::malloc(size + 1)));
+      if (!low)
+        throw std::bad_alloc();
       if (any_mark)
-        marks.resize(partition.size());
+        recompute.assign((size + 63) / 64, 0);
     }
+    if (any_mark && part.mark.empty())
+      part.mark.assign(part.value.size(), 0);
     progress(n, gen::Phase::kWrite, 0);
     for (int r = 0; r < comm_.size; ++r) {
+      if (comm_.rank != 0 && comm_.rank != r)
+        continue;
       const std::uint64_t first = partition.begin(r);
       const std::uint64_t count = partition.end(r) - first;
-      if (comm_.rank == 0 && r == 0) {
-        std::copy(part.value.begin(), part.value.end(), values.begin());
-        std::copy(part.depth.begin(), part.depth.end(), depths.begin());
-        if (any_mark && !part.mark.empty())
-          std::copy(part.mark.begin(), part.mark.end(), marks.begin());
-      } else if (comm_.rank == 0 || comm_.rank == r) {
-        const bool root = comm_.rank == 0;
-        send_to_root(comm_, r, root ? values.data() + first : part.value.data(), count, traffic);
-        send_to_root(comm_, r, root ? depths.data() + first : part.depth.data(), count, traffic);
-        if (any_mark) {
-          std::vector<std::uint8_t> none;
-          if (!root && part.mark.empty())
-            none.assign(count, 0);
-          send_to_root(
-              comm_,
-              r,
-              root ? marks.data() + first : (part.mark.empty() ? none.data() : part.mark.data()),
-              count,
-              traffic);
+      stream_to_root(comm_, r, part.value.data(), count, traffic, [&](auto at, auto piece) {
+        std::copy(
+            piece.begin(), piece.end(), values.begin() + static_cast<std::ptrdiff_t>(first + at));
+      });
+      stream_to_root(comm_, r, part.depth.data(), count, traffic, [&](auto at, auto piece) {
+        for (std::size_t j = 0; j < piece.size(); ++j) {
+          const std::uint64_t i = first + at + j;
+          if (piece[j] >= gen::DepthTable::kDefaultOverflow) {
+            low[i] = gen::DepthTable::kDefaultOverflow;
+            overflow.emplace_back(i, piece[j]);
+          } else {
+            low[i] = static_cast<std::uint8_t>(piece[j]);
+          }
         }
+      });
+      if (any_mark) {
+        stream_to_root(comm_, r, part.mark.data(), count, traffic, [&](auto at, auto piece) {
+          for (std::size_t j = 0; j < piece.size(); ++j) {
+            const std::uint64_t i = first + at + j;
+            if (piece[j])
+              recompute[i / 64] |= std::uint64_t{1} << (i % 64);
+          }
+        });
       }
+      if (comm_.rank == r)
+        part = LayerPart();  // sent: free it before rank 0 compresses
     }
     return on_root(comm_, [&] {
-      std::vector<std::uint64_t> recompute;
-      if (any_mark) {
-        recompute.assign((values.size() + 63) / 64, 0);
-        for (std::uint64_t i = 0; i < marks.size(); ++i) {
-          if (marks[i])
-            recompute[i / 64] |= std::uint64_t{1} << (i % 64);
-        }
-        std::vector<std::uint8_t>().swap(marks);
-      }
+      const gen::DepthTable depths(std::move(low), size, std::move(overflow));
       LayerSource source;
       source.values = values;
       source.recompute = recompute;
       source.all_moves = true;
       source.fill_depths = [&depths](std::uint64_t first, std::span<std::uint16_t> out) {
-        std::copy_n(depths.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
+        depths.fill(first, out);
       };
       WriteOptions write = gen_.write;
       if (!write.executor)

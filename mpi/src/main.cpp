@@ -19,6 +19,7 @@
 #include "dist_generate.h"
 #include "exchange.h"
 #include "sowdb/format/index.h"
+#include "sowdb/format/table_file.h"
 #include "sowdb/probe/variant.h"
 
 namespace {
@@ -34,11 +35,15 @@ struct Args {
   bool quiet = false;
   bool no_recompute = false;
   std::string objective = "competitive";
+  unsigned block_entries = sowdb::kDefaultBlockEntries;
+  int zstd_level = sowdb::kDefaultZstdLevel;
+  double memory_limit_gib = 0;
 };
 
 const char* kUsage =
     "usage: mpirun -np K sowdb-mpi gen --variant V --max-stones N --out DIR [--threads T] "
-    "[--json] [--quiet] [--no-recompute] [--objective competitive]\n";
+    "[--json] [--quiet] [--no-recompute] [--block-entries N] [--zstd-level L] "
+    "[--memory-limit GIB] [--objective competitive]\n";
 
 // Parses the command line; returns an error message, empty when it parsed.
 std::string parse(int argc, char** argv, Args& a) {
@@ -60,6 +65,12 @@ std::string parse(int argc, char** argv, Args& a) {
         a.out = value("--out");
       else if (arg == "--threads")
         a.threads = std::stoi(value("--threads"));
+      else if (arg == "--block-entries")
+        a.block_entries = static_cast<unsigned>(std::stoul(value("--block-entries")));
+      else if (arg == "--zstd-level")
+        a.zstd_level = std::stoi(value("--zstd-level"));
+      else if (arg == "--memory-limit")
+        a.memory_limit_gib = std::stod(value("--memory-limit"));
       else if (arg == "--objective")
         a.objective = value("--objective");
       else if (arg == "--json")
@@ -76,6 +87,12 @@ std::string parse(int argc, char** argv, Args& a) {
   }
   if (a.variant.empty() || a.max_stones < 0 || a.out.empty())
     return "--variant, --max-stones and --out are required";
+  if (a.block_entries < 1 || a.block_entries > sowdb::kMaxBlockEntries)
+    return "--block-entries: 1.." + std::to_string(sowdb::kMaxBlockEntries);
+  if (a.zstd_level < 1 || a.zstd_level > 22)
+    return "--zstd-level: 1..22";
+  if (a.memory_limit_gib < 0)
+    return "--memory-limit: GiB, at least 0";
   if (a.objective != "competitive" && a.objective != "cooperative")
     return "--objective: competitive or cooperative";
   return {};
@@ -190,6 +207,12 @@ int run(const Comm& comm, int argc, char** argv) {
   options.gen.max_stones = a.max_stones;
   options.gen.out = a.out;
   options.gen.recompute = !a.no_recompute;
+  options.gen.write.block_entries = a.block_entries;
+  options.gen.write.zstd_level = a.zstd_level;
+  // The memory the whole job may plan for (gen's estimate for one process); 0: K times 90% of
+  // this machine's memory.
+  options.gen.memory_limit_bytes =
+      static_cast<std::uint64_t>(a.memory_limit_gib * 1024.0 * 1024.0 * 1024.0);
   options.gen.objective = a.objective == "cooperative" ? sowdb::Objective::kCooperative
                                                        : sowdb::Objective::kCompetitive;
   // The kill-and-resume test's hook: SOWDB_MPI_TEST_KILL=RANK:LAYER.
