@@ -251,27 +251,31 @@ class PartSolver {
     for (auto& s : seeds1)
       next.insert(next.end(), s.begin(), s.end());
     for (int level = 0;; ++level) {
-      if (sum_all(frontier.size()) == 0) {
+      // One collective tells every rank how many rounds the level takes, and none when every
+      // rank's frontier is empty.
+      const std::uint64_t rounds = max_all((frontier.size() + kFrontierRound - 1) / kFrontierRound);
+      if (rounds == 0) {
         if (level > 0)
           break;
         frontier.swap(next);  // level-1 seeds need no level 0
         next.clear();
         continue;
       }
-      expand(t, level, frontier, next);
+      expand(t, level, rounds, frontier, next);
       frontier.swap(next);
       next.clear();
     }
   }
 
-  // Sends an update to the owner of every predecessor of the frontier of `level`, and applies
-  // the updates this rank receives: positions decided at level + 1 go to `next`.
+  // Sends an update to the owner of every predecessor of the frontier of `level`, in `rounds`
+  // rounds (the most any rank needs), and applies the updates this rank receives: positions
+  // decided at level + 1 go to `next`.
   void expand(int t,
               int level,
+              std::uint64_t rounds,
               const std::vector<std::uint64_t>& frontier,
               std::vector<std::uint64_t>& next) {
     const std::uint64_t size = frontier.size();
-    const std::uint64_t rounds = max_all((size + kFrontierRound - 1) / kFrontierRound);
     constexpr std::uint64_t kFrontierTask = 256;
     for (std::uint64_t r = 0; r < rounds; ++r) {
       const std::uint64_t a = std::min(size, r * kFrontierRound);
@@ -294,24 +298,67 @@ class PartSolver {
         }
       });
       const auto in = exchange(comm_, gather_tasks(out, comm_.size), traffic_);
-      // The order of a level's updates does not matter: a position with a lost child never has
-      // all its moves' children won, so at most one of its updates decides it.
-      for (const auto& updates : in) {
-        for (const std::uint64_t e : updates) {
-          const std::uint64_t i = (e >> 1) - first_;
-          const std::uint8_t before = state_[i];
-          if (e & 1) {
-            if ((before & kCounter) == 0)
-              throw std::logic_error("more won children than in-layer moves");
-            state_[i] = static_cast<std::uint8_t>(before - 1);
-            if ((before & (kCounter | kDecided)) == 1 && value_[i] <= -t)
-              decide(i, -t, level + 1, next);
-          } else if (!(before & kDecided)) {
-            decide(i, t, level + 1, next);
-          }
-        }
-      }
+      apply(t, level, in, next);
     }
+  }
+
+  // Applies the updates `in` (from every rank) of threshold t's `level`: positions decided at
+  // level + 1 go to `next`. The order of a level's updates does not matter: a position with a
+  // lost child never has all its moves' children won, so at most one of its updates decides it.
+  // So the updates are sorted by region of this rank's part and each region is updated by one
+  // task, as in gen's cyclic solver: no two tasks touch one position.
+  void apply(int t,
+             int level,
+             const std::vector<std::vector<std::uint64_t>>& in,
+             std::vector<std::uint64_t>& next) {
+    const auto update = [&](std::uint64_t e, std::vector<std::uint64_t>& decided) {
+      const std::uint64_t i = (e >> 1) - first_;
+      const std::uint8_t before = state_[i];
+      if (e & 1) {
+        if ((before & kCounter) == 0)
+          throw std::logic_error("more won children than in-layer moves");
+        state_[i] = static_cast<std::uint8_t>(before - 1);
+        if ((before & (kCounter | kDecided)) == 1 && value_[i] <= -t)
+          decide(i, -t, level + 1, decided);
+      } else if (!(before & kDecided)) {
+        decide(i, t, level + 1, decided);
+      }
+    };
+    std::uint64_t total = 0;
+    for (const auto& updates : in)
+      total += updates.size();
+    if (total < (std::uint64_t{1} << 14)) {
+      for (const auto& updates : in) {
+        for (const std::uint64_t e : updates)
+          update(e, next);
+      }
+      return;
+    }
+    constexpr int kRegionBits = 8;
+    int shift = 0;
+    while ((owned_ >> shift) >= (std::uint64_t{1} << kRegionBits))
+      ++shift;
+    const std::size_t regions = static_cast<std::size_t>((owned_ - 1) >> shift) + 1;
+    std::vector<std::uint64_t> start(regions + 1, 0);
+    for (const auto& updates : in) {
+      for (const std::uint64_t e : updates)
+        ++start[(((e >> 1) - first_) >> shift) + 1];
+    }
+    for (std::size_t r = 1; r <= regions; ++r)
+      start[r] += start[r - 1];
+    sorted_.resize(total);
+    std::vector<std::uint64_t> at(start.begin(), start.end() - 1);
+    for (const auto& updates : in) {
+      for (const std::uint64_t e : updates)
+        sorted_[at[((e >> 1) - first_) >> shift]++] = e;
+    }
+    std::vector<std::vector<std::uint64_t>> decided(regions);
+    tbb::parallel_for(std::size_t{0}, regions, [&](std::size_t r) {
+      for (std::uint64_t j = start[r]; j < start[r + 1]; ++j)
+        update(sorted_[j], decided[r]);
+    });
+    for (const auto& d : decided)
+      next.insert(next.end(), d.begin(), d.end());
   }
 
   // Calls f(index) once for each (position, move) pair whose move stays in the layer and leads
@@ -378,6 +425,7 @@ class PartSolver {
   std::vector<std::uint8_t> state_;
   std::vector<std::uint16_t> depth_;
   std::vector<std::uint8_t> mark_;
+  std::vector<std::uint64_t> sorted_;  // apply(): a round's updates by region
 };
 
 }  // namespace
