@@ -68,6 +68,16 @@ bool all_true(bool x) {
 }
 
 // This rank's part of layer n as a later layer reads it (Slices::bytes).
+std::vector<std::int8_t> kept_bytes(int n, const LayerPart& part) {
+  std::vector<std::int8_t> out(part.value.begin(), part.value.end());
+  if (n <= gen::kMaxMarkedStones) {
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = gen::marked_byte(part.value[i], part.marked(i));
+  }
+  return out;
+}
+
+// kept_bytes for a part read back: values and one mark byte per entry.
 std::vector<std::int8_t> kept_bytes(int n,
                                     std::span<const std::int8_t> value,
                                     std::span<const std::uint8_t> mark) {
@@ -181,12 +191,13 @@ class Driver {
         std::raise(SIGKILL);
       PartOptions part_options;
       part_options.mark = gen_.recompute && gen_.write.depth_codec != DepthCodec::kAll;
+      part_options.deep_byte = options_.deep_byte;
       part_options.progress = [&](double f) { progress(n, gen::Phase::kSolve, f); };
       progress(n, gen::Phase::kSolve, 0);
       LayerPart part = solve_part(comm_, rules_, n, slices_, part_options, traffic);
       solve_seconds = since(solve_start);
       report.layer.solve_seconds = max_all(solve_seconds);
-      slices_.bytes.back() = kept_bytes(n, part.value, part.mark);
+      slices_.bytes.back() = kept_bytes(n, part);
       const auto write_start = Clock::now();
       DistError e = write(n, path, part, traffic);
       if (e.exit_code != 0)
@@ -380,10 +391,11 @@ class Driver {
   DistError write(int n, const fs::path& path, LayerPart& part, Traffic& traffic) {
     const Partition& partition = slices_.partition.back();
     bool local_mark = false;
-    for (const std::uint8_t m : part.mark)
-      local_mark = local_mark || m != 0;
+    for (const std::uint64_t w : part.mark)
+      local_mark = local_mark || w != 0;
     const bool any_mark = !all_true(!local_mark);
     const std::uint64_t size = partition.size();
+    const std::uint8_t deep_byte = part.deep_byte;  // the same on every rank
     std::vector<std::int8_t> values;
     gen::DepthTable::Bytes low;
     std::vector<std::pair<std::uint64_t, std::uint16_t>> overflow;
@@ -397,7 +409,7 @@ class Driver {
         recompute.assign((size + 63) / 64, 0);
     }
     if (any_mark && part.mark.empty())
-      part.mark.assign(part.value.size(), 0);
+      part.mark.assign((part.value.size() + 63) / 64, 0);
     progress(n, gen::Phase::kWrite, 0);
     for (int r = 0; r < comm_.size; ++r) {
       if (comm_.rank != 0 && comm_.rank != r)
@@ -409,30 +421,32 @@ class Driver {
             piece.begin(), piece.end(), values.begin() + static_cast<std::ptrdiff_t>(first + at));
       });
       stream_to_root(comm_, r, part.depth.data(), count, traffic, [&](auto at, auto piece) {
-        for (std::size_t j = 0; j < piece.size(); ++j) {
-          const std::uint64_t i = first + at + j;
-          if (piece[j] >= gen::DepthTable::kDefaultOverflow) {
-            low[i] = gen::DepthTable::kDefaultOverflow;
-            overflow.emplace_back(i, piece[j]);
-          } else {
-            low[i] = static_cast<std::uint8_t>(piece[j]);
-          }
-        }
+        std::copy(piece.begin(), piece.end(), low.get() + first + at);
+      });
+      // The deep depths: their count first, then the list (rank by rank, so by index).
+      std::uint64_t deep = part.deep.size();
+      stream_to_root(comm_, r, &deep, 1, traffic, [&](auto, auto piece) { deep = piece[0]; });
+      stream_to_root(comm_, r, part.deep.data(), deep, traffic, [&](auto, auto piece) {
+        for (const auto& [i, d] : piece)
+          overflow.emplace_back(first + i, d);
       });
       if (any_mark) {
-        stream_to_root(comm_, r, part.mark.data(), count, traffic, [&](auto at, auto piece) {
-          for (std::size_t j = 0; j < piece.size(); ++j) {
-            const std::uint64_t i = first + at + j;
-            if (piece[j])
-              recompute[i / 64] |= std::uint64_t{1} << (i % 64);
-          }
-        });
+        stream_to_root(
+            comm_, r, part.mark.data(), (count + 63) / 64, traffic, [&](auto at, auto piece) {
+              for (std::size_t w = 0; w < piece.size(); ++w) {
+                for (std::uint64_t bits = piece[w]; bits != 0; bits &= bits - 1) {
+                  const std::uint64_t i =
+                      first + (at + w) * 64 + static_cast<std::uint64_t>(__builtin_ctzll(bits));
+                  recompute[i / 64] |= std::uint64_t{1} << (i % 64);
+                }
+              }
+            });
       }
       if (comm_.rank == r)
         part = LayerPart();  // sent: free it before rank 0 compresses
     }
     return on_root(comm_, [&] {
-      const gen::DepthTable depths(std::move(low), size, std::move(overflow));
+      const gen::DepthTable depths(std::move(low), size, std::move(overflow), deep_byte);
       LayerSource source;
       source.values = values;
       source.recompute = recompute;

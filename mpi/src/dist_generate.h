@@ -31,6 +31,8 @@ struct DistOptions {
   /// For the kill-and-resume test: this rank kills itself with SIGKILL when it starts to solve
   /// layer `die_at_layer` (-1: never).
   int die_at_layer = -1;
+  /// For tests: PartOptions::deep_byte (depths from it up kept in a list), 1..255.
+  std::uint8_t deep_byte = 255;
 };
 
 /// What a refused or failed run tells the user.

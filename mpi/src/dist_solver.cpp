@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -102,7 +103,7 @@ class PartSolver {
     state_.assign(owned_, 0);
     depth_.assign(owned_, 0);
     if (mark_on_)
-      mark_.assign(owned_, 0);
+      mark_.assign((owned_ + 63) / 64, 0);
   }
 
   LayerPart run() {
@@ -124,6 +125,9 @@ class PartSolver {
     out.first = first_;
     out.value = std::move(value_);
     out.depth = std::move(depth_);
+    std::sort(deep_.begin(), deep_.end());
+    out.deep = std::move(deep_);
+    out.deep_byte = options_.deep_byte;
     out.mark = std::move(mark_);
     return out;
   }
@@ -168,7 +172,7 @@ class PartSolver {
           const int worth = Rules::worth(e.gain, e.extra_turn, byte_value(m, byte));
           value_[e.at] = static_cast<std::int8_t>(std::max<int>(value_[e.at], worth));
           if (mark_on_ && byte_marked(m, byte))
-            mark_[e.at] = 0;
+            mark_[e.at / 64] &= ~(std::uint64_t{1} << (e.at % 64));
         }
       }
     }
@@ -185,8 +189,9 @@ class PartSolver {
     MoveList moves;
     for (std::uint64_t i = lo; i < hi; ++i) {
       const int count = rules_.legal_moves(board, moves);
-      if (mark_on_)
-        mark_[i] = gen::mover_in_minority(board, p_, n_) ? 1 : 0;
+      // A task's positions fill whole words of marks (tasks start at multiples of 64).
+      if (mark_on_ && gen::mover_in_minority(board, p_, n_))
+        mark_[i / 64] |= std::uint64_t{1} << (i % 64);
       if (count == 0) {
         value_[i] = static_cast<std::int8_t>(rules_.final_value(board));
         state_[i] = kTerminal;
@@ -218,7 +223,14 @@ class PartSolver {
     if (level > 65535)
       throw std::runtime_error("depth exceeds 65535");
     value_[i] = static_cast<std::int8_t>(value);
-    depth_[i] = static_cast<std::uint16_t>(level);
+    if (level >= options_.deep_byte) {
+      // Rare (Oware reaches it only far beyond the layers a test solves): a list under a lock.
+      const std::lock_guard<std::mutex> lock(deep_mutex_);
+      deep_.emplace_back(i, static_cast<std::uint16_t>(level));
+      depth_[i] = options_.deep_byte;
+    } else {
+      depth_[i] = static_cast<std::uint8_t>(level);
+    }
     state_[i] |= kDecided;
     next.push_back(i);
   }
@@ -423,8 +435,10 @@ class PartSolver {
   Traffic& traffic_;
   std::vector<std::int8_t> value_;
   std::vector<std::uint8_t> state_;
-  std::vector<std::uint16_t> depth_;
-  std::vector<std::uint8_t> mark_;
+  std::vector<std::uint8_t> depth_;
+  std::vector<std::pair<std::uint64_t, std::uint16_t>> deep_;  // as LayerPart::deep
+  std::mutex deep_mutex_;
+  std::vector<std::uint64_t> mark_;
   std::vector<std::uint64_t> sorted_;  // apply(): a round's updates by region
 };
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "exchange.h"
@@ -21,15 +22,30 @@ struct Slices {
 
 /// This rank's part of a solved layer.
 struct LayerPart {
-  std::uint64_t first = 0;           ///< Index of the first entry.
-  std::vector<std::int8_t> value;    ///< As gen::Layer::value.
-  std::vector<std::uint16_t> depth;  ///< As gen::Layer::depth.
-  std::vector<std::uint8_t> mark;    ///< 1: a recompute entry (empty: none marked).
+  std::uint64_t first = 0;         ///< Index of the first entry.
+  std::vector<std::int8_t> value;  ///< As gen::Layer::value, from `first` on.
+  /// As gen::Layer::depth: depths below `deep_byte` in a byte; `deep_byte` for those in `deep`.
+  std::vector<std::uint8_t> depth;
+  std::uint8_t deep_byte = kDeep;  ///< PartOptions::deep_byte.
+  /// (offset from `first`, depth) of the depths of 255 and more, by offset.
+  std::vector<std::pair<std::uint64_t, std::uint16_t>> deep;
+  /// The recompute entries, bit `i % 64` of word `i / 64` for offset i (empty: none marked).
+  std::vector<std::uint64_t> mark;
+
+  /// The byte of `depth` that sends an entry to `deep`, unless PartOptions says otherwise.
+  static constexpr std::uint8_t kDeep = 255;
+  /// Whether the entry at offset i is a recompute entry.
+  bool marked(std::uint64_t i) const {
+    return !mark.empty() && ((mark[i / 64] >> (i % 64)) & 1) != 0;
+  }
 };
 
 /// Options of solve_part.
 struct PartOptions {
   bool mark = false;  ///< As gen::SolveOptions::mark (the smaller layers are always marked_bytes).
+  /// Depths from this one up (1..255) go to LayerPart::deep. The tests lower it to run that
+  /// path, which Oware reaches only in layers far larger than a test solves.
+  std::uint8_t deep_byte = LayerPart::kDeep;
   /// Called on rank 0 with the fraction of the layer done.
   std::function<void(double)> progress;
 };

@@ -221,6 +221,12 @@ int run(const Comm& comm, int argc, char** argv) {
     if (std::sscanf(kill, "%d:%d", &rank, &layer) == 2 && rank == comm.rank)
       options.die_at_layer = layer;
   }
+  // The deep-depth test's hook: SOWDB_MPI_TEST_DEEP=D keeps depths from D (1..255) up in a list.
+  if (const char* deep = std::getenv("SOWDB_MPI_TEST_DEEP")) {
+    const int d = std::atoi(deep);
+    if (d >= 1 && d <= 255)
+      options.deep_byte = static_cast<std::uint8_t>(d);
+  }
   const bool tty = comm.rank == 0 && isatty(fileno(stderr)) && !a.quiet && !a.json;
   auto line = std::make_shared<Progress>();
   const int pits = variant->rules.pits();
