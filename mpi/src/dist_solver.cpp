@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <span>
 #include <stdexcept>
@@ -78,6 +79,11 @@ std::vector<std::vector<T>> gather_tasks(std::vector<std::vector<std::vector<T>>
   return out;
 }
 
+// A position's offset in this rank's part: 4 bytes in the frontier lists and the first pass's
+// bookkeeping (a part holds fewer than 2^32 positions; more ranks split a larger layer).
+using Offset = std::uint32_t;
+using Frontier = std::vector<Offset>;
+
 class PartSolver {
  public:
   PartSolver(const Comm& comm,
@@ -99,6 +105,11 @@ class PartSolver {
         options_(options),
         mark_on_(options.mark && stones <= gen::kMaxMarkedStones),
         traffic_(traffic) {
+    if (owned_ > std::numeric_limits<Offset>::max()) {
+      throw std::runtime_error("layer " + std::to_string(stones) + ": a rank's part of " +
+                               std::to_string(owned_) +
+                               " positions is more than 2^32 - 1: run on more ranks");
+    }
     value_.assign(owned_, 0);
     state_.assign(owned_, 0);
     depth_.assign(owned_, 0);
@@ -134,7 +145,7 @@ class PartSolver {
 
  private:
   struct Pending {
-    std::uint64_t at;  // local offset of the position
+    Offset at;  // of the position
     std::uint8_t gain;
     bool extra_turn;
   };
@@ -211,7 +222,8 @@ class PartSolver {
               rank(std::span<const std::uint8_t>(m.child.data(), static_cast<std::size_t>(k_)));
           const int d = smaller_.partition[static_cast<std::size_t>(layer)].owner(index);
           req[d].push_back(byte_request(layer, index));
-          pend[d].push_back({i, static_cast<std::uint8_t>(m.gain()), m.extra_turn});
+          pend[d].push_back(
+              {static_cast<Offset>(i), static_cast<std::uint8_t>(m.gain()), m.extra_turn});
         }
         state_[i] = static_cast<std::uint8_t>(in_layer);
       }
@@ -219,7 +231,7 @@ class PartSolver {
     }
   }
 
-  void decide(std::uint64_t i, int value, int level, std::vector<std::uint64_t>& next) {
+  void decide(std::uint64_t i, int value, int level, Frontier& next) {
     if (level > 65535)
       throw std::runtime_error("depth exceeds 65535");
     value_[i] = static_cast<std::int8_t>(value);
@@ -232,7 +244,7 @@ class PartSolver {
       depth_[i] = static_cast<std::uint8_t>(level);
     }
     state_[i] |= kDecided;
-    next.push_back(i);
+    next.push_back(static_cast<Offset>(i));
   }
 
   void solve_threshold(int t) {
@@ -240,7 +252,7 @@ class PartSolver {
     // all of whose in-layer moves lead to a child worth more than t to its mover and whose best
     // exit is worth -t (level 1). Each task decides its own positions.
     const std::uint64_t tasks = (owned_ + (kTask << 4) - 1) / (kTask << 4);
-    std::vector<std::vector<std::uint64_t>> seeds0(tasks), seeds1(tasks);
+    std::vector<Frontier> seeds0(tasks), seeds1(tasks);
     tbb::parallel_for(std::uint64_t{0}, tasks, [&](std::uint64_t task) {
       const std::uint64_t lo = task * (kTask << 4);
       const std::uint64_t hi = std::min(owned_, lo + (kTask << 4));
@@ -257,7 +269,7 @@ class PartSolver {
         }
       }
     });
-    std::vector<std::uint64_t> frontier, next;
+    Frontier frontier, next;
     for (auto& s : seeds0)
       frontier.insert(frontier.end(), s.begin(), s.end());
     for (auto& s : seeds1)
@@ -282,11 +294,7 @@ class PartSolver {
   // Sends an update to the owner of every predecessor of the frontier of `level`, in `rounds`
   // rounds (the most any rank needs), and applies the updates this rank receives: positions
   // decided at level + 1 go to `next`.
-  void expand(int t,
-              int level,
-              std::uint64_t rounds,
-              const std::vector<std::uint64_t>& frontier,
-              std::vector<std::uint64_t>& next) {
+  void expand(int t, int level, std::uint64_t rounds, const Frontier& frontier, Frontier& next) {
     const std::uint64_t size = frontier.size();
     constexpr std::uint64_t kFrontierTask = 256;
     for (std::uint64_t r = 0; r < rounds; ++r) {
@@ -319,11 +327,8 @@ class PartSolver {
   // lost child never has all its moves' children won, so at most one of its updates decides it.
   // So the updates are sorted by region of this rank's part and each region is updated by one
   // task, as in gen's cyclic solver: no two tasks touch one position.
-  void apply(int t,
-             int level,
-             const std::vector<std::vector<std::uint64_t>>& in,
-             std::vector<std::uint64_t>& next) {
-    const auto update = [&](std::uint64_t e, std::vector<std::uint64_t>& decided) {
+  void apply(int t, int level, const std::vector<std::vector<std::uint64_t>>& in, Frontier& next) {
+    const auto update = [&](std::uint64_t e, Frontier& decided) {
       const std::uint64_t i = (e >> 1) - first_;
       const std::uint8_t before = state_[i];
       if (e & 1) {
@@ -364,7 +369,7 @@ class PartSolver {
       for (const std::uint64_t e : updates)
         sorted_[at[((e >> 1) - first_) >> shift]++] = e;
     }
-    std::vector<std::vector<std::uint64_t>> decided(regions);
+    std::vector<Frontier> decided(regions);
     tbb::parallel_for(std::size_t{0}, regions, [&](std::size_t r) {
       for (std::uint64_t j = start[r]; j < start[r + 1]; ++j)
         update(sorted_[j], decided[r]);
