@@ -22,6 +22,7 @@ packages=(
   python3           # helper scripts
   clang             # the libFuzzer target (SOWDB_BUILD_FUZZ)
   libclang-rt-14-dev  # libFuzzer runtime for clang 14
+  openmpi-bin libopenmpi-dev  # sowdb-mpi, the generator over MPI ranks (SOWDB_WITH_MPI)
 )
 
 # A package counts as present when dpkg reports it fully installed.

@@ -26,6 +26,7 @@
 #include "sowdb/format/index.h"
 #include "sowdb/gen/cooperative.h"
 #include "sowdb/gen/directory_lock.h"
+#include "sowdb/gen/generate_steps.h"
 #include "sowdb/gen/solver.h"
 #include "sowdb/probe/internal/recompute.h"
 #include "sowdb/probe/rules.h"
@@ -58,11 +59,13 @@ long double positions(int k, int n) {
   return c;
 }
 
-// Whether layer n is the last of a run into `out` that goes up to at least `max_stones`: a run
-// goes on past --max-stones only through layers the directory holds.
+}  // namespace
+
 bool last_layer(const fs::path& out, int max_stones, int n) {
   return n >= max_stones && (n == kMaxIndexedStones || !fs::exists(out / layer_file_name(n + 1)));
 }
+
+namespace {
 
 // Refuses, before any work, a run into `out` that cannot fit (memory_needed) or whose largest
 // layer has more positions than the solver indexes.
@@ -122,9 +125,8 @@ bool unusable_out(int err) {
   throw std::runtime_error(why);
 }
 
-// Refuses a directory in which no file can be created (no write permission, a read-only file
-// system) before a layer is solved for nothing. Called only by a run that has something to
-// write: a rerun over complete tables writes nothing and passes on a read-only file system.
+}  // namespace
+
 void check_writable(const fs::path& dir) {
   // The manifest's temporary name: a run killed in between leaves what the next run removes.
   const fs::path probe = dir / (std::string(kManifestName) + ".tmp." + std::to_string(getpid()));
@@ -136,6 +138,8 @@ void check_writable(const fs::path& dir) {
   ::close(fd);
   ::unlink(probe.c_str());
 }
+
+namespace {
 
 // Removes what a killed run left behind: "<name>.tmp.<pid>" of a process that no longer exists
 // (TempFile and write_manifest), and "layer-NNN.sdb.plain" (left by earlier generators, which
@@ -285,7 +289,8 @@ std::vector<std::uint64_t> resolve_recompute(const Rules& rules,
 
 }  // namespace
 
-void generate(const GenerateOptions& options) {
+std::unique_ptr<DirectoryLock> prepare_output(const GenerateOptions& options,
+                                              const std::string& holder) {
   const RuleSet rules = options.variant.rules.normalised();
   if (options.max_stones < 0 || options.max_stones > kMaxIndexedStones) {
     throw InvalidRequest("--max-stones must be 0.." + std::to_string(kMaxIndexedStones));
@@ -302,9 +307,7 @@ void generate(const GenerateOptions& options) {
     fail_out(ec.value(), "cannot create " + options.out.string() + ": " + ec.message());
   }
   // One writer at a time: a second run into the same directory would mix its layers with ours.
-  const DirectoryLock lock(
-      options.out,
-      "sowdb gen " + options.variant.to_string() + " 0.." + std::to_string(options.max_stones));
+  auto lock = std::make_unique<DirectoryLock>(options.out, holder);
   std::map<int, LayerFile> files;
   try {
     files = read_layer_files(options.out);
@@ -344,11 +347,18 @@ void generate(const GenerateOptions& options) {
   } catch (const std::system_error& e) {
     fail_out(e.code().value(), e.what());
   }
-  if (options.objective == Objective::kCooperative) {
-    generate_reach_layers(options, [&] { check_writable(options.out); });
-    return;
-  }
-  const Rules engine(rules);
+  return lock;
+}
+
+namespace {
+
+// What generate()'s steps share over a competitive run: the layers solved so far and what the
+// run has written.
+struct Run {
+  Run(const GenerateOptions& o, const RuleSet& r) : options(o), rules(r), engine(r) {}
+  const GenerateOptions& options;
+  RuleSet rules;
+  Rules engine;
   Solved solved;
   // The first layer this run wrote with recompute entries, if any. The recompute entries of the
   // layers above --max-stones that the directory already holds were marked against the earlier
@@ -358,116 +368,157 @@ void generate(const GenerateOptions& options) {
   // leaves a table set that probes refuse.
   std::optional<int> rewrote_marked;
   bool writable_checked = false;  // check_writable, before the first layer this run writes
-  const auto progress = [&](int n, Phase phase, double f) {
+
+  void progress(int n, Phase phase, double f) const {
     if (options.on_progress)
       options.on_progress(n, phase, f);
+  }
+};
+
+// The reuse-layer step: reads layer n's file at `path` back into run.solved (unless `last`:
+// nothing reads the last layer) when it is present and valid. Returns false when the layer must
+// be solved: no file, or one that fails a check (then report.rebuilt_because says why, and
+// on_rebuild has been called).
+bool reuse_layer(Run& run, int n, bool last, const fs::path& path, LayerReport& report) {
+  if (!fs::exists(path))
+    return false;
+  try {
+    OpenOptions open;
+    open.expected_rules = run.rules;
+    open.expected_stones = n;
+    auto reader = LayerReader::open(path, open);
+    std::vector<std::int8_t> values(report.positions);
+    run.progress(n, Phase::kRead, 0);
+    reader->read_all(values, {});
+    std::vector<std::uint64_t> mask;
+    if (reader->info().recompute)
+      mask = resolve_recompute(run.engine, n, values, run.solved, reader->info().all_moves);
+    run.progress(n, Phase::kRead, 1);
+    if (!last)
+      run.solved.keep(n, std::move(values), std::move(mask));
+    return true;
+  } catch (const TableError& e) {
+    // Damaged, partial or breaking the rule: solve it again, and say why.
+    report.rebuilt_because = e.what();
+    if (run.options.on_rebuild)
+      run.options.on_rebuild(n, report.rebuilt_because);
+    return false;
+  }
+}
+
+// The solve-and-write-layer step: solves layer n from run.solved, writes it to `path` (through
+// a temporary renamed into place) and keeps it in run.solved unless `last`. Fills the report's
+// solve and write times.
+void solve_and_write_layer(Run& run, int n, bool last, const fs::path& path, LayerReport& report) {
+  const GenerateOptions& options = run.options;
+  if (!run.writable_checked) {
+    check_writable(options.out);
+    run.writable_checked = true;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  SolveOptions solve;
+  // Recompute entries need depth codec 1 (FORMAT.md, "Recompute entries").
+  solve.mark = options.recompute && options.write.depth_codec != DepthCodec::kAll;
+  solve.marked_smaller = true;
+  solve.progress = [&](double f) { run.progress(n, Phase::kSolve, f); };
+  run.progress(n, Phase::kSolve, 0);  // the phase starts: its rate and ETA count from here
+  Layer layer = solve_layer(
+      run.rules, n, [&](int m) { return run.solved.bytes(m); }, solve);
+  const auto solved_at = std::chrono::steady_clock::now();
+  report.solve_seconds = std::chrono::duration<double>(solved_at - start).count();
+  const bool any_mark =
+      std::any_of(layer.recompute.begin(), layer.recompute.end(), [](auto w) { return w; });
+  if (!any_mark)
+    layer.recompute.clear();
+  LayerSource source;
+  source.values = layer.value;
+  source.recompute = layer.recompute;
+  source.all_moves = true;
+  source.fill_depths = [&layer](std::uint64_t first, std::span<std::uint16_t> out) {
+    layer.depth.fill(first, out);
   };
+  WriteOptions write = options.write;
+  if (!write.executor) {
+    // Blocks compress independently: spread them over the oneTBB arena.
+    write.executor = tbb_executor();
+  }
+  write.progress = [&](std::uint64_t done, std::uint64_t total) {
+    run.progress(n, Phase::kWrite, static_cast<double>(done) / static_cast<double>(total));
+  };
+  run.progress(n, Phase::kWrite, 0);
+  write_layer(path, run.rules, n, source, write);
+  report.write_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - solved_at).count();
+  if (any_mark && !run.rewrote_marked)
+    run.rewrote_marked = n;
+  layer.depth = DepthTable();
+  // The writer stores every marked entry as a recompute entry (the solver marks none in
+  // layers of more than kMaxMarkedStones stones, where the writer might not).
+  if (!last)
+    run.solved.keep(n, std::move(layer.value), std::move(layer.recompute));
+}
+
+// Whether the run goes on to layer n: up to max_stones, and past it through the layers the
+// directory holds when this run rewrote a layer with recompute entries (Run::rewrote_marked).
+// Throws InvalidRequest when such a layer does not fit the memory limit.
+bool continue_to(const Run& run, int n, const fs::path& path) {
+  const GenerateOptions& options = run.options;
+  if (n <= options.max_stones)
+    return true;
+  if (!run.rewrote_marked || n > kMaxIndexedStones || !fs::exists(path))
+    return false;
+  try {
+    check_memory(run.rules, n, options.out, options.memory_limit_bytes);
+  } catch (const InvalidRequest& e) {
+    throw InvalidRequest(
+        std::string(e.what()) + ". " + options.out.string() + " holds layer " + std::to_string(n) +
+        ", above --max-stones, whose " + "recompute entries may rely on layer " +
+        std::to_string(*run.rewrote_marked) +
+        ", which this run wrote again; raise --memory-limit, or remove the layers above " +
+        std::to_string(options.max_stones) + " (probes may refuse some of their entries)");
+  }
+  return true;
+}
+
+}  // namespace
+
+void generate(const GenerateOptions& options) {
+  const RuleSet rules = options.variant.rules.normalised();
+  const auto lock = prepare_output(
+      options,
+      "sowdb gen " + options.variant.to_string() + " 0.." + std::to_string(options.max_stones));
+  if (options.objective == Objective::kCooperative) {
+    generate_reach_layers(options, [&] { check_writable(options.out); });
+    return;
+  }
+  Run run(options, rules);
+  std::error_code ec;
   for (int n = 0;; ++n) {
     const fs::path path = options.out / layer_file_name(n);
-    if (n > options.max_stones) {
-      if (!rewrote_marked || n > kMaxIndexedStones || !fs::exists(path))
-        break;
-      try {
-        check_memory(rules, n, options.out, options.memory_limit_bytes);
-      } catch (const InvalidRequest& e) {
-        throw InvalidRequest(
-            std::string(e.what()) + ". " + options.out.string() + " holds layer " +
-            std::to_string(n) + ", above --max-stones, whose " +
-            "recompute entries may rely on layer " + std::to_string(*rewrote_marked) +
-            ", which this run wrote again; raise --memory-limit, or remove the layers above " +
-            std::to_string(options.max_stones) + " (probes may refuse some of their entries)");
-      }
-    }
+    if (!continue_to(run, n, path))
+      break;
     // The last layer of the run (no layer above it follows, even past --max-stones) reads no
     // layer that its moves cannot reach, and nothing reads it: memory_needed counts on that.
     const bool last = last_layer(options.out, options.max_stones, n);
-    solved.add();
+    run.solved.add();
     if (last) {
-      for (int m = std::max(0, n - engine.min_gain() + 1); m < n; ++m)
-        solved.release(m);
+      for (int m = std::max(0, n - run.engine.min_gain() + 1); m < n; ++m)
+        run.solved.release(m);
     }
     const auto start = std::chrono::steady_clock::now();
-    const std::uint64_t size = layer_size(rules.pits(), n);
     LayerReport report;
     report.stones = n;
-    report.positions = size;
-    bool reused = false;
-    if (fs::exists(path)) {
-      try {
-        OpenOptions open;
-        open.expected_rules = rules;
-        open.expected_stones = n;
-        auto reader = LayerReader::open(path, open);
-        std::vector<std::int8_t> values(size);
-        progress(n, Phase::kRead, 0);
-        reader->read_all(values, {});
-        std::vector<std::uint64_t> mask;
-        if (reader->info().recompute)
-          mask = resolve_recompute(engine, n, values, solved, reader->info().all_moves);
-        progress(n, Phase::kRead, 1);
-        if (!last)
-          solved.keep(n, std::move(values), std::move(mask));
-        reused = true;
-      } catch (const TableError& e) {
-        // Damaged, partial or breaking the rule: solve it again, and say why.
-        reused = false;
-        report.rebuilt_because = e.what();
-        if (options.on_rebuild)
-          options.on_rebuild(n, report.rebuilt_because);
-      }
-    }
-    if (!reused) {
-      if (!writable_checked) {
-        check_writable(options.out);
-        writable_checked = true;
-      }
-      SolveOptions solve;
-      // Recompute entries need depth codec 1 (FORMAT.md, "Recompute entries").
-      solve.mark = options.recompute && options.write.depth_codec != DepthCodec::kAll;
-      solve.marked_smaller = true;
-      solve.progress = [&](double f) { progress(n, Phase::kSolve, f); };
-      progress(n, Phase::kSolve, 0);  // the phase starts: its rate and ETA count from here
-      Layer layer = solve_layer(
-          rules, n, [&](int m) { return solved.bytes(m); }, solve);
-      const auto solved_at = std::chrono::steady_clock::now();
-      report.solve_seconds = std::chrono::duration<double>(solved_at - start).count();
-      const bool any_mark =
-          std::any_of(layer.recompute.begin(), layer.recompute.end(), [](auto w) { return w; });
-      if (!any_mark)
-        layer.recompute.clear();
-      LayerSource source;
-      source.values = layer.value;
-      source.recompute = layer.recompute;
-      source.all_moves = true;
-      source.fill_depths = [&layer](std::uint64_t first, std::span<std::uint16_t> out) {
-        layer.depth.fill(first, out);
-      };
-      WriteOptions write = options.write;
-      if (!write.executor) {
-        // Blocks compress independently: spread them over the oneTBB arena.
-        write.executor = tbb_executor();
-      }
-      write.progress = [&](std::uint64_t done, std::uint64_t total) {
-        progress(n, Phase::kWrite, static_cast<double>(done) / static_cast<double>(total));
-      };
-      progress(n, Phase::kWrite, 0);
-      write_layer(path, rules, n, source, write);
-      report.write_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - solved_at).count();
-      if (any_mark && !rewrote_marked)
-        rewrote_marked = n;
-      layer.depth = DepthTable();
-      // The writer stores every marked entry as a recompute entry (the solver marks none in
-      // layers of more than kMaxMarkedStones stones, where the writer might not).
-      if (!last)
-        solved.keep(n, std::move(layer.value), std::move(layer.recompute));
-    }
+    report.positions = layer_size(rules.pits(), n);
+    const bool reused = reuse_layer(run, n, last, path, report);
+    if (!reused)
+      solve_and_write_layer(run, n, last, path, report);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     report.reused = reused;
     report.read_seconds = reused ? seconds : 0;
     report.seconds = reused ? 0 : seconds;
-    report.positions_per_s = (!reused && seconds > 0) ? static_cast<double>(size) / seconds : 0;
+    report.positions_per_s =
+        (!reused && seconds > 0) ? static_cast<double>(report.positions) / seconds : 0;
     report.peak_rss_bytes = peak_rss_bytes();
     report.bytes_on_disk = fs::file_size(path, ec);
     if (options.on_layer)
