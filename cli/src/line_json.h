@@ -1,21 +1,13 @@
-// The JSON of a line of play, shared by `probe`'s two reports (competitive and co-operative).
+// The JSON of a line of play now lives in the analysis library (sowdb/analysis/report_json.h),
+// with the rest of the reports' JSON; these names stay for the CLI's sources.
 #pragma once
 
-#include <nlohmann/json.hpp>
-#include <vector>
-
-#include "sowdb/probe/tables.h"
+#include "sowdb/analysis/report_json.h"
 
 namespace sowdb::cli {
 
-/// The board's 2P pit counts, mover first.
-std::vector<int> pits_vector(const Rules& rules, const Pits& p);
-
-/// "game_over", "endless" or "max_plies".
-const char* line_end_text(LineEnd e);
-
-/// Sets j["line"] (the pits played), j["line_steps"] ({mover, pit, gain, extra_turn, before} each)
-/// and j["line_end"].
-void put_line(nlohmann::json& j, const Rules& rules, const PrincipalLine& line);
+using sowdb::line_end_text;
+using sowdb::pits_vector;
+using sowdb::put_line;
 
 }  // namespace sowdb::cli
