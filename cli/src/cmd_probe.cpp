@@ -59,6 +59,10 @@ constexpr std::size_t kEchoedInput = 200;
 // error object ("line too long") without being held in memory.
 constexpr std::size_t kMaxLineBytes = 4096;
 
+// A line still without an end after this many bytes ends the input with an error: /dev/zero
+// or a binary file, not positions.
+constexpr std::uint64_t kMaxUnendingLine = std::uint64_t{1} << 30;
+
 std::string seeds_text(double s) {
   char buf[32];
   if (s == static_cast<int>(s)) {
@@ -246,34 +250,40 @@ bool ready(int fd, short events, int timeout_ms) {
 
 // One line of bulk mode's input.
 struct InputLine {
-  std::string text;  ///< Without its line end; for a line too long, its first kEchoedInput bytes.
-  bool too_long = false;  ///< The line has more than kMaxLineBytes bytes (most not kept).
+  std::string text;  // without its line end; for a line too long, its first kEchoedInput bytes
+  std::uint64_t too_long = 0;  // a line of more than kMaxLineBytes: its length, else 0
 };
 
 // Reads standard input line by line with read(2), so that it can tell whether a whole line is
 // already there without waiting for one: bulk mode answers every line that has arrived before
 // it blocks for more, so a program that writes one line and waits for the answer (an engine
 // using `sowdb probe` as a co-process) gets it at once, while a file or a full pipe is looked up
-// in large batches spread over the threads. A line longer than kMaxLineBytes is returned as
-// too long as soon as that is known, and the rest of it is skipped unread into memory: no input,
-// not even /dev/zero, holds more than a line's limit and a read's chunk.
+// in large batches spread over the threads. Of a line longer than kMaxLineBytes only the first
+// bytes are kept and the rest is counted, so that no input holds more than a line's limit and a
+// read's chunk in memory; a line that has no end after kMaxUnendingLine bytes (/dev/zero) ends
+// the input with an error.
 class StdinLines {
  public:
   // The next line into `line`; false at the end of the input. With `wait` false it returns only
   // a line that is there without blocking (false otherwise). Throws std::runtime_error when
-  // standard input cannot be read.
+  // standard input cannot be read or a line does not end.
   bool next(InputLine& line, bool wait) {
     for (;;) {
       if (take_line(line))
         return true;
       if (eof_) {
+        if (skipping_) {
+          finish_long_line(line, false);
+          return true;
+        }
         if (at_ == buffer_.size())
           return false;
-        // A last line without '\n' (take_line has refused one too long).
+        // A last line without '\n' (take_line has taken one too long).
         line.text.assign(buffer_, at_, std::string::npos);
-        line.too_long = false;
+        line.too_long = 0;
         at_ = scanned_ = buffer_.size();
         drop_cr(line.text);
+        ++lines_;
         return true;
       }
       // A regular file is always readable, so this never waits there.
@@ -285,32 +295,58 @@ class StdinLines {
 
  private:
   bool take_line(InputLine& line) {
-    if (skipping_) {
-      const std::size_t newline = buffer_.find('\n', at_);
-      at_ = scanned_ = newline == std::string::npos ? buffer_.size() : newline + 1;
-      if (newline == std::string::npos)
-        return false;
-      skipping_ = false;
-    }
+    if (skipping_)
+      return skip_long_line(line);
     // Bytes before scanned_ hold no '\n': a long line is searched once, not once per read.
     const std::size_t newline = buffer_.find('\n', scanned_);
     const std::size_t end = newline == std::string::npos ? buffer_.size() : newline;
     if (end - at_ > kMaxLineBytes) {
-      line.text.assign(buffer_, at_, kEchoedInput);
-      line.too_long = true;
-      skipping_ = newline == std::string::npos;
-      at_ = scanned_ = skipping_ ? buffer_.size() : newline + 1;
-      return true;
+      long_line_.text.assign(buffer_, at_, kEchoedInput);
+      skipping_ = true;
+      return skip_long_line(line);
     }
     if (newline == std::string::npos) {
       scanned_ = buffer_.size();
       return false;
     }
     line.text.assign(buffer_, at_, newline - at_);
-    line.too_long = false;
+    line.too_long = 0;
     at_ = scanned_ = newline + 1;
     drop_cr(line.text);
+    ++lines_;
     return true;
+  }
+
+  // Counts the bytes of the long line up to its end or the end of the buffer; true (the line in
+  // `line`) at its end.
+  bool skip_long_line(InputLine& line) {
+    const std::size_t newline = buffer_.find('\n', at_);
+    const std::size_t end = newline == std::string::npos ? buffer_.size() : newline;
+    if (end > at_) {
+      long_line_.too_long += end - at_;
+      last_cr_ = buffer_[end - 1] == '\r';
+    }
+    at_ = scanned_ = end;
+    if (newline == std::string::npos) {
+      if (long_line_.too_long > kMaxUnendingLine) {
+        throw std::runtime_error("line " + std::to_string(lines_ + 1) +
+                                 ": line too long: no line end in " +
+                                 std::to_string(long_line_.too_long) + " bytes");
+      }
+      return false;
+    }
+    at_ = scanned_ = newline + 1;
+    finish_long_line(line, true);
+    return true;
+  }
+
+  void finish_long_line(InputLine& line, bool ended) {
+    if (ended && last_cr_)
+      --long_line_.too_long;  // a "\r\n" line end
+    line = std::move(long_line_);
+    long_line_ = InputLine{};
+    skipping_ = last_cr_ = false;
+    ++lines_;
   }
 
   static void drop_cr(std::string& line) {
@@ -345,7 +381,10 @@ class StdinLines {
   std::size_t at_ = 0;       // start of the first line not yet returned
   std::size_t scanned_ = 0;  // buffer_[at_, scanned_) holds no '\n'
   bool eof_ = false;
-  bool skipping_ = false;  // inside a line too long, already returned
+  std::uint64_t lines_ = 0;  // lines returned
+  bool skipping_ = false;    // inside a line too long: long_line_ counts its bytes
+  bool last_cr_ = false;     // the last byte counted is '\r'
+  InputLine long_line_;
 };
 
 // Writes all of `text` to standard output, waiting when it is non-blocking (a socket or a
@@ -389,9 +428,10 @@ std::string bulk_answer(const TableSet& set,
   nlohmann::json j;
   try {
     if (line.too_long) {
-      throw std::runtime_error("line too long: more than " + std::to_string(kMaxLineBytes) +
-                               " bytes, where a position is " + std::to_string(set.rules().pits()) +
-                               " pit counts");
+      throw std::runtime_error("line too long: " + std::to_string(line.too_long) +
+                               " bytes (at most " + std::to_string(kMaxLineBytes) +
+                               "; a position is " + std::to_string(set.rules().pits()) +
+                               " pit counts)");
     }
     std::istringstream in(line.text);
     std::vector<std::string> words;
@@ -406,9 +446,10 @@ std::string bulk_answer(const TableSet& set,
     j = position_json(set, board, stores, args.max_plies);
   } catch (const std::exception& e) {
     failed = true;
-    const std::string input =
-        line.too_long ? line.text + "... (more than " + std::to_string(kMaxLineBytes) + " bytes)"
-                      : clipped(line.text, kEchoedInput);
+    // clipped()'s form, for a line of which only the first bytes were kept.
+    const std::string input = line.too_long
+                                  ? line.text + "... (" + std::to_string(line.too_long) + " bytes)"
+                                  : clipped(line.text, kEchoedInput);
     j = nlohmann::json{{"error", e.what()}, {"line", line_number}, {"input", input}};
   }
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
