@@ -1,15 +1,11 @@
 // `sowdb probe`: look positions up in a table directory.
-#include <poll.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -26,6 +22,7 @@
 #include "sowdb/analysis/report_json.h"
 #include "sowdb/probe/outcome.h"
 #include "sowdb/probe/tables.h"
+#include "stdin_lines.h"
 
 namespace sowdb::cli {
 namespace {
@@ -49,19 +46,6 @@ struct Args {
 // blocks, 1024 of each keep at most 8 MiB of values (a depth block holds on to its block's
 // values) and 8 MiB of depths per layer.
 constexpr long long kBulkCache = 1024;
-
-// Bytes of a bad line that bulk mode's error object echoes: enough to find the line, not a
-// copy of a 10 MB one.
-constexpr std::size_t kEchoedInput = 200;
-
-// The longest line bulk mode reads, in bytes with its '\r' if any. A position is at most 2 x 8
-// pit counts; splitting a 100 MB line into words once cost 2.5 GB. A longer line gets its
-// error object ("line too long") without being held in memory.
-constexpr std::size_t kMaxLineBytes = 4096;
-
-// A line still without an end after this many bytes ends the input with an error: /dev/zero
-// or a binary file, not positions.
-constexpr std::uint64_t kMaxUnendingLine = std::uint64_t{1} << 30;
 
 std::string seeds_text(double s) {
   char buf[32];
@@ -235,175 +219,6 @@ bool read_position(const TableSet& set,
     return false;
   }
   return true;
-}
-
-// Whether `fd` is ready for `events` (POLLIN, POLLOUT) within `timeout_ms` (-1: wait until it
-// is). Both ends of bulk mode may be non-blocking descriptors handed over by the caller.
-bool ready(int fd, short events, int timeout_ms) {
-  pollfd p{fd, events, 0};
-  int r;
-  do {
-    r = ::poll(&p, 1, timeout_ms);
-  } while (r < 0 && errno == EINTR);
-  return r > 0;
-}
-
-// One line of bulk mode's input.
-struct InputLine {
-  std::string text;  // without its line end; for a line too long, its first kEchoedInput bytes
-  std::uint64_t too_long = 0;  // a line of more than kMaxLineBytes: its length, else 0
-};
-
-// Reads standard input line by line with read(2), so that it can tell whether a whole line is
-// already there without waiting for one: bulk mode answers every line that has arrived before
-// it blocks for more, so a program that writes one line and waits for the answer (an engine
-// using `sowdb probe` as a co-process) gets it at once, while a file or a full pipe is looked up
-// in large batches spread over the threads. Of a line longer than kMaxLineBytes only the first
-// bytes are kept and the rest is counted, so that no input holds more than a line's limit and a
-// read's chunk in memory; a line that has no end after kMaxUnendingLine bytes (/dev/zero) ends
-// the input with an error.
-class StdinLines {
- public:
-  // The next line into `line`; false at the end of the input. With `wait` false it returns only
-  // a line that is there without blocking (false otherwise). Throws std::runtime_error when
-  // standard input cannot be read or a line does not end.
-  bool next(InputLine& line, bool wait) {
-    for (;;) {
-      if (take_line(line))
-        return true;
-      if (eof_) {
-        if (skipping_) {
-          finish_long_line(line, false);
-          return true;
-        }
-        if (at_ == buffer_.size())
-          return false;
-        // A last line without '\n' (take_line has taken one too long).
-        line.text.assign(buffer_, at_, std::string::npos);
-        line.too_long = 0;
-        at_ = scanned_ = buffer_.size();
-        drop_cr(line.text);
-        ++lines_;
-        return true;
-      }
-      // A regular file is always readable, so this never waits there.
-      if (!wait && !ready(STDIN_FILENO, POLLIN, 0))
-        return false;
-      fill();
-    }
-  }
-
- private:
-  bool take_line(InputLine& line) {
-    if (skipping_)
-      return skip_long_line(line);
-    // Bytes before scanned_ hold no '\n': a long line is searched once, not once per read.
-    const std::size_t newline = buffer_.find('\n', scanned_);
-    const std::size_t end = newline == std::string::npos ? buffer_.size() : newline;
-    if (end - at_ > kMaxLineBytes) {
-      long_line_.text.assign(buffer_, at_, kEchoedInput);
-      skipping_ = true;
-      return skip_long_line(line);
-    }
-    if (newline == std::string::npos) {
-      scanned_ = buffer_.size();
-      return false;
-    }
-    line.text.assign(buffer_, at_, newline - at_);
-    line.too_long = 0;
-    at_ = scanned_ = newline + 1;
-    drop_cr(line.text);
-    ++lines_;
-    return true;
-  }
-
-  // Counts the bytes of the long line up to its end or the end of the buffer; true (the line in
-  // `line`) at its end.
-  bool skip_long_line(InputLine& line) {
-    const std::size_t newline = buffer_.find('\n', at_);
-    const std::size_t end = newline == std::string::npos ? buffer_.size() : newline;
-    if (end > at_) {
-      long_line_.too_long += end - at_;
-      last_cr_ = buffer_[end - 1] == '\r';
-    }
-    at_ = scanned_ = end;
-    if (newline == std::string::npos) {
-      if (long_line_.too_long > kMaxUnendingLine) {
-        throw std::runtime_error("line " + std::to_string(lines_ + 1) +
-                                 ": line too long: no line end in " +
-                                 std::to_string(long_line_.too_long) + " bytes");
-      }
-      return false;
-    }
-    at_ = scanned_ = newline + 1;
-    finish_long_line(line, true);
-    return true;
-  }
-
-  void finish_long_line(InputLine& line, bool ended) {
-    if (ended && last_cr_)
-      --long_line_.too_long;  // a "\r\n" line end
-    line = std::move(long_line_);
-    long_line_ = InputLine{};
-    skipping_ = last_cr_ = false;
-    ++lines_;
-  }
-
-  static void drop_cr(std::string& line) {
-    if (!line.empty() && line.back() == '\r')
-      line.pop_back();
-  }
-
-  void fill() {
-    buffer_.erase(0, at_);
-    scanned_ -= at_;
-    at_ = 0;
-    char chunk[1 << 16];
-    ssize_t got;
-    for (;;) {
-      got = ::read(STDIN_FILENO, chunk, sizeof chunk);
-      if (got >= 0)
-        break;
-      if (errno == EINTR)
-        continue;
-      if (errno != EAGAIN && errno != EWOULDBLOCK)
-        break;
-      ready(STDIN_FILENO, POLLIN, -1);  // left non-blocking by whoever started us
-    }
-    if (got < 0)
-      throw std::runtime_error(std::string("reading standard input: ") + std::strerror(errno));
-    if (got == 0)
-      eof_ = true;
-    buffer_.append(chunk, static_cast<std::size_t>(got));
-  }
-
-  std::string buffer_;
-  std::size_t at_ = 0;       // start of the first line not yet returned
-  std::size_t scanned_ = 0;  // buffer_[at_, scanned_) holds no '\n'
-  bool eof_ = false;
-  std::uint64_t lines_ = 0;  // lines returned
-  bool skipping_ = false;    // inside a line too long: long_line_ counts its bytes
-  bool last_cr_ = false;     // the last byte counted is '\r'
-  InputLine long_line_;
-};
-
-// Writes all of `text` to standard output, waiting when it is non-blocking (a socket or a
-// terminal shared with a non-blocking standard input). Throws std::runtime_error when it
-// cannot be written.
-void write_stdout(const std::string& text) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t put = ::write(STDOUT_FILENO, text.data() + done, text.size() - done);
-    if (put >= 0) {
-      done += static_cast<std::size_t>(put);
-      continue;
-    }
-    if (errno == EINTR)
-      continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK)
-      throw std::runtime_error(std::string("writing standard output: ") + std::strerror(errno));
-    ready(STDOUT_FILENO, POLLOUT, -1);
-  }
 }
 
 // The report of one position as JSON: the co-operative report on co-operative tables, else the
