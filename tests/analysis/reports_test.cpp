@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <ostream>
 #include <span>
 #include <string>
 #include <vector>
@@ -22,6 +23,11 @@ struct Tables {
   const char* variant;
   int max_stones;
 };
+
+// The name in ctest's list (gtest_discover_tests prints the parameter), not its bytes.
+void PrintTo(const Tables& t, std::ostream* os) {
+  *os << t.variant << " up to " << t.max_stones;
+}
 
 class PositionReportTest : public testing::TestWithParam<Tables> {};
 
