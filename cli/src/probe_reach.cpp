@@ -2,16 +2,12 @@
 #include "probe_reach.h"
 
 #include <cstdio>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "board_text.h"
-#include "line_json.h"
 
 namespace sowdb::cli {
-
-namespace {}  // namespace
 
 std::string differences_text(const std::vector<int>& d) {
   if (d.empty())
@@ -31,64 +27,7 @@ std::string differences_text(const std::vector<int>& d) {
   return out;
 }
 
-ReachReport probe_reach(
-    const TableSet& set, const Pits& board, int store_mover, int store_opponent, int max_plies) {
-  ReachReport r;
-  r.board = board;
-  r.store_mover = store_mover;
-  r.store_opponent = store_opponent;
-  r.target = store_opponent - store_mover;
-  for (int i = 0; i < set.rules().pits(); ++i)
-    r.stones += board[i];
-  ProbeStatus s = set.reach(board, r.reachable);
-  if (s == ProbeStatus::kOk)
-    s = set.reach_moves(board, r.moves);
-  if (s == ProbeStatus::kOk) {
-    r.balanced = r.reachable.contains(r.target);
-    if (r.balanced)
-      s = set.cooperative_line(board, r.target, r.line, max_plies);
-  }
-  if (s != ProbeStatus::kOk)
-    throw std::runtime_error(set.explain(s, board));
-  return r;
-}
-
-nlohmann::json reach_report_json(const TableSet& set, const ReachReport& r) {
-  const Rules& rules = set.engine();
-  nlohmann::json j;
-  j["variant"] = set.variant().to_string();
-  j["objective"] = "cooperative";
-  j["pits"] = pits_vector(rules, r.board);
-  j["stones"] = r.stones;
-  j["stores"] = {r.store_mover, r.store_opponent};
-  j["target"] = r.target;
-  j["balanced"] = r.balanced;
-  j["reachable"] = r.reachable.differences();
-  j["game_over"] = r.moves.size == 0;
-  nlohmann::json moves = nlohmann::json::array();
-  nlohmann::json balancing = nlohmann::json::array();
-  for (const MoveReach& m : r.moves) {
-    const bool b = m.reachable.contains(r.target);
-    if (b)
-      balancing.push_back(m.move.pit);
-    moves.push_back({{"pit", m.move.pit},
-                     {"gain", m.move.gain()},
-                     {"extra_turn", m.move.extra_turn},
-                     {"reachable", m.reachable.differences()},
-                     {"balancing", b}});
-  }
-  j["moves"] = moves;
-  j["balancing_moves"] = balancing;
-  put_line(j, rules, r.line);
-  // Where the line ends, from the side of the player to move there (0: the root's mover).
-  j["line_last"] = pits_vector(rules, r.line.last);
-  j["line_last_mover"] = r.line.last_mover;
-  if (!r.balanced)
-    j["line_end"] = nullptr;
-  return j;
-}
-
-void print_reach_text(const TableSet& set, const ReachReport& r) {
+void print_reach_text(const TableSet& set, const CooperativeReport& r) {
   const Rules& rules = set.engine();
   std::printf(
       "variant %s, co-operative objective, %s on the board (tables %s hold up to %d)\n\n%s\n",

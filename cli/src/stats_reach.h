@@ -1,4 +1,5 @@
-// `sowdb stats` on co-operative tables (`sowdb gen --objective cooperative`).
+// `sowdb stats` on co-operative tables (`sowdb gen --objective cooperative`): the rendering of
+// sowdb::cooperative_layer_statistics (sowdb/analysis/layer_statistics.h).
 #pragma once
 
 #include <string>

@@ -1,0 +1,42 @@
+// The JSON of every report, each written in exactly one place (src/report_json.cpp), so that
+// every front end (the sowdb program, a server, a Python module) prints the same keys. The
+// contracts are the committed examples in tests/data/json/: keys are added, never renamed.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "sowdb/analysis/cooperative_report.h"
+#include "sowdb/analysis/layer_statistics.h"
+#include "sowdb/analysis/position_report.h"
+
+namespace sowdb {
+
+/// The board's 2P pit counts, mover first.
+std::vector<int> pits_vector(const Rules& rules, const Pits& p);
+
+/// "game_over", "endless" or "max_plies".
+const char* line_end_text(LineEnd e);
+
+/// Sets j["line"] (the pits played), j["line_steps"] ({mover, pit, gain, extra_turn, before}
+/// each) and j["line_end"]: the principal line's part of both position reports.
+void put_line(nlohmann::json& j, const Rules& rules, const PrincipalLine& line);
+
+/// `sowdb probe --json` on competitive tables (tests/data/json/probe.json): variant, pits,
+/// stones, stores, value, depth, result, final, decided, game_over, moves (in pit order, each
+/// {pit, worth, depth, gain, stored, captured, extra_turn, category, after}), moves_best_first
+/// (pits), best, line, line_steps, line_end.
+nlohmann::json to_json(const PositionReport& r);
+
+/// `sowdb probe --json` on co-operative tables (tests/data/json/probe_cooperative.json).
+nlohmann::json to_json(const CooperativeReport& r);
+
+/// One line of `sowdb stats --json` on competitive tables (tests/data/json/stats.json).
+/// `rules` writes max_depth_position.
+nlohmann::json to_json(const LayerStatistics& s, const Rules& rules);
+
+/// One line of `sowdb stats --json` on co-operative tables
+/// (tests/data/json/stats_cooperative.json).
+nlohmann::json to_json(const CooperativeLayerStatistics& s);
+
+}  // namespace sowdb
