@@ -542,7 +542,8 @@ void add_probe(CLI::App& app, Runner& run) {
       const std::unique_ptr<TableSet> set = open_tables(args->tables, options);
       if (!args->objective.empty() && objective_of(args->objective) != set->objective()) {
         throw UsageError("--objective " + args->objective + ": " +
-                         set->explain(ProbeStatus::kWrongObjective, Pits{}));
+                         set->explain(ProbeStatus::kWrongObjective, Pits{}) +
+                         objective_remedy(set->objective()));
       }
       check_stores(*set, stores);
       if (bulk)
