@@ -179,26 +179,28 @@ void make_slots(TableSet::Impl& impl, const fs::path& dir, const std::map<int, L
   for (int n = 0; n <= impl.top; ++n) {
     auto slot = std::make_unique<LayerSlot>();
     const auto it = found.find(n);
+    ProbeStatus failure = ProbeStatus::kOk;
     if (it == found.end()) {
       slot->path = dir / layer_file_name(n);
-      slot->failure = ProbeStatus::kMissingTable;
+      failure = ProbeStatus::kMissingTable;
       slot->error = slot->path.string() + " is missing (the directory holds layers up to " +
                     std::to_string(impl.top) + ")";
-      slot->state.store(2);
-    } else if (const LayerFile& f = it->second; !f.info) {
-      slot->path = f.path;
-      slot->failure = ProbeStatus::kCorruptTable;
-      slot->error = f.error;
-      slot->state.store(2);
-    } else if (f.info->stones != n) {
-      slot->path = f.path;
-      slot->failure = ProbeStatus::kCorruptTable;
-      slot->error = f.path.string() + ": holds " +
-                    probe_detail::count_text(f.info->stones, "seed", "seeds") + ", not the " +
-                    std::to_string(n) + " of its name";
-      slot->state.store(2);
     } else {
+      const LayerFile& f = it->second;
       slot->path = f.path;
+      if (!f.info) {
+        failure = ProbeStatus::kCorruptTable;
+        slot->error = f.error;
+      } else if (f.info->stones != n) {
+        failure = ProbeStatus::kCorruptTable;
+        slot->error = f.path.string() + ": holds " +
+                      probe_detail::count_text(f.info->stones, "seed", "seeds") + ", not the " +
+                      std::to_string(n) + " of its name";
+      }
+    }
+    if (failure != ProbeStatus::kOk) {
+      slot->failure = failure;
+      slot->state.store(2);
     }
     impl.slots.push_back(std::move(slot));
   }
