@@ -42,14 +42,15 @@ extern "C" {
 /** The most pits a board has, 2P with P at most 8: the size of every position array. */
 #define SOWDB_MAX_PITS 16
 
-/** SOWDB_DEPRECATED(text): marks a call kept for a while; compilers that know an attribute
- *  warn where it is used. Define SOWDB_NO_DEPRECATION_WARNINGS to silence them. */
+/** SOWDB_DEPRECATED(text): marks a call kept for a while. Standard attributes only (C++14, C23):
+ *  a C99 or C11 compiler gets no warning; the header's comments and CHANGELOG.md give the date.
+ *  Define SOWDB_NO_DEPRECATION_WARNINGS to silence them. */
 #if defined(SOWDB_NO_DEPRECATION_WARNINGS)
 #define SOWDB_DEPRECATED(text)
 #elif defined(__cplusplus) && __cplusplus >= 201402L
 #define SOWDB_DEPRECATED(text) [[deprecated(text)]]
-#elif defined(__GNUC__) || defined(__clang__)
-#define SOWDB_DEPRECATED(text) __attribute__((deprecated(text)))
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 202311L
+#define SOWDB_DEPRECATED(text) [[deprecated(text)]]
 #else
 #define SOWDB_DEPRECATED(text)
 #endif
