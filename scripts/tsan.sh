@@ -28,15 +28,18 @@ cmake -S "${root}" -B "${build}" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DSOWDB_BUILD_GEN=ON -DSOWDB_STD_THREADS=ON -DSOWDB_BUILD_BENCH=OFF \
   -DSOWDB_BUILD_EXAMPLES=OFF >/dev/null
 echo "==> tsan: build, ${jobs} jobs"
-cmake --build "${build}" --parallel "${jobs}" \
-  --target sowdb_format_tests sowdb_probe_tests sowdb_gen_tests
+cmake --build "${build}" --parallel "${jobs}" --target sowdb_format_tests sowdb_probe_tests \
+  sowdb_gen_tests sowdb_published_tests sowdb_generate_tests
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 echo "==> tsan: the tests that share readers, table sets and handles between threads"
 "${build}/tests/format/sowdb_format_tests" --gtest_filter='*Thread*:BlockCache.*'
 "${build}/tests/probe/sowdb_probe_tests" --gtest_filter='*Thread*:CApi.*'
 echo "==> tsan: the generator's threaded tests (solvers at 1 and 2 threads, the start search)"
-# The large GeneratorThreads cases take minutes under TSan; the small ones and the byte-identity
-# test over three rule sets run the same parallel loops.
+# The brute-force comparison runs its one-pit-a-side cases here (every rule family through the
+# same parallel loops): the larger boards take minutes each under TSan.
 "${build}/tests/gen/sowdb_gen_tests" \
-  --gtest_filter='GeneratorThreads.*:Generate.TablesAreByteIdenticalForOneAndTwoThreads:Presets/GeneratorVsBruteForce.*:*SolveStart*'
+  --gtest_filter='*GeneratorThreads.*:Presets/GeneratorVsBruteForce.*/*_P1'
+"${build}/tests/gen/sowdb_published_tests" \
+  --gtest_filter='Generate.TablesAreByteIdenticalForOneAndTwoThreads'
+"${build}/tests/gen/sowdb_generate_tests" --gtest_filter='*SolveStart*'
 echo "==> tsan: passed"
