@@ -118,8 +118,10 @@ class PerThread {
 
   T& local() {
     std::unique_ptr<T>& slot = slots_[static_cast<std::size_t>(detail::t_slot)];
+    // Built in place from make_()'s prvalue, never moved (as enumerable_thread_specific does):
+    // a T may point into itself (the acyclic solver's scratch does).
     if (!slot)
-      slot = std::make_unique<T>(make_());
+      slot.reset(new T(make_()));
     return *slot;
   }
 
