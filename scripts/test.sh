@@ -30,8 +30,9 @@ generator_args=()
 if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
   generator_args=(-G Ninja)
 fi
+# Warnings are errors here as in CI (CONTRIBUTING.md); SOWDB_CMAKE_ARGS may turn it off.
 cmake -S . -B "$build_dir" "${generator_args[@]}" -DCMAKE_BUILD_TYPE=Release \
-  "${extra_cmake_args[@]}"
+  -DSOWDB_WARNINGS_AS_ERRORS=ON "${extra_cmake_args[@]}"
 
 step "build: $jobs jobs"
 cmake --build "$build_dir" --parallel "$jobs"

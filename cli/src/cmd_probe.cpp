@@ -383,7 +383,8 @@ std::unique_ptr<TableSet> open_probe_tables(const Args& args, const Stores& stor
   std::unique_ptr<TableSet> set = open_tables(args.tables, options);
   if (!args.objective.empty() && objective_of(args.objective) != set->objective()) {
     throw UsageError("--objective " + args.objective + ": " +
-                     set->explain(ProbeStatus::kWrongObjective, Pits{}));
+                     set->explain(ProbeStatus::kWrongObjective, Pits{}) +
+                         objective_remedy(set->objective()));
   }
   check_stores(*set, stores);
   return set;

@@ -102,7 +102,8 @@ nlohmann::json move_json(const gen::StartMove& m) {
 gen::ReachStart reach_start_from_tables(const Variant& v, const std::string& dir) {
   const std::unique_ptr<TableSet> tables = open_tables(dir);
   if (tables->objective() != Objective::kCooperative)
-    throw UsageError("--tables: " + tables->explain(ProbeStatus::kWrongObjective, Pits{}));
+    throw UsageError("--tables: " + tables->explain(ProbeStatus::kWrongObjective, Pits{}) +
+                     objective_remedy(tables->objective()));
   if (!(tables->rules() == v.rules.normalised())) {
     throw UsageError("--tables " + dir + " holds " + describe(tables->rules()) + ", not " +
                      describe(v.rules.normalised()));

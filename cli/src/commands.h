@@ -23,6 +23,10 @@ struct UsageError : std::runtime_error {
 /// rule sets) is bad input: throws UsageError with the probe library's reason.
 std::unique_ptr<TableSet> open_tables(const std::string& dir, const TableSetOptions& options = {});
 
+/// The command line that answers ProbeStatus::kWrongObjective on tables holding `held`
+/// ("; ask with --objective cooperative"), to append to TableSet::explain's cause.
+std::string objective_remedy(Objective held);
+
 /// The last layer a whole-directory command covers: every layer `tables` holds, or
 /// `max_stones` when that is >= 0. Asking for layers the directory does not hold throws
 /// UsageError (an error, not a silent clamp).

@@ -55,9 +55,31 @@ CLI::Validator number() {
 std::unique_ptr<TableSet> open_tables(const std::string& dir, const TableSetOptions& options) {
   try {
     return TableSet::open(dir, options);
+  } catch (const TableSetError& e) {
+    // The library states the cause; the remedy, a command line, is the program's to give.
+    const std::string write = "; `sowdb manifest --tables " + dir +
+                              " --variant V` writes it from the layer headers (" + e.layer_rules() +
+                              ")";
+    switch (e.cause()) {
+      case OpenError::kManifestMissing:
+      case OpenError::kManifestDamaged:
+      case OpenError::kManifestMismatch:
+        throw UsageError(e.what() + write);
+      case OpenError::kManifestUnconfirmed:
+        throw UsageError(std::string(e.what()) + "; `sowdb manifest --tables " + dir +
+                         "` confirms it");
+      default:
+        throw UsageError(e.what());
+    }
   } catch (const std::exception& e) {
     throw UsageError(e.what());
   }
+}
+
+std::string objective_remedy(Objective held) {
+  return held == Objective::kCooperative
+             ? "; ask with --objective cooperative"
+             : "; build co-operative tables with `sowdb gen --objective cooperative`";
 }
 
 int last_layer(const TableSet& tables, int max_stones, const std::string& dir) {

@@ -1,5 +1,6 @@
 // The table file reader: LayerReader (FORMAT.md, "Reader checks"; the header's checks are in
 // header.cpp, the seek table's in seek_table.cpp, the frames' in block_codec.cpp).
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -38,12 +39,22 @@ struct LayerReader::Impl {
   // After `options` is set.
   void make_caches() {
     const std::uint64_t blocks = info().block_count;
-    split_cache = options.depth_cache_blocks.has_value();
+    split_cache = options.depth_cache_blocks.has_value() || options.depth_cache_bytes.has_value();
+    // Bytes become frames at the size of a full block: the last, shorter block is counted as
+    // full, so the memory stays within the budget.
+    const std::size_t entries = std::max<std::size_t>(1, info().block_entries);
+    const auto frames = [&](std::optional<std::size_t> bytes,
+                            std::size_t bytes_per_entry,
+                            std::size_t blocks_if_unset) {
+      return bytes ? *bytes / (entries * bytes_per_entry) : blocks_if_unset;
+    };
     if (split_cache) {
-      caches[0].make(options.cache_blocks, blocks, 2 * blocks);
-      caches[1].make(*options.depth_cache_blocks, blocks, 2 * blocks);
+      caches[0].make(frames(options.cache_bytes, 1, options.cache_blocks), blocks, 2 * blocks);
+      caches[1].make(frames(options.depth_cache_bytes, 2, options.depth_cache_blocks.value_or(0)),
+                     blocks,
+                     2 * blocks);
     } else {
-      caches[0].make(options.cache_blocks, 2 * blocks, 2 * blocks);
+      caches[0].make(frames(options.cache_bytes, 2, options.cache_blocks), 2 * blocks, 2 * blocks);
     }
   }
   FrameCache& cache_of(std::uint64_t key) const { return caches[split_cache ? key & 1 : 0]; }

@@ -293,7 +293,8 @@ std::unique_ptr<DirectoryLock> prepare_output(const GenerateOptions& options,
                                               const std::string& holder) {
   const RuleSet rules = options.variant.rules.normalised();
   if (options.max_stones < 0 || options.max_stones > kMaxIndexedStones) {
-    throw InvalidRequest("--max-stones must be 0.." + std::to_string(kMaxIndexedStones));
+    throw InvalidRequest("the largest layer asked for, " + std::to_string(options.max_stones) +
+                         " seeds, is outside 0.." + std::to_string(kMaxIndexedStones));
   }
   check_memory(
       rules, options.max_stones, options.out, options.memory_limit_bytes, options.objective);

@@ -1,10 +1,6 @@
 // The acyclic layer solver (Kalah family, wari-us): one depth-first pass.
 #include <sys/mman.h>
-#include <tbb/blocked_range.h>
 #include <tbb/concurrent_hash_map.h>
-#include <tbb/enumerable_thread_specific.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <array>
@@ -16,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "parallel_loops.h"
 #include "solver_internal.h"
 #include "sowdb/format/index.h"
 #include "sowdb/probe/internal/solver_hooks.h"
@@ -96,7 +93,7 @@ class AcyclicSolver {
     std::atomic<std::uint64_t> done{0};
     const auto main_thread = std::this_thread::get_id();
     for (const std::vector<Tile>& pass : diagonals) {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pass.size(), 1), [&](const auto& r) {
+      parallel::for_ranges(std::size_t{0}, pass.size(), std::size_t{1}, [&](const auto& r) {
         // One frame per level of the fallback recursion; a deque keeps references valid as it
         // grows.
         std::deque<Frame>& stack = stacks_.local();
@@ -118,17 +115,19 @@ class AcyclicSolver {
       // One byte per position while solving (a thread that solves a position again writes the
       // same byte), one bit in the result.
       layer.recompute.assign((size_ + 63) / 64, 0);
-      tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, layer.recompute.size(), 1 << 10),
-                        [&](const auto& r) {
-                          for (std::uint64_t w = r.begin(); w != r.end(); ++w) {
-                            std::uint64_t bits = 0;
-                            const std::uint64_t first = w * 64;
-                            const std::uint64_t n = std::min<std::uint64_t>(64, size_ - first);
-                            for (std::uint64_t b = 0; b < n; ++b)
-                              bits |= std::uint64_t{mark_[first + b]} << b;
-                            layer.recompute[w] = bits;
-                          }
-                        });
+      parallel::for_ranges(std::uint64_t{0},
+                           std::uint64_t{layer.recompute.size()},
+                           std::uint64_t{1} << 10,
+                           [&](const auto& r) {
+                             for (std::uint64_t w = r.begin(); w != r.end(); ++w) {
+                               std::uint64_t bits = 0;
+                               const std::uint64_t first = w * 64;
+                               const std::uint64_t n = std::min<std::uint64_t>(64, size_ - first);
+                               for (std::uint64_t b = 0; b < n; ++b)
+                                 bits |= std::uint64_t{mark_[first + b]} << b;
+                               layer.recompute[w] = bits;
+                             }
+                           });
       mark_.reset();
     }
     return layer;
@@ -552,8 +551,8 @@ class AcyclicSolver {
   DepthOverflow overflow_;
   SmallerMarks marks_;
   std::unique_ptr<std::uint8_t[]> mark_;  // per position while solving, when marks_.on()
-  tbb::enumerable_thread_specific<std::deque<Frame>> stacks_;
-  tbb::enumerable_thread_specific<PairScratch> scratch_{[this] { return PairScratch(*this); }};
+  parallel::PerThread<std::deque<Frame>> stacks_;
+  parallel::PerThread<PairScratch> scratch_{[this] { return PairScratch(*this); }};
   Ranker rank_;
 };
 

@@ -7,11 +7,7 @@
 // public to several files and cost speed, for no reader's gain; decision record 0007 describes
 // how it solves a layer.
 #include <sys/mman.h>
-#include <tbb/blocked_range.h>
 #include <tbb/concurrent_hash_map.h>
-#include <tbb/enumerable_thread_specific.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <array>
@@ -23,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "parallel_loops.h"
 #include "solver_internal.h"
 #include "sowdb/format/index.h"
 #include "sowdb/probe/internal/solver_hooks.h"
@@ -96,7 +93,7 @@ class CyclicSolver {
     }
     // Undecided positions are worth 0: neither side can force a gain (endless play or a balanced
     // game); finished games worth 0 land here too.
-    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, size_, 1 << 16), [&](const auto& r) {
+    parallel::for_ranges(std::uint64_t{0}, size_, std::uint64_t{1} << 16, [&](const auto& r) {
       for (std::uint64_t i = r.begin(); i != r.end(); ++i) {
         if (!(cells_[i].state & kDecided)) {
           value_[i] = 0;
@@ -128,7 +125,7 @@ class CyclicSolver {
  private:
   // Worth of the best move that leaves the layer; counts the in-layer moves.
   void init() {
-    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, size_, 1 << 14), [&](const auto& r) {
+    parallel::for_ranges(std::uint64_t{0}, size_, std::uint64_t{1} << 14, [&](const auto& r) {
       // Oware's board gets a ranker of fixed size.
       if (k_ == 12)
         init_range<12>(r.begin(), r.end());
@@ -201,7 +198,7 @@ class CyclicSolver {
   // 63). Until a position is decided its byte keeps what init() wrote, and a seed of threshold t
   // holds +-t there, so a block without bit min(t, 63) has no seed of t.
   void mark_seed_values() {
-    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, blocks_, 16), [&](const auto& r) {
+    parallel::for_ranges(std::uint64_t{0}, blocks_, std::uint64_t{16}, [&](const auto& r) {
       for (std::uint64_t b = r.begin(); b != r.end(); ++b) {
         const std::uint64_t begin = b << kBlockShift;
         const std::uint64_t end = std::min(size_, begin + (std::uint64_t{1} << kBlockShift));
@@ -232,7 +229,7 @@ class CyclicSolver {
     // positions all of whose in-layer moves lead to a child worth >= t to its mover and whose
     // best exit is worth exactly -t (level 1).
     // A block found fully decided is skipped by the scans of the lower thresholds.
-    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, blocks_, 16), [&](const auto& r) {
+    parallel::for_ranges(std::uint64_t{0}, blocks_, std::uint64_t{16}, [&](const auto& r) {
       for (std::uint64_t b = r.begin(); b != r.end(); ++b) {
         if (settled_[b] || !(seed_values_[b] >> std::min(t, 63) & 1))
           continue;
@@ -290,9 +287,9 @@ class CyclicSolver {
       // that another thread touches, so both use plain read-modify-writes: locked ones stalled
       // on every cache miss.
       std::atomic<std::size_t> next{0};
-      const int slots = tbb::this_task_arena::max_concurrency();
+      const int slots = parallel::max_concurrency();
       while (next.load(std::memory_order_relaxed) < blocks.size()) {
-        tbb::parallel_for(0, slots, [&](int) {
+        parallel::for_slots(slots, [&](int) {
           Scratch& scratch = scratch_.local();
           while (scratch.preds.size() < kUpdateBuffer) {
             const std::size_t bi = next.fetch_add(1, std::memory_order_relaxed);
@@ -506,20 +503,22 @@ class CyclicSolver {
   // a position with a lost child never has all its moves' children won, so at most one of its
   // updates decides it. In bucket order the accesses climb through the layer and share lines.
   void apply(int t, int level) {
-    tbb::parallel_for(scratch_.range(1), [&](const auto& r) {
-      for (Scratch& scratch : r)
-        sort_updates(scratch);
+    std::vector<Scratch*> each;
+    scratch_.for_each([&](Scratch& scratch) { each.push_back(&scratch); });
+    parallel::for_ranges(std::size_t{0}, each.size(), std::size_t{1}, [&](const auto& r) {
+      for (std::size_t s = r.begin(); s != r.end(); ++s)
+        sort_updates(*each[s]);
     });
     std::vector<Scratch*> all;
-    for (Scratch& scratch : scratch_) {
-      if (!scratch.sorted.empty())
-        all.push_back(&scratch);
+    for (Scratch* scratch : each) {
+      if (!scratch->sorted.empty())
+        all.push_back(scratch);
     }
     if (all.empty())
       return;
     // A bucket spans whole lines, so that no two tasks write one line flag.
     static_assert(kLine <= (std::uint64_t{1} << kMinBucketShift));
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, buckets_, 16), [&](const auto& r) {
+    parallel::for_ranges(std::size_t{0}, buckets_, std::size_t{16}, [&](const auto& r) {
       for (const Scratch* scratch : all) {
         const std::uint64_t* e = scratch->sorted.data();
         const std::size_t begin = r.begin() == 0 ? 0 : scratch->counts[r.begin() - 1];
@@ -712,7 +711,7 @@ class CyclicSolver {
   std::unique_ptr<std::uint64_t[]> seed_values_;  // per block: see mark_seed_values()
   int bucket_shift_ = 0;                          // positions per update bucket, as a power of 2
   std::uint64_t buckets_ = 0;
-  tbb::enumerable_thread_specific<Scratch> scratch_;
+  parallel::PerThread<Scratch> scratch_;
   DepthOverflow overflow_;
   SmallerMarks marks_;
   std::vector<std::uint64_t> recompute_;

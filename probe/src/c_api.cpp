@@ -1,5 +1,6 @@
 // The C interface (sowdb.h) over TableSet. Every entry point catches every exception.
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -58,16 +59,16 @@ sowdb_status from_probe(sowdb::ProbeStatus s) noexcept {
 // Copies a C position into Pits after checking the handle and the pit count.
 sowdb_status load(const sowdb_tables* t,
                   const std::uint8_t* pits,
-                  std::int32_t npits,
+                  std::int32_t board_pits,
                   sowdb::Pits& out) noexcept {
   if (!t || !pits) {
     set_error("null argument");
     return SOWDB_ERR_ARGUMENT;
   }
   const int k = t->set->rules().pits();
-  if (npits != k) {
+  if (board_pits != k) {
     set_error("expected " + std::to_string(k) + " pits for " + t->name + ", got " +
-              std::to_string(npits));
+              std::to_string(board_pits));
     return SOWDB_ERR_BAD_POSITION;
   }
   out = sowdb::Pits{};
@@ -109,41 +110,22 @@ sowdb_status internal(const char* what) noexcept {
   return SOWDB_ERR_INTERNAL;
 }
 
-// sowdb_open and sowdb_open_with_cache(s); `name` is the caller's, for the error text.
-// `depth_blocks`: the depth blocks' own cache, or none (one cache for both).
-sowdb_status open_tables(const char* name,
-                         const char* dir,
-                         uint64_t cache_blocks,
-                         std::optional<uint64_t> depth_blocks,
-                         sowdb_tables** out) {
-  if (out)
-    *out = nullptr;
-  if (!dir || !out) {
-    set_error(std::string(name) + ": null argument");
-    return SOWDB_ERR_ARGUMENT;
-  }
-  try {
-    auto t = std::make_unique<sowdb_tables>();
-    sowdb::TableSetOptions options;
-    const auto blocks = [](uint64_t n) {
-      return static_cast<std::size_t>(
-          std::min<uint64_t>(n, std::numeric_limits<std::size_t>::max()));
-    };
-    options.cache_blocks = blocks(cache_blocks);
-    if (depth_blocks)
-      options.depth_cache_blocks = blocks(*depth_blocks);
-    t->set = sowdb::TableSet::open(dir, options);
-    t->name = t->set->variant().to_string();
-    *out = t.release();
-    return SOWDB_OK;
-  } catch (const std::bad_alloc&) {
-    return internal("out of memory");
-  } catch (const std::exception& e) {
-    set_error(e.what());
-    return SOWDB_ERR_OPEN;
-  } catch (...) {
-    return internal("sowdb_open: unknown error");
-  }
+// The fields of a caller's options struct that its struct_size covers; the rest keep their
+// defaults, so that a caller compiled against an older, shorter struct is read safely.
+bool read_options(const sowdb_open_options* in, sowdb_open_options& out) noexcept {
+  sowdb_open_options_init(&out);
+  if (!in)
+    return true;
+  const std::size_t size = in->struct_size;
+  if (size < offsetof(sowdb_open_options, cache_bytes))
+    return false;
+  std::memcpy(&out, in, std::min(size, sizeof out));
+  out.struct_size = sizeof out;
+  return true;
+}
+
+std::size_t to_size(uint64_t n) noexcept {
+  return static_cast<std::size_t>(std::min<uint64_t>(n, std::numeric_limits<std::size_t>::max()));
 }
 
 // A position's moves into the caller's array of `capacity`: the shared shape of
@@ -153,7 +135,7 @@ template <typename List, typename Out, typename Probe, typename Convert>
 sowdb_status list_moves(const char* name,
                         const sowdb_tables* tables,
                         const uint8_t* pits,
-                        int32_t npits,
+                        int32_t board_pits,
                         Out* out,
                         int32_t capacity,
                         int32_t* count,
@@ -161,7 +143,7 @@ sowdb_status list_moves(const char* name,
                         Convert&& convert) noexcept {
   try {
     sowdb::Pits pos;
-    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
+    if (const sowdb_status s = load(tables, pits, board_pits, pos); s != SOWDB_OK)
       return s;
     if (!count || (!out && capacity > 0) || capacity < 0) {
       set_error(std::string(name) + ": null pointer or negative capacity");
@@ -190,42 +172,47 @@ sowdb_status list_moves(const char* name,
 
 extern "C" {
 
-sowdb_status sowdb_open(const char* dir, sowdb_tables** out) {
-  return open_tables("sowdb_open", dir, sowdb::TableSetOptions{}.cache_blocks, std::nullopt, out);
-}
-
-sowdb_status sowdb_open_with_cache(const char* dir, uint64_t cache_blocks, sowdb_tables** out) {
-  return open_tables("sowdb_open_with_cache", dir, cache_blocks, std::nullopt, out);
-}
-
-sowdb_status sowdb_open_with_caches(const char* dir,
-                                    uint64_t value_blocks,
-                                    uint64_t depth_blocks,
-                                    sowdb_tables** out) {
-  return open_tables("sowdb_open_with_caches", dir, value_blocks, depth_blocks, out);
-}
-
 void sowdb_open_options_init(sowdb_open_options* options) {
   if (!options)
     return;
-  options->cache_blocks = sowdb::TableSetOptions{}.cache_blocks;
+  std::memset(options, 0, sizeof *options);
+  options->struct_size = sizeof *options;
   options->separate_depth_cache = 0;
-  options->depth_cache_blocks = 0;
+  options->cache_bytes = SOWDB_DEFAULT_CACHE_BYTES;
+  options->depth_cache_bytes = 0;
 }
 
-sowdb_status sowdb_open_opts(const char* dir,
-                             const sowdb_open_options* options,
-                             sowdb_tables** out) {
+sowdb_status sowdb_open(const char* dir, const sowdb_open_options* options, sowdb_tables** out) {
+  if (out)
+    *out = nullptr;
+  if (!dir || !out) {
+    set_error("sowdb_open: null argument");
+    return SOWDB_ERR_ARGUMENT;
+  }
   sowdb_open_options o;
-  sowdb_open_options_init(&o);
-  if (options)
-    o = *options;
-  return open_tables(
-      "sowdb_open_opts",
-      dir,
-      o.cache_blocks,
-      o.separate_depth_cache ? std::optional<uint64_t>(o.depth_cache_blocks) : std::nullopt,
-      out);
+  if (!read_options(options, o)) {
+    set_error("sowdb_open: options.struct_size is " + std::to_string(options->struct_size) +
+              "; fill the options with sowdb_open_options_init");
+    return SOWDB_ERR_ARGUMENT;
+  }
+  try {
+    auto t = std::make_unique<sowdb_tables>();
+    sowdb::TableSetOptions set_options;
+    set_options.cache_bytes = to_size(o.cache_bytes);
+    if (o.separate_depth_cache)
+      set_options.depth_cache_bytes = to_size(o.depth_cache_bytes);
+    t->set = sowdb::TableSet::open(dir, set_options);
+    t->name = t->set->variant().to_string();
+    *out = t.release();
+    return SOWDB_OK;
+  } catch (const std::bad_alloc&) {
+    return internal("out of memory");
+  } catch (const std::exception& e) {
+    set_error(e.what());
+    return SOWDB_ERR_OPEN;
+  } catch (...) {
+    return internal("sowdb_open: unknown error");
+  }
 }
 
 const char* sowdb_version(void) {
@@ -270,8 +257,16 @@ const char* sowdb_status_name(sowdb_status status) {
   return "SOWDB_ERR_UNKNOWN";
 }
 
+int32_t sowdb_board_pits(const sowdb_tables* tables) {
+  return tables ? tables->set->engine().pits() : 0;
+}
+
+int32_t sowdb_pits_per_side(const sowdb_tables* tables) {
+  return tables ? tables->set->engine().pits_per_side() : 0;
+}
+
 int32_t sowdb_pits(const sowdb_tables* tables) {
-  return tables ? tables->set->rules().pits() : 0;
+  return sowdb_board_pits(tables);
 }
 
 int32_t sowdb_max_stones(const sowdb_tables* tables) {
@@ -288,12 +283,12 @@ const char* sowdb_variant_name(const sowdb_tables* tables) {
 
 sowdb_status sowdb_probe_value(const sowdb_tables* tables,
                                const uint8_t* pits,
-                               int32_t npits,
+                               int32_t board_pits,
                                int32_t* value,
                                int32_t* depth) {
   try {
     sowdb::Pits pos;
-    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
+    if (const sowdb_status s = load(tables, pits, board_pits, pos); s != SOWDB_OK)
       return s;
     if (!value) {
       set_error("sowdb_probe_value: null value pointer");
@@ -315,11 +310,11 @@ sowdb_status sowdb_probe_value(const sowdb_tables* tables,
 
 sowdb_status sowdb_probe_value_only(const sowdb_tables* tables,
                                     const uint8_t* pits,
-                                    int32_t npits,
+                                    int32_t board_pits,
                                     int32_t* value) {
   try {
     sowdb::Pits pos;
-    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
+    if (const sowdb_status s = load(tables, pits, board_pits, pos); s != SOWDB_OK)
       return s;
     if (!value) {
       set_error("sowdb_probe_value_only: null value pointer");
@@ -338,7 +333,7 @@ sowdb_status sowdb_probe_value_only(const sowdb_tables* tables,
 
 sowdb_status sowdb_probe_moves(const sowdb_tables* tables,
                                const uint8_t* pits,
-                               int32_t npits,
+                               int32_t board_pits,
                                sowdb_move_worth* out,
                                int32_t capacity,
                                int32_t* count) {
@@ -346,23 +341,23 @@ sowdb_status sowdb_probe_moves(const sowdb_tables* tables,
       "sowdb_probe_moves",
       tables,
       pits,
-      npits,
+      board_pits,
       out,
       capacity,
       count,
       [](const sowdb::TableSet& set, const sowdb::Pits& pos, sowdb::MoveWorths& all) {
         return set.moves(pos, all);
       },
-      [npits](const sowdb::MoveWorth& m, sowdb_move_worth& o) { fill(m, npits, o); });
+      [board_pits](const sowdb::MoveWorth& m, sowdb_move_worth& o) { fill(m, board_pits, o); });
 }
 
 sowdb_status sowdb_best_move(const sowdb_tables* tables,
                              const uint8_t* pits,
-                             int32_t npits,
+                             int32_t board_pits,
                              sowdb_move_worth* out) {
   try {
     sowdb::Pits pos;
-    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
+    if (const sowdb_status s = load(tables, pits, board_pits, pos); s != SOWDB_OK)
       return s;
     if (!out) {
       set_error("sowdb_best_move: null out pointer");
@@ -372,7 +367,7 @@ sowdb_status sowdb_best_move(const sowdb_tables* tables,
     const sowdb::ProbeStatus s = tables->set->best_move(pos, best);
     if (s != sowdb::ProbeStatus::kOk)
       return fail(tables, s, pos);
-    fill(best, npits, *out);
+    fill(best, board_pits, *out);
     return SOWDB_OK;
   } catch (...) {
     return internal("sowdb_best_move: unexpected failure");
@@ -381,14 +376,14 @@ sowdb_status sowdb_best_move(const sowdb_tables* tables,
 
 sowdb_status sowdb_play(const sowdb_tables* tables,
                         const uint8_t* pits,
-                        int32_t npits,
+                        int32_t board_pits,
                         int32_t pit,
                         uint8_t* child,
                         int32_t* gain,
                         int32_t* extra_turn) {
   try {
     sowdb::Pits pos;
-    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
+    if (const sowdb_status s = load(tables, pits, board_pits, pos); s != SOWDB_OK)
       return s;
     if (!child) {
       set_error("sowdb_play: null child pointer");
@@ -405,7 +400,7 @@ sowdb_status sowdb_play(const sowdb_tables* tables,
       set_error("pit " + std::to_string(pit) + " is not a legal move");
       return SOWDB_ERR_ILLEGAL_MOVE;
     }
-    for (int i = 0; i < npits; ++i)
+    for (int i = 0; i < board_pits; ++i)
       child[i] = m.child[i];
     if (gain)
       *gain = m.gain();
@@ -447,6 +442,46 @@ sowdb_status sowdb_game_outcome(const sowdb_tables* tables,
   }
 }
 
+sowdb_status sowdb_probe_wdl(const sowdb_tables* tables,
+                             const uint8_t* pits,
+                             int32_t board_pits,
+                             int32_t store_mover,
+                             int32_t store_opponent,
+                             sowdb_wdl* out) {
+  try {
+    sowdb::Pits pos;
+    if (const sowdb_status s = load(tables, pits, board_pits, pos); s != SOWDB_OK)
+      return s;
+    if (!out) {
+      set_error("sowdb_probe_wdl: null out pointer");
+      return SOWDB_ERR_ARGUMENT;
+    }
+    int v = 0;
+    const sowdb::ProbeStatus s = tables->set->value(pos, v);
+    if (s != sowdb::ProbeStatus::kOk)
+      return fail(tables, s, pos);
+    int stones = 0;
+    for (int i = 0; i < board_pits; ++i)
+      stones += pos[i];
+    sowdb::GameOutcome o;
+    std::string error;
+    if (sowdb::game_outcome(
+            tables->set->variant(), v, store_mover, store_opponent, stones, o, &error) !=
+        sowdb::OutcomeStatus::kOk) {
+      set_error(error);
+      return SOWDB_ERR_ARGUMENT;
+    }
+    out->result = static_cast<int32_t>(o.result);
+    out->value = v;
+    out->final_mover_x2 = 2 * store_mover + stones + v;
+    out->final_opponent_x2 = 2 * store_opponent + stones - v;
+    out->decided = o.decided ? 1 : 0;
+    return SOWDB_OK;
+  } catch (...) {
+    return internal("sowdb_probe_wdl: unexpected failure");
+  }
+}
+
 int32_t sowdb_objective(const sowdb_tables* tables) {
   if (!tables)
     return -1;
@@ -455,12 +490,12 @@ int32_t sowdb_objective(const sowdb_tables* tables) {
 
 sowdb_status sowdb_reach(const sowdb_tables* tables,
                          const uint8_t* pits,
-                         int32_t npits,
+                         int32_t board_pits,
                          uint64_t bits[4],
                          int32_t* stones) {
   try {
     sowdb::Pits pos;
-    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
+    if (const sowdb_status s = load(tables, pits, board_pits, pos); s != SOWDB_OK)
       return s;
     if (!bits) {
       set_error("sowdb_reach: null bits pointer");
@@ -481,7 +516,7 @@ sowdb_status sowdb_reach(const sowdb_tables* tables,
 
 sowdb_status sowdb_balanced(const sowdb_tables* tables,
                             const uint8_t* pits,
-                            int32_t npits,
+                            int32_t board_pits,
                             int32_t store_mover,
                             int32_t store_opponent,
                             int32_t* balanced) {
@@ -491,7 +526,7 @@ sowdb_status sowdb_balanced(const sowdb_tables* tables,
   }
   uint64_t bits[4];
   int32_t stones = 0;
-  const sowdb_status s = sowdb_reach(tables, pits, npits, bits, &stones);
+  const sowdb_status s = sowdb_reach(tables, pits, board_pits, bits, &stones);
   if (s != SOWDB_OK)
     return s;
   sowdb::ReachSet set;
@@ -503,7 +538,7 @@ sowdb_status sowdb_balanced(const sowdb_tables* tables,
 
 sowdb_status sowdb_reach_moves(const sowdb_tables* tables,
                                const uint8_t* pits,
-                               int32_t npits,
+                               int32_t board_pits,
                                sowdb_reach_move* out,
                                int32_t capacity,
                                int32_t* count) {
@@ -511,27 +546,27 @@ sowdb_status sowdb_reach_moves(const sowdb_tables* tables,
       "sowdb_reach_moves",
       tables,
       pits,
-      npits,
+      board_pits,
       out,
       capacity,
       count,
       [](const sowdb::TableSet& set, const sowdb::Pits& pos, sowdb::MoveReaches& all) {
         return set.reach_moves(pos, all);
       },
-      [npits](const sowdb::MoveReach& m, sowdb_reach_move& o) {
+      [board_pits](const sowdb::MoveReach& m, sowdb_reach_move& o) {
         o = sowdb_reach_move{};
         o.pit = m.move.pit;
         o.gain = m.move.gain();
         o.extra_turn = m.move.extra_turn ? 1 : 0;
         std::copy(m.reachable.bits.begin(), m.reachable.bits.end(), o.bits);
-        for (int p = 0; p < npits; ++p)
+        for (int p = 0; p < board_pits; ++p)
           o.child[p] = m.move.child[static_cast<std::size_t>(p)];
       });
 }
 
 sowdb_status sowdb_cooperative_line(const sowdb_tables* tables,
                                     const uint8_t* pits,
-                                    int32_t npits,
+                                    int32_t board_pits,
                                     int32_t target,
                                     int32_t* moves,
                                     int32_t capacity,
@@ -539,7 +574,7 @@ sowdb_status sowdb_cooperative_line(const sowdb_tables* tables,
                                     int32_t* end) {
   try {
     sowdb::Pits pos;
-    if (const sowdb_status s = load(tables, pits, npits, pos); s != SOWDB_OK)
+    if (const sowdb_status s = load(tables, pits, board_pits, pos); s != SOWDB_OK)
       return s;
     if (!count || !end || (!moves && capacity > 0) || capacity < 0) {
       set_error("sowdb_cooperative_line: null pointer or negative capacity");

@@ -72,8 +72,8 @@ OutcomeStatus game_outcome(const Variant& variant,
   o.opponent = store_opponent + (stones - value) / 2.0;
   if (variant.rules.family == Family::kOware) {
     // Seeds never leave a store, so a store with more than half of the game's seeds has won
-    // however the rest is shared (docs/RULES.md, the majority rule). Out of the game's seeds, not of the
-    // stores and board given: stores given as 0,0 mid-game hold less than the game.
+    // however the rest is shared (docs/RULES.md, the majority rule). Out of the game's seeds, not
+    // of the stores and board given: stores given as 0,0 mid-game hold less than the game.
     if (2 * store_mover > total) {
       o.decided = true;
       o.result = GameResult::kWin;

@@ -83,8 +83,8 @@ int Rules::legal_moves(const Pits& board, MoveList& out) const noexcept {
   int n = 0;
   switch (rules_.family) {
     case Family::kOware: {
-      // docs/RULES.md, the Oware family, items 3-4: the feeding rule first, then (under `forbidden`)
-      // the grand-slam rule among the moves that remain.
+      // docs/RULES.md, the Oware family, items 3-4: the feeding rule first, then (under
+      // `forbidden`) the grand-slam rule among the moves that remain.
       const int opponent = opponent_seeds(board);
       int grand_slams = 0;
       for (int i = 0; i < p_; ++i) {
@@ -197,7 +197,8 @@ bool Rules::play(const Pits& board, int pit, Move& out) const noexcept {
 }
 
 bool Rules::kalah_over(const Pits& board) const noexcept {
-  // docs/RULES.md, the Kalah family, item 4: under `empty_side` a position with an empty side is already over.
+  // docs/RULES.md, the Kalah family, item 4: under `empty_side` a position with an empty side is
+  // already over.
   return rules_.end == KalahEnd::kEmptySide &&
          (own_seeds(board) == 0 || opponent_seeds(board) == 0);
 }

@@ -73,6 +73,8 @@ struct TableSet::Impl {
         OpenOptions open;
         open.cache_blocks = options.cache_blocks;
         open.depth_cache_blocks = options.depth_cache_blocks;
+        open.cache_bytes = options.cache_bytes;
+        open.depth_cache_bytes = options.depth_cache_bytes;
         open.verify_checksums = options.verify_checksums;
         open.expected_rules = rules;
         open.expected_stones = n;

@@ -97,116 +97,164 @@ std::map<int, LayerFile> read_layer_files(const fs::path& dir) {
 TableSet::TableSet(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 TableSet::~TableSet() = default;
 
-std::unique_ptr<TableSet> TableSet::open(const fs::path& dir, const TableSetOptions& options) {
+namespace {
+
+// What the layer headers of a directory agree on (check_layers).
+struct LayerRules {
+  RuleSet rules;
+  Objective objective = Objective::kCompetitive;
+};
+
+// Step 1 of TableSet::open: the directory's layer files with their headers read.
+std::map<int, LayerFile> scan_directory(const fs::path& dir) {
   std::error_code ec;
   if (dir.empty())
-    throw std::runtime_error("the table directory is an empty path");
+    throw TableSetError(OpenError::kNoDirectory, dir, "the table directory is an empty path");
   if (!fs::is_directory(dir, ec)) {
-    throw std::runtime_error(dir.string() + ": " +
-                             (fs::exists(dir, ec) ? "not a directory" : "no such directory"));
+    throw TableSetError(
+        OpenError::kNoDirectory,
+        dir,
+        dir.string() + ": " + (fs::exists(dir, ec) ? "not a directory" : "no such directory"));
   }
   std::map<int, LayerFile> found;
   try {
     found = read_layer_files(dir);
   } catch (const std::system_error& e) {
-    throw std::runtime_error(dir.string() + ": cannot list the directory: " + e.code().message());
+    throw TableSetError(OpenError::kNoDirectory,
+                        dir,
+                        dir.string() + ": cannot list the directory: " + e.code().message());
   }
   if (found.empty()) {
-    throw std::runtime_error(dir.string() + ": no table files (layer-NNN.sdb) in the directory");
+    throw TableSetError(OpenError::kNoTables,
+                        dir,
+                        dir.string() + ": no table files (layer-NNN.sdb) in the directory");
   }
-  std::optional<RuleSet> rules;
-  Objective objective = Objective::kCompetitive;
+  return found;
+}
+
+// Step 2: every readable header holds one rule set and one objective, and layer 0 is there.
+LayerRules check_layers(const fs::path& dir, const std::map<int, LayerFile>& found) {
+  std::optional<LayerRules> agreed;
   int rules_from = -1;
   for (const auto& [n, f] : found) {
     if (!f.info)
       continue;
-    if (!rules) {
-      rules = f.info->rules.normalised();
-      objective = f.info->objective;
+    if (!agreed) {
+      agreed = LayerRules{f.info->rules.normalised(), f.info->objective};
       rules_from = n;
-    } else if (f.info->objective != objective) {
-      throw std::runtime_error(dir.string() + " mixes competitive and co-operative tables: " +
-                               layer_file_name(rules_from) + " is " + to_string(objective) + ", " +
-                               layer_file_name(n) + " " + to_string(f.info->objective));
-    } else if (!(f.info->rules.normalised() == *rules)) {
-      throw std::runtime_error(
+    } else if (f.info->objective != agreed->objective) {
+      throw TableSetError(OpenError::kMixedTables,
+                          dir,
+                          dir.string() + " mixes competitive and co-operative tables: " +
+                              layer_file_name(rules_from) + " is " + to_string(agreed->objective) +
+                              ", " + layer_file_name(n) + " " + to_string(f.info->objective));
+    } else if (!(f.info->rules.normalised() == agreed->rules)) {
+      throw TableSetError(
+          OpenError::kMixedTables,
+          dir,
           dir.string() + " holds tables of different rule sets: " + layer_file_name(rules_from) +
-          " (" + describe(*rules) + ") and " + layer_file_name(n) + " (" +
-          describe(f.info->rules.normalised()) + ")");
+              " (" + describe(agreed->rules) + ") and " + layer_file_name(n) + " (" +
+              describe(f.info->rules.normalised()) + ")");
     }
   }
-  if (!rules) {
-    throw std::runtime_error(dir.string() + ": no readable table file (" +
-                             found.begin()->second.error + ")");
+  if (!agreed) {
+    throw TableSetError(
+        OpenError::kNoTables,
+        dir,
+        dir.string() + ": no readable table file (" + found.begin()->second.error + ")");
   }
   if (!found.count(0)) {
-    throw std::runtime_error(dir.string() + ": " + layer_file_name(0) +
-                             " is missing (tables must cover every seed count from 0)");
+    throw TableSetError(OpenError::kLayerZeroMissing,
+                        dir,
+                        dir.string() + ": " + layer_file_name(0) +
+                            " is missing (tables must cover every seed count from 0)",
+                        describe(agreed->rules));
   }
+  return *agreed;
+}
 
+// One slot per layer 0..top; a gap or a header that does not read fails only the probes that
+// need that layer, with the reason kept for explain().
+void make_slots(TableSet::Impl& impl, const fs::path& dir, const std::map<int, LayerFile>& found) {
+  for (int n = 0; n <= impl.top; ++n) {
+    auto slot = std::make_unique<LayerSlot>();
+    const auto it = found.find(n);
+    ProbeStatus failure = ProbeStatus::kOk;
+    if (it == found.end()) {
+      slot->path = dir / layer_file_name(n);
+      failure = ProbeStatus::kMissingTable;
+      slot->error = slot->path.string() + " is missing (the directory holds layers up to " +
+                    std::to_string(impl.top) + ")";
+    } else {
+      const LayerFile& f = it->second;
+      slot->path = f.path;
+      if (!f.info) {
+        failure = ProbeStatus::kCorruptTable;
+        slot->error = f.error;
+      } else if (f.info->stones != n) {
+        failure = ProbeStatus::kCorruptTable;
+        slot->error = f.path.string() + ": holds " +
+                      probe_detail::count_text(f.info->stones, "seed", "seeds") + ", not the " +
+                      std::to_string(n) + " of its name";
+      }
+    }
+    if (failure != ProbeStatus::kOk) {
+      slot->failure = failure;
+      slot->state.store(2);
+    }
+    impl.slots.push_back(std::move(slot));
+  }
+}
+
+// Step 3: the manifest names the variant (the seeds per pit are nowhere else) and must agree
+// with every layer's header: a missing, damaged or lying one is refused, never guessed around.
+Variant read_checked_manifest(const fs::path& dir,
+                              const std::map<int, LayerFile>& found,
+                              const RuleSet& rules) {
+  const fs::path manifest = dir / kManifestName;
+  const std::string held = describe(rules);
+  const std::optional<ManifestContent> content = read_manifest(dir);
+  if (!content) {
+    throw TableSetError(OpenError::kManifestMissing, dir, manifest.string() + " is missing", held);
+  }
+  if (!content->error.empty()) {
+    throw TableSetError(
+        content->legacy ? OpenError::kManifestUnconfirmed : OpenError::kManifestDamaged,
+        dir,
+        manifest.string() + ": " + content->error,
+        held);
+  }
+  for (const auto& [n, f] : found) {
+    if (f.info && !(f.info->rules.normalised() == content->variant->rules.normalised())) {
+      throw TableSetError(OpenError::kManifestMismatch,
+                          dir,
+                          manifest.string() + " names " + content->variant->to_string() + " (" +
+                              describe(content->variant->rules.normalised()) + ") but " +
+                              layer_file_name(n) + " holds " + held,
+                          held);
+    }
+  }
+  return *content->variant;
+}
+
+}  // namespace
+
+std::unique_ptr<TableSet> TableSet::open(const fs::path& dir, const TableSetOptions& options) {
+  const std::map<int, LayerFile> found = scan_directory(dir);
+  const LayerRules layers = check_layers(dir, found);
   auto impl = std::make_unique<Impl>();
   impl->dir = dir;
   impl->options = options;
-  impl->rules = *rules;
-  impl->objective = objective;
-  impl->engine.emplace(*rules);
+  impl->rules = layers.rules;
+  impl->objective = layers.objective;
+  impl->engine.emplace(layers.rules);
   int max = -1;
   while (found.count(max + 1))
     ++max;
   impl->max_stones = max;
   impl->top = found.rbegin()->first;
-  for (int n = 0; n <= impl->top; ++n) {
-    auto slot = std::make_unique<LayerSlot>();
-    if (!found.count(n)) {
-      // A gap: the layers above it stay unreadable, and say which file is missing.
-      slot->path = dir / layer_file_name(n);
-      slot->failure = ProbeStatus::kMissingTable;
-      slot->error = slot->path.string() + " is missing (the directory holds layers up to " +
-                    std::to_string(impl->top) + "; `sowdb gen` builds it again)";
-      slot->state.store(2);
-      impl->slots.push_back(std::move(slot));
-      continue;
-    }
-    const LayerFile& f = found.at(n);
-    slot->path = f.path;
-    if (!f.info) {
-      slot->failure = ProbeStatus::kCorruptTable;
-      slot->error = f.error;
-      slot->state.store(2);
-    } else if (f.info->stones != n) {
-      slot->failure = ProbeStatus::kCorruptTable;
-      slot->error = f.path.string() + ": holds " +
-                    probe_detail::count_text(f.info->stones, "seed", "seeds") + ", not the " +
-                    std::to_string(n) + " of its name";
-      slot->state.store(2);
-    }
-    impl->slots.push_back(std::move(slot));
-  }
-
-  // The manifest names the variant (the seeds per pit are nowhere else) and must agree with
-  // every layer's header: a missing, damaged or lying one is refused, never guessed around.
-  const fs::path manifest = dir / kManifestName;
-  const std::string repair = "; `sowdb manifest --tables " + dir.string() +
-                             " --variant V` writes it from the layer "
-                             "headers (" +
-                             describe(*rules) + ")";
-  const std::optional<ManifestContent> content = read_manifest(dir);
-  if (!content)
-    throw std::runtime_error(manifest.string() + " is missing" + repair);
-  if (!content->error.empty()) {
-    throw std::runtime_error(manifest.string() + ": " + content->error +
-                             (content->legacy
-                                  ? "; `sowdb manifest --tables " + dir.string() + "` confirms it"
-                                  : repair));
-  }
-  for (const auto& [n, f] : found) {
-    if (f.info && !(f.info->rules.normalised() == content->variant->rules.normalised())) {
-      throw std::runtime_error(manifest.string() + " names " + content->variant->to_string() +
-                               " (" + describe(content->variant->rules.normalised()) + ") but " +
-                               layer_file_name(n) + " holds " + describe(*rules) + repair);
-    }
-  }
-  impl->variant = *content->variant;
+  make_slots(*impl, dir, found);
+  impl->variant = read_checked_manifest(dir, found, layers.rules);
   return std::unique_ptr<TableSet>(new TableSet(std::move(impl)));
 }
 
@@ -437,11 +485,9 @@ std::string TableSet::explain(ProbeStatus status, const Pits& position) const {
     case ProbeStatus::kWrongObjective:
       return impl_->objective == Objective::kCooperative
                  ? "the tables in " + impl_->dir.string() +
-                       " are co-operative (reachable sets, `sowdb gen --objective cooperative`): "
-                       "they hold no competitive values; ask with --objective cooperative"
+                       " are co-operative (reachable sets): they hold no competitive values"
                  : "the tables in " + impl_->dir.string() +
-                       " are competitive (values and depths): they hold no co-operative sets; "
-                       "build those with `sowdb gen --objective cooperative`";
+                       " are competitive (values and depths): they hold no co-operative sets";
     case ProbeStatus::kUnreachable:
       return "no joint line of play reaches that difference from this position";
   }

@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -27,6 +28,12 @@ struct Case {
   int max_stones;   // tables and sets compared up to here
   int line_stones;  // lines checked for every target up to here
 };
+
+// The parameter as a failure list shows it ("wari-kc 3 pits, 8 seeds, lines to 6"), not as bytes.
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.variant << " " << c.pits_per_side << " pits, " << c.max_stones << " seeds, lines to "
+      << c.line_stones;
+}
 
 std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -205,7 +212,7 @@ TEST(CooperativeTables, CInterface) {
   TempDir dir("coop-c-api");
   generate_cooperative(v, 8, dir.path());
   sowdb_tables* t = nullptr;
-  ASSERT_EQ(sowdb_open(dir.path().c_str(), &t), SOWDB_OK);
+  ASSERT_EQ(sowdb_open(dir.path().c_str(), nullptr, &t), SOWDB_OK);
   EXPECT_EQ(sowdb_objective(t), 1);
   const std::uint8_t pits[4] = {2, 1, 0, 3};
   std::uint64_t bits[4] = {};

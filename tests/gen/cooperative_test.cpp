@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,6 +24,11 @@ struct Case {
   int pits_per_side;
   int max_stones;
 };
+
+// The parameter as a failure list shows it ("oware 3 pits, 8 seeds"), not as bytes.
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.variant << " " << c.pits_per_side << " pits, " << c.max_stones << " seeds";
+}
 
 class ReachVsBruteForce : public testing::TestWithParam<Case> {};
 

@@ -105,7 +105,7 @@ TEST(ProbeErrors, TooManyStonesAndBadPositions) {
   EXPECT_EQ(set->value(huge, v, d), ProbeStatus::kBadPosition);
 
   sowdb_tables* h = nullptr;
-  ASSERT_EQ(sowdb_open(g.dir.c_str(), &h), SOWDB_OK);
+  ASSERT_EQ(sowdb_open(g.dir.c_str(), nullptr, &h), SOWDB_OK);
   std::int32_t cv = 0;
   EXPECT_EQ(sowdb_probe_value(h, p.data(), 12, &cv, nullptr), SOWDB_ERR_TOO_MANY_STONES);
   EXPECT_NE(std::string(sowdb_last_error()).find("13 seeds"), std::string::npos);
@@ -129,7 +129,7 @@ TEST(ProbeErrors, MissingLayerFile) {
   auto set = TableSet::open(dir);
   ASSERT_EQ(set->max_stones(), 12);
   sowdb_tables* before = nullptr;
-  ASSERT_EQ(sowdb_open(dir.c_str(), &before), SOWDB_OK);
+  ASSERT_EQ(sowdb_open(dir.c_str(), nullptr, &before), SOWDB_OK);
   fs::remove(dir / "layer-005.sdb");
   {
     // The C ABI names the status: a missing file, not a corrupt one.
@@ -161,7 +161,7 @@ TEST(ProbeErrors, MissingLayerFile) {
   }
   EXPECT_EQ(reopened->value(some_position(13, 12), v, d), ProbeStatus::kTooManyStones);
   sowdb_tables* h = nullptr;
-  ASSERT_EQ(sowdb_open(dir.c_str(), &h), SOWDB_OK);
+  ASSERT_EQ(sowdb_open(dir.c_str(), nullptr, &h), SOWDB_OK);
   EXPECT_EQ(sowdb_max_stones(h), 4);
   std::int32_t cv = 0;
   EXPECT_EQ(sowdb_probe_value(h, p12.data(), 12, &cv, nullptr), SOWDB_ERR_MISSING_TABLE);
@@ -171,7 +171,7 @@ TEST(ProbeErrors, MissingLayerFile) {
   // Without layer 0 the directory is refused.
   fs::remove(dir / "layer-000.sdb");
   EXPECT_THROW(TableSet::open(dir), std::runtime_error);
-  EXPECT_EQ(sowdb_open(dir.c_str(), &h), SOWDB_ERR_OPEN);
+  EXPECT_EQ(sowdb_open(dir.c_str(), nullptr, &h), SOWDB_ERR_OPEN);
   EXPECT_EQ(h, nullptr);
   EXPECT_NE(std::string(sowdb_last_error()).find("layer-000.sdb"), std::string::npos);
 }
@@ -207,7 +207,7 @@ TEST(ProbeErrors, CorruptAndTruncatedLayerFiles) {
   EXPECT_EQ(set->value(p9, v, d), ProbeStatus::kOk);
   // The C ABI reports the same, with a message.
   sowdb_tables* h = nullptr;
-  ASSERT_EQ(sowdb_open(dir.c_str(), &h), SOWDB_OK);
+  ASSERT_EQ(sowdb_open(dir.c_str(), nullptr, &h), SOWDB_OK);
   std::int32_t cv = 0;
   EXPECT_EQ(sowdb_probe_value(h, p7.data(), 12, &cv, nullptr), SOWDB_ERR_CORRUPT_TABLE);
   EXPECT_NE(std::string(sowdb_last_error()).find("layer-007.sdb"), std::string::npos)
@@ -255,7 +255,7 @@ TEST(ProbeErrors, ExplainNamesTheLayerThatFailed) {
   EXPECT_NE(why.find("layer-010.sdb"), std::string::npos) << why;
   // The C ABI explains through the same path.
   sowdb_tables* h = nullptr;
-  ASSERT_EQ(sowdb_open(dir.c_str(), &h), SOWDB_OK);
+  ASSERT_EQ(sowdb_open(dir.c_str(), nullptr, &h), SOWDB_OK);
   sowdb_move_worth best{};
   EXPECT_EQ(sowdb_best_move(h, p.data(), 12, &best), SOWDB_ERR_CORRUPT_TABLE);
   EXPECT_NE(std::string(sowdb_last_error()).find("layer-010.sdb"), std::string::npos)

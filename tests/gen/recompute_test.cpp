@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <string>
 #include <vector>
@@ -122,6 +123,11 @@ struct Case {
   const char* variant;
   int max_stones;
 };
+
+// The parameter as a failure list shows it ("oware/3x4 to 14 seeds"), not as bytes.
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.variant << " to " << c.max_stones << " seeds";
+}
 
 class SameAnswers : public testing::TestWithParam<Case> {};
 

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <sstream>
 #include <string>
@@ -206,6 +207,11 @@ struct Case {
   int pits_per_side = 1;
   int max_stones = 0;
 };
+
+// The parameter as a failure list shows it ("oware 6 pits, 13 seeds"), not as bytes.
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.preset << " " << c.pits_per_side << " pits, " << c.max_stones << " seeds";
+}
 
 std::ostream& operator<<(std::ostream& os, const Case& c) {
   return os << c.preset << " P=" << c.pits_per_side << " n<=" << c.max_stones;

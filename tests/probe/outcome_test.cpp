@@ -123,7 +123,8 @@ TEST(GameOutcome, BadArgumentsAreRefused) {
 }
 
 // Every possible input of a small Oware game: the scores add up to the seeds accounted for,
-// differ by A - B + value, and the result and the majority follow the majority rule (docs/RULES.md).
+// differ by A - B + value, and the result and the majority follow the majority rule
+// (docs/RULES.md).
 TEST(GameOutcome, EveryInputOfASmallGame) {
   const Variant v = variant("abapa/2x3");  // 12 seeds
   for (int n = 0; n <= 12; ++n) {
@@ -174,7 +175,7 @@ TEST(GameOutcomeC, AgreesWithCppAndRefusesImpossibleStores) {
   write_manifest(dir, variant("oware/2x3"));
 
   sowdb_tables* h = nullptr;
-  ASSERT_EQ(sowdb_open(dir.c_str(), &h), SOWDB_OK) << sowdb_last_error();
+  ASSERT_EQ(sowdb_open(dir.c_str(), nullptr, &h), SOWDB_OK) << sowdb_last_error();
   const Variant v = variant("oware/2x3");
   for (int n = 0; n <= 12; ++n) {
     for (int a = 0; a <= 13; ++a) {

@@ -294,6 +294,15 @@ struct OpenOptions {
   std::optional<RuleSet> expected_rules;
   /// When set, open fails with kRuleMismatch unless the file holds this many stones.
   std::optional<int> expected_stones;
+  /// When set, the cache is sized in bytes of decoded frames instead, and this replaces
+  /// `cache_blocks`: it holds cache_bytes / (block_entries x B) frames, B = 1 for a value frame
+  /// and 2 for a depth frame (a shared cache counts every frame at 2). With
+  /// `depth_cache_bytes` or `depth_cache_blocks` set, value frames only. Excludes the ~100
+  /// bytes of bookkeeping per frame.
+  std::optional<std::size_t> cache_bytes;
+  /// When set, depth frames get a cache of their own of depth_cache_bytes / (2 x block_entries)
+  /// frames, as `depth_cache_blocks` (which it replaces) describes.
+  std::optional<std::size_t> depth_cache_bytes;
 };
 
 /// Counters of a LayerReader's block cache (OpenOptions::cache_blocks).

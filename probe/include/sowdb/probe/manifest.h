@@ -50,7 +50,8 @@ std::optional<ManifestContent> read_manifest(const std::filesystem::path& dir);
 /// Writes `dir`/sowdb.json for `variant` through a temporary file renamed into place, unless it
 /// already holds exactly that text (so that a rerun over a read-only directory writes nothing).
 /// ERRORS throws std::runtime_error naming the file when it cannot be written (the temporary is
-/// removed): a std::system_error carrying errno when the system refused. THREAD SAFETY one writer per directory (the caller holds the directory's lock).
+/// removed): a std::system_error carrying errno when the system refused. THREAD SAFETY one writer
+/// per directory (the caller holds the directory's lock).
 void write_manifest(const std::filesystem::path& dir, const Variant& variant);
 
 }  // namespace sowdb

@@ -31,8 +31,8 @@ struct GameOutcome {
   /// The opponent's final seeds: store_opponent + (stones - value) / 2.
   double opponent = 0;
   /// Oware family: a store already holds more than half of total_seeds, which decides the game
-  /// whatever the value (docs/RULES.md, the majority rule); `result` says whose store. Always false in the
-  /// other families.
+  /// whatever the value (docs/RULES.md, the majority rule); `result` says whose store. Always false
+  /// in the other families.
   bool decided = false;
   /// kWin or kLoss when `decided` (the mover's or the opponent's store), else the sign of
   /// mover - opponent, that is of store_mover - store_opponent + value.

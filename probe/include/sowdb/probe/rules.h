@@ -155,8 +155,8 @@ class Rules {
   // One move from the mover's non-empty pit `i`, without the grand-slam legality rule; false
   // when the feeding rule forbids it.
   bool oware_move(const Pits& board, int i, int opponent_seeds, Move& m) const noexcept;
-  // docs/RULES.md, the Oware family, item 4: under `forbidden` a grand slam is legal only when every
-  // legal move is one. Drops the grand slams among moves[0..count) unless all `legal` legal
+  // docs/RULES.md, the Oware family, item 4: under `forbidden` a grand slam is legal only when
+  // every legal move is one. Drops the grand slams among moves[0..count) unless all `legal` legal
   // moves (`grand_slams` of them grand slams) are; returns how many moves are kept.
   int drop_forbidden_grand_slams(MoveList& moves,
                                  int count,

@@ -15,7 +15,9 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sowdb/format/rule_set.h"
@@ -41,6 +43,44 @@ struct LayerFile {
 /// std::system_error) when the directory cannot be listed. Thread safe.
 std::map<int, LayerFile> read_layer_files(const std::filesystem::path& dir);
 
+/// Why TableSet::open refused a directory (TableSetError::cause). A front end adds its own
+/// remedy from this (the CLI names `sowdb manifest`); the library's message states the cause.
+enum class OpenError : std::uint8_t {
+  kNoDirectory,          ///< The path is empty, missing, not a directory or cannot be listed.
+  kNoTables,             ///< No layer file, or none whose header reads.
+  kMixedTables,          ///< Layers of different rule sets or of both objectives.
+  kLayerZeroMissing,     ///< layer-000.sdb is missing.
+  kManifestMissing,      ///< sowdb.json is missing.
+  kManifestDamaged,      ///< sowdb.json does not read, is not a manifest or fails its checksum.
+  kManifestUnconfirmed,  ///< sowdb.json was written by an older sowdb, without a checksum.
+  kManifestMismatch,     ///< sowdb.json names rules that a layer's header does not hold.
+};
+
+/// What TableSet::open throws: a one-line message naming the directory and the cause, with the
+/// cause as a value and, once known, the rule set the layer headers hold.
+class TableSetError : public std::runtime_error {
+ public:
+  TableSetError(OpenError cause,
+                std::filesystem::path dir,
+                const std::string& message,
+                std::string layer_rules = {})
+      : std::runtime_error(message),
+        cause_(cause),
+        dir_(std::move(dir)),
+        layer_rules_(std::move(layer_rules)) {}
+  /// Why the directory was refused.
+  OpenError cause() const noexcept { return cause_; }
+  /// The directory as given to open.
+  const std::filesystem::path& directory() const noexcept { return dir_; }
+  /// describe() of the layers' rule set, when open got that far; else empty.
+  const std::string& layer_rules() const noexcept { return layer_rules_; }
+
+ private:
+  OpenError cause_;
+  std::filesystem::path dir_;
+  std::string layer_rules_;
+};
+
 /// The outcome of a probe.
 enum class ProbeStatus : std::uint8_t {
   kOk = 0,         ///< The answer is valid.
@@ -59,13 +99,21 @@ enum class ProbeStatus : std::uint8_t {
 /// The name of `status` without its `k` ("Ok", "BadPosition", ...). Never null. Thread safe.
 const char* to_string(ProbeStatus status) noexcept;
 
-/// Options of `TableSet::open`.
+/// The default block cache of a layer, in bytes of decoded frames (TableSetOptions::cache_bytes,
+/// sowdb_open_options.cache_bytes): 64 KiB, eight depth frames of the generator's 4096-entry
+/// blocks.
+inline constexpr std::size_t kDefaultCacheBytes = std::size_t{64} << 10;
+
+/// Options of `TableSet::open`. Caches are sized in bytes (cache_bytes, depth_cache_bytes); the
+/// block counts beside them are deprecated (2026-11-25; removed before 1.0).
 struct TableSetOptions {
-  /// Decoded blocks kept in memory per layer (value and depth blocks counted separately; see
+  /// DEPRECATED (2026-11-25; removed before 1.0): use cache_bytes. Decoded blocks kept in memory
+  /// per layer (value and depth blocks counted separately; see
   /// OpenOptions::cache_blocks). A layer whose blocks all fit (2 per 4096 entries with the
   /// writer's defaults) keeps every decoded block and reads them without a lock, which is what
   /// an engine probing from many threads wants when it can spare about 3 bytes per entry.
   std::size_t cache_blocks = 8;
+  /// DEPRECATED (2026-11-25; removed before 1.0): use depth_cache_bytes.
   /// When set, each layer's depth blocks get a cache of their own of this many blocks, and
   /// `cache_blocks` counts value blocks only (see OpenOptions::depth_cache_blocks, also for the
   /// frame each thread keeps): for a caller that reads each depth once but the values again and
@@ -74,6 +122,17 @@ struct TableSetOptions {
   /// Verify checksums: the whole file when a layer is first opened, each block when decoded
   /// (FORMAT.md, checks 5, 14 and 17). Off only for forensics.
   bool verify_checksums = true;
+  /// Bytes of decoded blocks kept in memory per layer (OpenOptions::cache_bytes: a value frame
+  /// costs 1 byte per entry, a depth frame 2, and one cache for both counts every frame at 2).
+  /// Unset: `cache_blocks` decides (deprecated; its default, 8 blocks, is this default's 64 KiB
+  /// with the generator's 4096-entry blocks). A layer whose blocks all fit (3 bytes per entry)
+  /// keeps every decoded block and reads them without a lock, which is what an engine probing
+  /// from many threads wants.
+  std::optional<std::size_t> cache_bytes;
+  /// When set, each layer's depth blocks get a cache of their own of this many bytes, and
+  /// `cache_bytes` counts value blocks only (OpenOptions::depth_cache_bytes): for a caller that
+  /// reads each depth once but the values again and again. Replaces depth_cache_blocks.
+  std::optional<std::size_t> depth_cache_bytes;
 };
 
 /// One legal move with its worth under perfect play.
@@ -206,11 +265,11 @@ class TableSet {
   ///   dir      a directory written by `sowdb gen` (or gen::generate).
   ///   options  cache size and checksum verification.
   /// RETURN the table set, never null.
-  /// ERRORS throws std::runtime_error with a one-line message naming `dir` when the directory is
-  ///   missing or unreadable, holds no layer files, lacks layer-000.sdb, holds layers of
-  ///   different rule sets, or its manifest (sowdb.json) is missing, damaged, edited by hand,
-  ///   written by an older sowdb, or names a variant whose rules differ from a layer's header
-  ///   (the message names that file and says how to repair the manifest: `sowdb manifest`). A
+  /// ERRORS throws TableSetError (a std::runtime_error; its cause() an OpenError) with a
+  ///   one-line message naming `dir` when the directory is missing or unreadable, holds no layer
+  ///   files, lacks layer-000.sdb, holds layers of different rule sets, or its manifest
+  ///   (sowdb.json) is missing, damaged, edited by hand, written by an older sowdb, or names a
+  ///   variant whose rules differ from a layer's header (the message names that file). A
   ///   layer whose header cannot be read does not fail `open`: its probes return kCorruptTable
   ///   later; positions above a missing layer give kMissingTable, naming it.
   /// NOTES the variant (with its seeds per pit) comes from the manifest; the rules from the
