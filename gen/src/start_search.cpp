@@ -402,7 +402,7 @@ void StartSearch::root_moves() {
     std::atomic<bool> high{false};
     done_ = 0;
     each_task(
-        [&](Searcher& searcher, std::size_t t) {
+        [&](Searcher& worker, std::size_t t) {
           Task& task = tasks_[t];
           if (task.upper < beta)
             return;
@@ -410,7 +410,7 @@ void StartSearch::root_moves() {
             // The task's worth is base + sign * value of its position: a test of the value at
             // (beta - base) for sign 1, at (base - beta + 1) for sign -1.
             const int b = task.sign > 0 ? beta - task.base : task.base - beta + 1;
-            const int r = searcher.test(task.position, task.stones, b);
+            const int r = worker.test(task.position, task.stones, b);
             if (r >= b)
               task.record(r, task.stones);
             else

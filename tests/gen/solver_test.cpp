@@ -213,10 +213,6 @@ void PrintTo(const Case& c, std::ostream* os) {
   *os << c.preset << " " << c.pits_per_side << " pits, " << c.max_stones << " seeds";
 }
 
-std::ostream& operator<<(std::ostream& os, const Case& c) {
-  return os << c.preset << " P=" << c.pits_per_side << " n<=" << c.max_stones;
-}
-
 std::vector<Case> all_cases() {
   // Largest layer per board size P, chosen to keep the whole executable within its time budget.
   // A preset with the same rules as an earlier one (docs/RULES.md: warri = abapa, ...) gives the

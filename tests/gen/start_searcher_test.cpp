@@ -41,11 +41,11 @@ INSTANTIATE_TEST_SUITE_P(Variants,
                                            Case{"kalah-irving/2x3", 12, -1},
                                            Case{"wari-us/3x2", 9, -1},
                                            Case{"wari-us/3x2", 9, 4}),
-                         [](const auto& info) {
+                         [](const auto& param_info) {
                            std::string s =
-                               std::string(info.param.variant) + "_to_" +
-                               std::to_string(info.param.max_stones) + "_tables_" +
-                               (info.param.tables < 0 ? "none" : std::to_string(info.param.tables));
+                               std::string(param_info.param.variant) + "_to_" +
+                               std::to_string(param_info.param.max_stones) + "_tables_" +
+                               (param_info.param.tables < 0 ? "none" : std::to_string(param_info.param.tables));
                            for (char& c : s) {
                              if (!std::isalnum(static_cast<unsigned char>(c)))
                                c = '_';
