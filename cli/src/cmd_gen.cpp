@@ -46,7 +46,7 @@ void add_gen(CLI::App& app, Runner& run) {
   cmd->add_flag("--quiet", args->quiet, "No progress or summary lines");
   cmd->add_flag("--json", args->json, "One JSON line per layer on stdout");
   add_write_options(cmd, args->write);
-  add_objective_option(cmd, args->objective, "cooperative tables hold each position's set");
+  add_objective_option(cmd, args->objective, "co-operative tables hold each position's set");
   cmd->add_option("--memory-limit",
                   args->memory_limit_gib,
                   "GiB the run may plan for; a larger run is refused before any work (default: "

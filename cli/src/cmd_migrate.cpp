@@ -66,40 +66,38 @@ void add_migrate(CLI::App& app, Runner& run) {
       int top = -1;
       auto start = std::chrono::steady_clock::now();
       const auto run_start = start;
-      options.on_layer = [&](int n,
-                             std::uint64_t size,
-                             std::uint64_t bytes_before,
-                             std::uint64_t bytes_after,
-                             int version) {
-        interrupt_progress(n);
+      options.on_layer = [&](const gen::MigrateLayerReport& r) {
+        interrupt_progress(r.stones);
         const auto now = std::chrono::steady_clock::now();
         const double seconds = std::chrono::duration<double>(now - start).count();
         start = now;
-        top = n;
-        positions += size;
-        before += bytes_before;
-        after += bytes_after;
+        top = r.stones;
+        positions += r.positions;
+        before += r.bytes_before;
+        after += r.bytes_on_disk;
         if (args->json) {
           nlohmann::json j;
-          j["n"] = n;
-          j["positions"] = size;
+          j["n"] = r.stones;
+          j["positions"] = r.positions;
           j["seconds"] = seconds;
-          j["bytes_before"] = bytes_before;
-          j["bytes_on_disk"] = bytes_after;
-          j["format_version"] = version;
+          j["bytes_before"] = r.bytes_before;
+          j["bytes_on_disk"] = r.bytes_on_disk;
+          j["format_version"] = r.format_version;
+          j["reused"] = r.reused;
           std::printf("%s\n", j.dump().c_str());
           std::fflush(stdout);
         } else if (!args->quiet) {
           if (tty)
             ProgressLine::clear();
-          std::printf("layer %3d: %12llu %s, %8.2f s, %s -> %s (format version %d)\n",
-                      n,
-                      static_cast<unsigned long long>(size),
-                      size == 1 ? "position" : "positions",
+          std::printf("layer %3d: %12llu %s, %8.2f s, %s -> %s (format version %d%s)\n",
+                      r.stones,
+                      static_cast<unsigned long long>(r.positions),
+                      r.positions == 1 ? "position" : "positions",
                       seconds,
-                      human_bytes(static_cast<double>(bytes_before)).c_str(),
-                      human_bytes(static_cast<double>(bytes_after)).c_str(),
-                      version);
+                      human_bytes(static_cast<double>(r.bytes_before)).c_str(),
+                      human_bytes(static_cast<double>(r.bytes_on_disk)).c_str(),
+                      r.format_version,
+                      r.reused ? ", written by the interrupted run" : "");
           std::fflush(stdout);
         }
       };

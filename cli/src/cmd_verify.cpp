@@ -73,6 +73,8 @@ void add_verify(CLI::App& app, Runner& run) {
         total += check.positions;
         problems += bad;
         unreadable += check.unreadable;
+        if (check.unreadable && first_read_error.empty())
+          first_read_error = check.read_error;
         if (check.unreadable && first_read_error.empty()) {
           // The entry may fail through a smaller layer it depends on: name the first error.
           for (int m = 0; m <= n && first_read_error.empty(); ++m)

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "commands.h"
+#include "interrupt.h"
 #include "sowdb/probe/version.h"
 
 namespace {
@@ -36,6 +37,7 @@ bool stdout_written(int err) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  sowdb::cli::catch_broken_pipe();
   CLI::App app{"sowdb: exact mancala tables (generate, verify, look up)", "sowdb"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("sowdb ") + SOWDB_VERSION_STRING);

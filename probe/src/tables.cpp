@@ -125,9 +125,13 @@ std::unique_ptr<TableSet> TableSet::open(const fs::path& dir, const TableSetOpti
       objective = f.info->objective;
       rules_from = n;
     } else if (f.info->objective != objective) {
+      // Prose spells the objective "co-operative"; to_string gives the flag value.
+      const auto prose = [](Objective o) {
+        return o == Objective::kCooperative ? "co-operative" : "competitive";
+      };
       throw std::runtime_error(dir.string() + " mixes competitive and co-operative tables: " +
-                               layer_file_name(rules_from) + " is " + to_string(objective) + ", " +
-                               layer_file_name(n) + " " + to_string(f.info->objective));
+                               layer_file_name(rules_from) + " is " + prose(objective) + ", " +
+                               layer_file_name(n) + " " + prose(f.info->objective));
     } else if (!(f.info->rules.normalised() == *rules)) {
       throw std::runtime_error(
           dir.string() + " holds tables of different rule sets: " + layer_file_name(rules_from) +
