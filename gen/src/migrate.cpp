@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <mutex>
@@ -248,6 +249,7 @@ void migrate(const MigrateOptions& options) {
   std::vector<std::vector<std::uint64_t>> old_marks(values.size());
   std::vector<std::vector<std::uint64_t>> new_marks(values.size());
   for (int n = 0; n <= from->max_stones(); ++n) {
+    const auto start = std::chrono::steady_clock::now();
     const std::uint64_t size = layer_size(pits, n);
     auto& v = values[static_cast<std::size_t>(n)];
     v.resize(size);
@@ -302,6 +304,8 @@ void migrate(const MigrateOptions& options) {
       report.bytes_on_disk = fs::file_size(path, ec);
       report.format_version = read_info(path).format_version;
       report.reused = reuse;
+      report.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       options.on_layer(report);
     }
   }

@@ -22,6 +22,7 @@ struct MigrateLayerReport {
   std::uint64_t bytes_on_disk = 0;  ///< The new file's size.
   int format_version = 0;           ///< The new file's format version.
   bool reused = false;              ///< Written by an earlier, interrupted run of the migration.
+  double seconds = 0;               ///< Reading, marking and writing the layer.
 };
 
 /// Options of `migrate`.
