@@ -4,8 +4,8 @@
 Usage: doc_examples_test.py SOWDB DOCUMENT...
 
 An example is a ```console block: lines starting with `$ ` are commands (run by bash in one
-scratch directory shared by every block of every document, in document order, so that the
-tables an early example builds serve the later ones; `sowdb` is the program under test), the
+scratch directory per document, shared by its blocks in document order, so that the tables an
+early example builds serve the later ones; `sowdb` is the program under test), the
 lines after a command, up to the next command or the end of the block, are its output (standard
 output and standard error together). Compared after masking what changes from run to run
 (times, rates, memory, the scratch directory): a line `...` stands for any number of lines, and
@@ -89,18 +89,19 @@ def examples(path):
 def main():
     sowdb = os.path.abspath(sys.argv[1])
     documents = sys.argv[2:]
-    scratch = tempfile.mkdtemp(prefix="sowdb-doc-")
-    bindir = os.path.join(scratch, ".bin")
-    os.makedirs(bindir)
-    os.symlink(sowdb, os.path.join(bindir, "sowdb"))
-    env = dict(os.environ)
-    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
-    env["SOWDB_CACHE_DIR"] = os.path.join(scratch, "cache")
-    env["LC_ALL"] = "C"
     failures = 0
     count = 0
     for document in documents:
         name = os.path.basename(document)
+        # Each document builds the tables its examples use, in a scratch directory of its own.
+        scratch = tempfile.mkdtemp(prefix="sowdb-doc-")
+        bindir = os.path.join(scratch, ".bin")
+        os.makedirs(bindir)
+        os.symlink(sowdb, os.path.join(bindir, "sowdb"))
+        env = dict(os.environ)
+        env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+        env["SOWDB_CACHE_DIR"] = os.path.join(scratch, "cache")
+        env["LC_ALL"] = "C"
         for number, command, expected in examples(document):
             if not re.match(r"(printf .*\| )?sowdb\b", command):
                 continue  # not an example of the program (none so far)
@@ -129,7 +130,7 @@ def main():
                 failures += 1
                 print("FAIL: %s:%d: $ %s: %s\n--- document\n%s\n--- program\n%s\n" %
                       (name, number, command, problem, "\n".join(want), "\n".join(actual)))
-    subprocess.run(["rm", "-rf", scratch])
+        subprocess.run(["rm", "-rf", scratch])
     if count == 0:
         print("FAIL: no `$ sowdb` example found")
         return 1
