@@ -1,18 +1,88 @@
 // `sowdb manifest`: writes a table directory's manifest (sowdb.json) from its layer headers, to
 // repair a missing, damaged or older one, or to relabel the tables for another seed count.
+#include <cerrno>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
 
 #include "board_text.h"
 #include "commands.h"
 #include "sowdb/gen/directory_lock.h"
+#include "sowdb/gen/migrate.h"
 #include "sowdb/probe/manifest.h"
 #include "sowdb/probe/tables.h"
 
 namespace sowdb::cli {
+namespace {
+
+// The rules and the objective every readable layer header of `dir` agrees on. A directory
+// that mixes rule sets or objectives, that an interrupted migrate left, or that has no
+// readable layer is bad input (as it is to probe and verify): throws UsageError.
+RuleSet layers_rules(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (std::filesystem::exists(dir / gen::kMigratingName, ec)) {
+    throw UsageError(dir.string() + " is a migrate that was interrupted (" + gen::kMigratingName +
+                     "): rerun the same sowdb migrate to finish it");
+  }
+  std::optional<LayerInfo> first;
+  std::string first_name;
+  for (const auto& [n, file] : read_layer_files(dir)) {
+    if (!file.info)
+      continue;  // a damaged layer says nothing about the directory's rules
+    const std::string name = layer_file_name(n);
+    if (!first) {
+      first = file.info;
+      first_name = name;
+    } else if (file.info->objective != first->objective) {
+      throw UsageError(dir.string() + " mixes competitive and co-operative tables: " + first_name +
+                       " is " + objective_text(first->objective) + ", " + name + " " +
+                       objective_text(file.info->objective));
+    } else if (!(file.info->rules.normalised() == first->rules.normalised())) {
+      throw UsageError(dir.string() + " holds tables of different rule sets: " + first_name + " (" +
+                       describe(first->rules.normalised()) + ") and " + name + " (" +
+                       describe(file.info->rules.normalised()) + ")");
+    }
+  }
+  if (!first)
+    throw UsageError(dir.string() + ": no readable layer file (layer-NNN.sdb)");
+  return first->rules.normalised();
+}
+
+// The variant to name: --variant, or the one a sound or older manifest names.
+Variant variant_to_name(const std::filesystem::path& dir,
+                        const std::string& variant,
+                        int pits,
+                        const RuleSet& rules) {
+  Variant v;
+  if (!variant.empty()) {
+    std::string error;
+    if (!resolve_variant(variant, pits, v, error))
+      throw UsageError(error);
+  } else {
+    // A sound manifest, or an older one (no checksum, but written by sowdb), is taken at its
+    // word; a damaged or edited one could name anything.
+    const auto old = read_manifest(dir);
+    if (!old || !old->variant || (!old->legacy && !old->error.empty())) {
+      throw UsageError("name the variant with --variant (the layers hold " + describe(rules) +
+                       "; " +
+                       (old ? std::string(kManifestName) + " " + old->error
+                            : std::string(kManifestName) + " is missing") +
+                       ")");
+    }
+    v = *old->variant;
+  }
+  if (!(v.rules.normalised() == rules)) {
+    throw UsageError(v.to_string() + " has " + describe(v.rules.normalised()) +
+                     ", but the layers hold " + describe(rules));
+  }
+  return v;
+}
+
+}  // namespace
 
 void add_manifest(CLI::App& app, Runner& run) {
   struct Args {
@@ -29,60 +99,31 @@ void add_manifest(CLI::App& app, Runner& run) {
                   "The variant the tables are for, e.g. oware/6x4 (default: the one an older "
                   "manifest names)");
   cmd->add_option("--pits", args->pits, "Pits per side (overrides the variant's board)")
+      ->transform(whole_number())
       ->check(CLI::Range(1, 8));
   cmd->callback([&run, args] {
     run = [args] {
-      namespace fs = std::filesystem;
-      const fs::path dir = args->tables;
+      const std::filesystem::path dir = args->tables;
       std::error_code ec;
-      if (!fs::is_directory(dir, ec))
+      if (!std::filesystem::is_directory(dir, ec))
         throw UsageError(args->tables + ": no such directory");
       const gen::DirectoryLock lock(dir, "sowdb manifest");
-      // The rules every readable layer header agrees on.
-      std::optional<RuleSet> rules;
-      std::string rules_from;
-      for (const auto& [n, file] : read_layer_files(dir)) {
-        if (!file.info)
-          continue;  // a damaged layer says nothing about the directory's rules
-        const std::string name = layer_file_name(n);
-        if (!rules) {
-          rules = file.info->rules.normalised();
-          rules_from = name;
-        } else if (!(file.info->rules.normalised() == *rules)) {
-          throw std::runtime_error(args->tables + " holds tables of different rule sets: " +
-                                   rules_from + " (" + describe(*rules) + ") and " + name + " (" +
-                                   describe(file.info->rules.normalised()) + ")");
-        }
+      const RuleSet rules = layers_rules(dir);
+      const Variant v = variant_to_name(dir, args->variant, args->pits, rules);
+      try {
+        write_manifest(dir, v);
+      } catch (const std::system_error& e) {
+        // A directory this process may not write in is unusable, as for gen --out (exit 2); a
+        // full disk or an I/O error is a failure on the way (exit 1).
+        const int err = e.code().value();
+        if (err != ENOSPC && err != EDQUOT && err != EIO)
+          throw UsageError(e.what());
+        throw;
       }
-      if (!rules)
-        throw UsageError(args->tables + ": no readable layer file (layer-NNN.sdb)");
-      Variant v;
-      if (!args->variant.empty()) {
-        std::string error;
-        if (!resolve_variant(args->variant, args->pits, v, error))
-          throw UsageError(error);
-      } else {
-        // A sound manifest, or an older one (no checksum, but written by sowdb), is taken at its
-        // word; a damaged or edited one could name anything.
-        const auto old = read_manifest(dir);
-        if (!old || !old->variant || (!old->legacy && !old->error.empty())) {
-          throw UsageError("name the variant with --variant (the layers hold " + describe(*rules) +
-                           "; " +
-                           (old ? std::string(kManifestName) + " " + old->error
-                                : std::string(kManifestName) + " is missing") +
-                           ")");
-        }
-        v = *old->variant;
-      }
-      if (!(v.rules.normalised() == *rules)) {
-        throw UsageError(v.to_string() + " has " + describe(v.rules.normalised()) +
-                         ", but the layers hold " + describe(*rules));
-      }
-      write_manifest(dir, v);
       std::printf("%s: %s (%s)\n",
                   (dir / kManifestName).string().c_str(),
                   v.to_string().c_str(),
-                  describe(*rules).c_str());
+                  describe(rules).c_str());
       return 0;
     };
   });

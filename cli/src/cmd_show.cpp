@@ -74,14 +74,120 @@ void add_variants(CLI::App& app, Runner& run) {
   });
 }
 
+namespace {
+
+struct ShowArgs {
+  std::string variant = "oware";
+  int pits = 0;
+  bool pits_given = false;
+  bool json = false;
+  std::vector<std::string> board;
+};
+
+// `sowdb show --json`: the position and what each legal move does, as one object.
+void print_show_json(const Variant& v,
+                     const Rules& rules,
+                     const Pits& board,
+                     const MoveList& moves) {
+  nlohmann::json j;
+  j["variant"] = v.to_string();
+  j["rules"] = rules_json(v.rules);
+  j["pits"] = std::vector<int>(board.begin(), board.begin() + rules.pits());
+  j["stones"] = rules.own_seeds(board) + rules.opponent_seeds(board);
+  j["game_over"] = moves.size == 0;
+  if (moves.size == 0)
+    j["final_value"] = rules.final_value(board);
+  nlohmann::json list = nlohmann::json::array();
+  for (const Move& m : moves) {
+    nlohmann::json jm;
+    jm["pit"] = m.pit;
+    jm["seeds"] = board[m.pit];
+    jm["captured"] = m.captured;
+    jm["stored"] = m.stored;
+    jm["gain"] = m.gain();
+    jm["extra_turn"] = m.extra_turn;
+    if (v.rules.family == Family::kOware)
+      jm["grand_slam"] = m.grand_slam;
+    if (v.rules.family == Family::kWariUs)
+      jm["sowings"] = m.sowings;
+    jm["next_mover"] = m.extra_turn ? "same" : "opponent";
+    jm["result"] = std::vector<int>(m.child.begin(), m.child.begin() + rules.pits());
+    list.push_back(jm);
+  }
+  j["moves"] = list;
+  std::printf("%s\n", j.dump().c_str());
+}
+
+// What a move does, in words: "captures 3, extra turn".
+std::string move_text(const Move& m) {
+  std::string what;
+  if (m.captured)
+    what += "captures " + std::to_string(m.captured);
+  if (m.stored)
+    what += std::string(what.empty() ? "" : ", ") + "stores " + std::to_string(m.stored);
+  if (what.empty())
+    what = "no gain";
+  if (m.grand_slam)
+    what += ", grand slam";
+  if (m.sowings > 1)
+    what += ", " + std::to_string(m.sowings) + " sowings";
+  if (m.extra_turn)
+    what += ", extra turn";
+  return what;
+}
+
+void print_show_text(const Variant& v,
+                     const Rules& rules,
+                     const Pits& board,
+                     const MoveList& moves) {
+  const int stones = rules.own_seeds(board) + rules.opponent_seeds(board);
+  std::printf("variant %s, %s on the board\n\n%s\n",
+              v.to_string().c_str(),
+              count_text(stones, "seed", "seeds").c_str(),
+              board_diagram(rules, board).c_str());
+  if (moves.size == 0) {
+    std::printf("No legal move: the game is over. Final split: mover %d, opponent %d.\n",
+                rules.own_seeds(board),
+                rules.opponent_seeds(board));
+    return;
+  }
+  std::printf("legal moves (result shown from the next mover's side):\n");
+  for (const Move& m : moves) {
+    // "(1 seed): " keeps the columns of "(2 seeds): ".
+    std::printf("  pit %d (%d %s %-32s -> %s\n",
+                m.pit,
+                board[m.pit],
+                board[m.pit] == 1 ? "seed): " : "seeds):",
+                move_text(m).c_str(),
+                pits_text(rules, m.child).c_str());
+  }
+}
+
+int run_show(const ShowArgs& args) {
+  Variant v;
+  std::string error;
+  // resolve_variant takes 0 for "no override": an explicit --pits 0 is out of range.
+  if (args.pits_given && args.pits == 0)
+    throw UsageError("--pits must be 1..8, not 0");
+  if (!resolve_variant(args.variant, args.pits, v, error))
+    throw UsageError(error);
+  Rules rules(v.rules);
+  Pits board{};
+  if (!parse_pits(rules, args.board, board, error))
+    throw UsageError(error);
+  MoveList moves;
+  rules.legal_moves(board, moves);
+  if (args.json)
+    print_show_json(v, rules, board, moves);
+  else
+    print_show_text(v, rules, board, moves);
+  return 0;
+}
+
+}  // namespace
+
 void add_show(CLI::App& app, Runner& run) {
-  struct Args {
-    std::string variant = "oware";
-    int pits = 0;
-    bool json = false;
-    std::vector<std::string> board;
-  };
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<ShowArgs>();
   auto* cmd = app.add_subcommand("show", "Show a position's legal moves and what each does");
   cmd->add_option("--variant", args->variant, "Rule system, e.g. oware or kalah/4x3")->required();
   auto* pits_option =
@@ -94,88 +200,8 @@ void add_show(CLI::App& app, Runner& run) {
       ->required()
       ->allow_extra_args();
   cmd->callback([&run, args, pits_option] {
-    const bool pits_given = pits_option->count() > 0;
-    run = [args, pits_given] {
-      Variant v;
-      std::string error;
-      // resolve_variant takes 0 for "no override": an explicit --pits 0 is out of range.
-      if (pits_given && args->pits == 0) {
-        throw UsageError("--pits must be 1..8, not 0");
-      }
-      if (!resolve_variant(args->variant, args->pits, v, error))
-        throw UsageError(error);
-      Rules rules(v.rules);
-      Pits board{};
-      if (!parse_pits(rules, args->board, board, error))
-        throw UsageError(error);
-      MoveList moves;
-      rules.legal_moves(board, moves);
-      const int stones = rules.own_seeds(board) + rules.opponent_seeds(board);
-      if (args->json) {
-        nlohmann::json j;
-        j["variant"] = v.to_string();
-        j["rules"] = rules_json(v.rules);
-        j["pits"] = std::vector<int>(board.begin(), board.begin() + rules.pits());
-        j["stones"] = stones;
-        j["game_over"] = moves.size == 0;
-        if (moves.size == 0)
-          j["final_value"] = rules.final_value(board);
-        nlohmann::json list = nlohmann::json::array();
-        for (const Move& m : moves) {
-          nlohmann::json jm;
-          jm["pit"] = m.pit;
-          jm["seeds"] = board[m.pit];
-          jm["captured"] = m.captured;
-          jm["stored"] = m.stored;
-          jm["gain"] = m.gain();
-          jm["extra_turn"] = m.extra_turn;
-          if (v.rules.family == Family::kOware)
-            jm["grand_slam"] = m.grand_slam;
-          if (v.rules.family == Family::kWariUs)
-            jm["sowings"] = m.sowings;
-          jm["next_mover"] = m.extra_turn ? "same" : "opponent";
-          jm["result"] = std::vector<int>(m.child.begin(), m.child.begin() + rules.pits());
-          list.push_back(jm);
-        }
-        j["moves"] = list;
-        std::printf("%s\n", j.dump().c_str());
-        return 0;
-      }
-      std::printf("variant %s, %s on the board\n\n%s\n",
-                  v.to_string().c_str(),
-                  count_text(stones, "seed", "seeds").c_str(),
-                  board_diagram(rules, board).c_str());
-      if (moves.size == 0) {
-        std::printf("No legal move: the game is over. Final split: mover %d, opponent %d.\n",
-                    rules.own_seeds(board),
-                    rules.opponent_seeds(board));
-        return 0;
-      }
-      std::printf("legal moves (result shown from the next mover's side):\n");
-      for (const Move& m : moves) {
-        std::string what;
-        if (m.captured)
-          what += "captures " + std::to_string(m.captured);
-        if (m.stored)
-          what += std::string(what.empty() ? "" : ", ") + "stores " + std::to_string(m.stored);
-        if (what.empty())
-          what = "no gain";
-        if (m.grand_slam)
-          what += ", grand slam";
-        if (m.sowings > 1)
-          what += ", " + std::to_string(m.sowings) + " sowings";
-        if (m.extra_turn)
-          what += ", extra turn";
-        // "(1 seed): " keeps the columns of "(2 seeds): ".
-        std::printf("  pit %d (%d %s %-32s -> %s\n",
-                    m.pit,
-                    board[m.pit],
-                    board[m.pit] == 1 ? "seed): " : "seeds):",
-                    what.c_str(),
-                    pits_text(rules, m.child).c_str());
-      }
-      return 0;
-    };
+    args->pits_given = pits_option->count() > 0;
+    run = [args] { return run_show(*args); };
   });
 }
 

@@ -53,6 +53,9 @@ void add_objective_option(CLI::App* cmd, std::string& objective, const std::stri
 /// The objective an `--objective` value names (one add_objective_option accepts).
 Objective objective_of(const std::string& objective);
 
+/// The objective in prose: "competitive" or "co-operative" (the flag value is "cooperative").
+const char* objective_text(Objective objective);
+
 /// `threads`, or every core when it is 0 (not given).
 int thread_count(int threads);
 

@@ -33,14 +33,38 @@ void copy(char (&to)[4096], const std::string& from) {
 
 extern "C" void on_interrupt(int signal) {
   const Prepared& p = g_prepared[g_current.load()];
-  ::unlink(p.layer_temp);
-  ::unlink(p.manifest_temp);
+  if (p.layer_temp[0] != '\0')
+    ::unlink(p.layer_temp);
+  if (p.manifest_temp[0] != '\0')
+    ::unlink(p.manifest_temp);
   const ssize_t written = ::write(STDERR_FILENO, p.line, p.line_size);
   (void)written;  // nothing more can be done about a failed write here
   ::_exit(128 + signal);
 }
 
+// A write to a closed pipe (`sowdb ... | head -1`): a failure to write the output, exit 1 with
+// one line (the exit code the README promises), not death by SIGPIPE (141). The temporaries of
+// a run that writes tables go as on an interrupt.
+extern "C" void on_broken_pipe(int) {
+  const Prepared& p = g_prepared[g_current.load()];
+  if (p.layer_temp[0] != '\0')
+    ::unlink(p.layer_temp);
+  if (p.manifest_temp[0] != '\0')
+    ::unlink(p.manifest_temp);
+  static const char kLine[] = "sowdb: error: writing standard output: Broken pipe\n";
+  const ssize_t written = ::write(STDERR_FILENO, kLine, sizeof kLine - 1);
+  (void)written;  // stderr may be the closed pipe: nothing more can be done
+  ::_exit(1);
+}
+
 }  // namespace
+
+void catch_broken_pipe() {
+  struct sigaction action = {};
+  action.sa_handler = on_broken_pipe;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGPIPE, &action, nullptr);
+}
 
 void interrupt_progress(int complete) {
   const int next = 1 - g_current.load();

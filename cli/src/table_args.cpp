@@ -126,6 +126,10 @@ Objective objective_of(const std::string& objective) {
   return objective == "cooperative" ? Objective::kCooperative : Objective::kCompetitive;
 }
 
+const char* objective_text(Objective objective) {
+  return objective == Objective::kCooperative ? "co-operative" : "competitive";
+}
+
 int thread_count(int threads) {
   return threads > 0 ? threads : tbb::info::default_concurrency();
 }

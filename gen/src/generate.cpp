@@ -324,9 +324,13 @@ std::unique_ptr<DirectoryLock> prepare_output(const GenerateOptions& options,
                            "; asked for " + describe(rules) + ". Use another --out directory.");
     }
     if (file.info && file.info->objective != options.objective) {
-      throw InvalidRequest(options.out.string() + " holds " + to_string(file.info->objective) +
+      // Prose spells the objective "co-operative"; to_string gives the flag value.
+      const auto prose = [](Objective o) {
+        return o == Objective::kCooperative ? "co-operative" : "competitive";
+      };
+      throw InvalidRequest(options.out.string() + " holds " + prose(file.info->objective) +
                            " tables (" + layer_file_name(n) + "); asked for " +
-                           to_string(options.objective) + " ones. Use another --out directory.");
+                           prose(options.objective) + " ones. Use another --out directory.");
     }
   }
   // The manifest names the seeds per pit, which the tables do not hold: a run for another

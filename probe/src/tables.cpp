@@ -143,11 +143,15 @@ LayerRules check_layers(const fs::path& dir, const std::map<int, LayerFile>& fou
       agreed = LayerRules{f.info->rules.normalised(), f.info->objective};
       rules_from = n;
     } else if (f.info->objective != agreed->objective) {
+      // Prose spells the objective "co-operative"; to_string gives the flag value.
+      const auto prose = [](Objective o) {
+        return o == Objective::kCooperative ? "co-operative" : "competitive";
+      };
       throw TableSetError(OpenError::kMixedTables,
                           dir,
                           dir.string() + " mixes competitive and co-operative tables: " +
-                              layer_file_name(rules_from) + " is " + to_string(agreed->objective) +
-                              ", " + layer_file_name(n) + " " + to_string(f.info->objective));
+                              layer_file_name(rules_from) + " is " + prose(agreed->objective) +
+                              ", " + layer_file_name(n) + " " + prose(f.info->objective));
     } else if (!(f.info->rules.normalised() == agreed->rules)) {
       throw TableSetError(
           OpenError::kMixedTables,

@@ -36,9 +36,9 @@ std::vector<int> migrate(const fs::path& from, const fs::path& out, bool recompu
   options.recompute = recompute;
   options.executor = gen::tbb_executor();
   std::vector<int> versions;
-  options.on_layer = [&](int n, std::uint64_t, std::uint64_t, std::uint64_t, int version) {
-    EXPECT_EQ(n, static_cast<int>(versions.size()));
-    versions.push_back(version);
+  options.on_layer = [&](const gen::MigrateLayerReport& layer) {
+    EXPECT_EQ(layer.stones, static_cast<int>(versions.size()));
+    versions.push_back(layer.format_version);
   };
   gen::migrate(options);
   return versions;
@@ -116,6 +116,44 @@ INSTANTIATE_TEST_SUITE_P(Presets,
                            }
                            return name;
                          });
+
+// A run stopped after layer 5 (here by an exception from its callback, as a signal would stop
+// it) leaves no manifest, so no table set opens the directory; a rerun with the same source and
+// options keeps layers 0..5, writes the rest and ends with the bytes of an uninterrupted run. A
+// rerun with other options is refused.
+TEST(MigrateResumes, AnInterruptedRun) {
+  constexpr int kMax = 9;
+  TempDir tmp("migrate-resume");
+  const fs::path& v2 = generated_dir({"oware/3x4", kMax, false});
+  const fs::path& v4 = generated_dir({"oware/3x4", kMax});
+  gen::MigrateOptions options;
+  options.from = v2;
+  options.out = tmp / "out";
+  options.executor = gen::tbb_executor();
+  struct Stop {};
+  options.on_layer = [](const gen::MigrateLayerReport& layer) {
+    if (layer.stones == 5)
+      throw Stop{};
+  };
+  EXPECT_THROW(gen::migrate(options), Stop);
+  EXPECT_TRUE(fs::exists(tmp / "out" / gen::kMigratingName));
+  EXPECT_FALSE(fs::exists(tmp / "out" / gen::kManifestName));
+  EXPECT_THROW(TableSet::open(tmp / "out"), std::runtime_error);
+
+  gen::MigrateOptions other = options;
+  other.recompute = false;
+  EXPECT_THROW(gen::migrate(other), gen::InvalidRequest);
+
+  std::vector<bool> reused;
+  options.on_layer = [&](const gen::MigrateLayerReport& layer) { reused.push_back(layer.reused); };
+  gen::migrate(options);
+  ASSERT_EQ(reused.size(), kMax + 1u);
+  for (int n = 0; n <= kMax; ++n)
+    EXPECT_EQ(reused[static_cast<std::size_t>(n)], n <= 5) << "layer " << n;
+  expect_same_files(v4, tmp / "out", kMax);
+  EXPECT_FALSE(fs::exists(tmp / "out" / gen::kMigratingName));
+  EXPECT_NO_THROW(TableSet::open(tmp / "out"));
+}
 
 TEST(MigrateRefuses, AnOutputDirectoryThatIsNotEmpty) {
   TempDir tmp("migrate-refuse");

@@ -63,7 +63,7 @@ VerifyReport ReachVerifier::verify(int n) {
     std::string error;
     try {
       if (m > 0 && !errors_[static_cast<std::size_t>(m - 1)].empty())
-        throw std::runtime_error("a smaller layer does not read");
+        throw std::runtime_error("a smaller layer does not read (" + layer_file_name(m - 1) + ")");
       OpenOptions open;
       open.expected_rules = tables_.rules();
       open.expected_stones = m;
@@ -83,6 +83,13 @@ VerifyReport ReachVerifier::verify(int n) {
   if (!errors_[static_cast<std::size_t>(n)].empty()) {
     report.unreadable = size;
     report.examples.push_back(errors_[static_cast<std::size_t>(n)]);
+    // The layer that failed first (this one, or the smaller one it depends on) names the file.
+    for (const std::string& error : errors_) {
+      if (!error.empty()) {
+        report.read_error = error;
+        break;
+      }
+    }
     return report;
   }
   const std::vector<std::uint64_t>& stored = sets_[static_cast<std::size_t>(n)];

@@ -23,6 +23,9 @@ struct VerifyReport {
   std::uint64_t bad_depths = 0;       ///< value right, depth != the depth its moves give
   std::uint64_t unreadable = 0;       ///< the position or a successor could not be probed
   std::vector<std::string> examples;  ///< the first few problems, in words
+  /// Why a layer the check needed did not read (the first such layer's error, naming its file);
+  /// empty when every layer read or the error is the table set's (TableSet::layer_error).
+  std::string read_error;
 
   /// Every problem found: bad values, bad depths and unreadable entries.
   std::uint64_t problems() const { return bad_values + bad_depths + unreadable; }
