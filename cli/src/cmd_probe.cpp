@@ -384,7 +384,7 @@ std::unique_ptr<TableSet> open_probe_tables(const Args& args, const Stores& stor
   if (!args.objective.empty() && objective_of(args.objective) != set->objective()) {
     throw UsageError("--objective " + args.objective + ": " +
                      set->explain(ProbeStatus::kWrongObjective, Pits{}) +
-                         objective_remedy(set->objective()));
+                     objective_remedy(set->objective()));
   }
   check_stores(*set, stores);
   return set;

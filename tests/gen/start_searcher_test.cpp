@@ -42,10 +42,12 @@ INSTANTIATE_TEST_SUITE_P(Variants,
                                            Case{"wari-us/3x2", 9, -1},
                                            Case{"wari-us/3x2", 9, 4}),
                          [](const auto& param_info) {
-                           std::string s =
-                               std::string(param_info.param.variant) + "_to_" +
-                               std::to_string(param_info.param.max_stones) + "_tables_" +
-                               (param_info.param.tables < 0 ? "none" : std::to_string(param_info.param.tables));
+                           std::string s = std::string(param_info.param.variant) + "_to_" +
+                                           std::to_string(param_info.param.max_stones) +
+                                           "_tables_" +
+                                           (param_info.param.tables < 0
+                                                ? "none"
+                                                : std::to_string(param_info.param.tables));
                            for (char& c : s) {
                              if (!std::isalnum(static_cast<unsigned char>(c)))
                                c = '_';
