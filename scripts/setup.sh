@@ -21,6 +21,7 @@ packages=(
   libxxhash-dev     # checksums
   python3           # helper scripts
   clang             # the libFuzzer target (SOWDB_BUILD_FUZZ)
+  clang-format clang-tidy  # scripts/lint.sh
   libclang-rt-14-dev  # libFuzzer runtime for clang 14
   openmpi-bin libopenmpi-dev  # sowdb-mpi, the generator over MPI ranks (SOWDB_WITH_MPI)
 )
