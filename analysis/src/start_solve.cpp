@@ -280,8 +280,7 @@ class StartSolver {
     options.out = dir;
     options.on_progress = events_.on_build_progress;
     options.on_rebuild = [this](int n, const std::string& why) {
-      report_.notes.push_back("the cache's layer " + std::to_string(n) + " was damaged (" + why +
-                              "); it was solved again");
+      report_.repaired_layers.push_back(n);
       if (events_.on_rebuild)
         events_.on_rebuild(n, why);
     };
@@ -324,7 +323,8 @@ class StartSolver {
     report_.solution = gen::solve_start(request_.variant, options);
     report_.search_seconds = since(start);
     if (!report_.solution.complete)
-      report_.stopped_by = limited && Clock::now() >= deadline ? "time_limit" : "stopped";
+      report_.stopped_by =
+          limited && Clock::now() >= deadline ? std::string("time_limit") : request_.stop_name;
   }
 
   const StartSolveRequest& request_;

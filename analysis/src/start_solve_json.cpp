@@ -55,6 +55,7 @@ nlohmann::json to_json(const StartSolveReport& r) {
       r.missing_layer >= 0 ? nlohmann::json(r.missing_layer) : nlohmann::json(nullptr);
   j["tables_built"] = r.tables_built;
   j["layers_built"] = r.layers_built;
+  j["repaired_layers"] = r.repaired_layers;
   j["hash_mb"] = s.table_bytes >> 20;
   j["time_limit"] = r.time_limit > 0 ? nlohmann::json(r.time_limit) : nlohmann::json(nullptr);
   j["stopped_by"] = r.stopped_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.stopped_by);

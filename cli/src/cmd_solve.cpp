@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -147,6 +148,12 @@ StartSolveEvents terminal_events(const SolveArgs& a, int pits) {
   auto search = std::make_shared<SearchProgress>();
   StartSolveEvents e;
   e.on_build = [=](const CacheBuild& b) {
+    if (const int signal = interrupt_signal(); signal != 0) {
+      // Interrupted before the build started: nothing is written yet.
+      std::fprintf(
+          stderr, "sowdb: interrupted by %s before the cache was built\n", signal_name(signal));
+      std::_Exit(128 + signal);
+    }
     catch_interrupts(b.dir);
     if (talk)
       print_build_notice(b);
@@ -197,6 +204,10 @@ int run_solve(const SolveArgs& a) {
   request.time_limit = a.time_limit;
   request.cache_layers = a.cache_layers;
   request.stop = [] { return interrupt_signal() != 0; };
+  request.stop_name = "interrupt";
+  // From here a signal stops the search softly; the cache build puts gen's handler in place
+  // while it writes, and the search puts this one back.
+  stop_on_interrupts();
   StartSolveReport r;
   try {
     r = solve_start_position(request, terminal_events(a, v.rules.pits()));

@@ -140,9 +140,8 @@ void print_cooperative_text(const CooperativeStartReport& r) {
 void print_build_notice(const CacheBuild& b) {
   if (b.reason != "new layers") {
     std::fprintf(stderr,
-                 "sowdb: the cache's tables failed a check (%s): checking layers 0..%d and "
-                 "solving the damaged ones again, in %s\n",
-                 b.reason.c_str(),
+                 "sowdb: a table of the cache failed a check: checking layers 0..%d in %s and "
+                 "solving the damaged ones again\n",
                  b.want,
                  b.dir.string().c_str());
   } else {

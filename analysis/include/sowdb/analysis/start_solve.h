@@ -67,6 +67,8 @@ struct StartSolveRequest {
   /// Asked during the search (from its threads, possibly concurrently): true stops it, and the
   /// report gives the bounds proved so far. May be empty.
   std::function<bool()> stop;
+  /// The word StartSolveReport::stopped_by gives when `stop` stopped the search.
+  std::string stop_name = "stopped";
   /// Overrides the cache policy (start_cache_layers) with layers 0..cache_layers; -1: the policy.
   int cache_layers = -1;
 };
@@ -109,14 +111,16 @@ struct StartSolveReport {
   /// The first layer missing above the layers used when the directory holds larger ones (a
   /// gap: the tables are used below it only); -1: no gap.
   int missing_layer = -1;
-  /// Things the caller should tell the user: a gap, an unwritable cache, a repaired layer.
+  /// Layers of the cache this run found damaged and solved again.
+  std::vector<int> repaired_layers;
+  /// Things the caller should tell the user: a gap, an unwritable cache.
   std::vector<std::string> notes;
   double seconds = 0;         ///< The whole run: build_seconds + search_seconds + the rest.
   double build_seconds = 0;   ///< Building (or checking and repairing) the cache's tables.
   double search_seconds = 0;  ///< Opening the tables and the search (what time_limit bounds).
   double time_limit = 0;      ///< As asked (0: none).
-  /// Why an incomplete search stopped: "time_limit", "stopped" (StartSolveRequest::stop), or
-  /// empty when it is complete.
+  /// Why an incomplete search stopped: "time_limit", StartSolveRequest::stop_name, or empty
+  /// when it is complete.
   std::string stopped_by;
 };
 
@@ -139,7 +143,8 @@ StartSolveReport solve_start_position(const StartSolveRequest& request,
 /// extra_turn, continuations), nodes, seconds (the whole run, building the cache included),
 /// build_seconds, search_seconds, method ("tables" or "search"), tables (the directory alone;
 /// null without tables), tables_source ("given", "cache", "none"), tables_cache,
-/// tables_max_stones, tables_built, layers_built, tables_missing_layer, hash_mb, time_limit,
+/// tables_max_stones, tables_built, layers_built, repaired_layers, tables_missing_layer, hash_mb,
+/// time_limit,
 /// stopped_by, notes. Thread safe.
 nlohmann::json to_json(const StartSolveReport& report);
 
