@@ -51,7 +51,7 @@ std::string source_text(const StartSolveReport& r) {
     case TablesSource::kGiven:
       return r.tables;
     case TablesSource::kCache:
-      return r.tables + (r.tables_built ? " (the cache, built now)" : " (the cache)");
+      return r.tables + (r.tables_built ? " (built now, in the cache)" : " (the cache)");
     case TablesSource::kNone:
       break;
   }

@@ -161,6 +161,7 @@ refuse_early)
   # 5. What the search would refuse is refused before the cache is built, in solve's words.
   fails_with 2 "values of -128..127 only, and kalah/4x31 has 248 seeds" \
     solve --variant kalah --pits 4 --seeds 31
+  [[ ! -e "${SOWDB_CACHE_DIR}" ]] || fail "a refused solve built: $(ls -R "${SOWDB_CACHE_DIR}")"
   fails_with 2 "kalah/2x32 has 128 seeds on the board, more than tables hold" \
     solve --variant kalah/2x32
   ! grep -q -- "--max-stones" "${dir}/err" || fail "an option never given: $(cat "${dir}/err")"
