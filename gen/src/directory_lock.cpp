@@ -59,4 +59,20 @@ DirectoryLock::~DirectoryLock() {
     ::close(fd_);  // releases the lock
 }
 
+void wait_for_directory(const std::filesystem::path& dir) {
+  const std::filesystem::path path = dir / kLockName;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return;  // no lock file: no writer has been here
+  int rc = 0;
+  // A shared lock is granted only once the writer's exclusive lock is released.
+  while ((rc = ::flock(fd, LOCK_SH)) != 0 && errno == EINTR) {
+  }
+  const int err = errno;
+  ::close(fd);  // releases the shared lock at once
+  if (rc != 0)
+    throw std::runtime_error("cannot wait for the lock " + path.string() + ": " +
+                             std::strerror(err));
+}
+
 }  // namespace sowdb::gen

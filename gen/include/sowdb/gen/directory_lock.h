@@ -40,4 +40,13 @@ class DirectoryLock {
   int fd_ = -1;
 };
 
+/// Waits until no process holds the lock of table directory `dir` (returns at once when there
+/// is no lock file, or none may be opened), so that a caller refused with DirectoryBusy can try
+/// again when the writer has finished instead of failing. Takes and releases a shared lock on
+/// the lock file; a writer may take the directory again before the caller does, so callers loop.
+/// ERRORS throws std::runtime_error when the lock file cannot be locked for another reason than
+///   a signal.
+/// THREAD SAFETY any number of calls in parallel; blocks the calling thread.
+void wait_for_directory(const std::filesystem::path& dir);
+
 }  // namespace sowdb::gen

@@ -1,0 +1,180 @@
+// Solving a game from its start position as a product (`sowdb solve`): where the tables come
+// from (a directory given, or tables the library builds once into a per-user cache), the
+// start-position search over them (gen::solve_start), and the report with its JSON. Not to be
+// confused with the retrograde layer solver (gen/solver.h), which builds the tables.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sowdb/gen/cooperative.h"
+#include "sowdb/gen/generate.h"
+#include "sowdb/gen/solve.h"
+#include "sowdb/probe/rules.h"
+#include "sowdb/probe/variant.h"
+
+namespace sowdb {
+
+/// The root of the per-user table cache: $SOWDB_CACHE_DIR, else $XDG_CACHE_HOME/sowdb, else
+/// $HOME/.cache/sowdb. Empty when none of them is set. Thread safe (reads the environment).
+std::filesystem::path start_cache_root();
+
+/// The cache directory of one rule set under `root`: one directory per rule set, named after
+/// describe(rules), whose tables serve every seed count. Thread safe.
+std::filesystem::path start_cache_dir(const std::filesystem::path& root, const RuleSet& rules);
+
+/// The cache policy: the layers 0..L the library builds by itself for a start of `stones` seeds
+/// under `rules` (L = stones when that is cheap: complete tables answer without a search).
+/// Returns -1 when not even layer 0 is cheap. See kStartCachePositions. Thread safe.
+int start_cache_layers(const RuleSet& rules, int stones);
+
+/// The positions (layers 0..L together) the cache may hold for one start: 90 million, layers
+/// 0..18 of 6-pit boards (86.5 M positions), 0..32 of 4-pit boards, 0..13 of 8-pit ones.
+/// WHY (measured 2026-11-25 on this 2-core machine, shared with other builds, Release): each
+/// two layers more cost about 2.7x the build time and save about 2.4x the search's nodes.
+/// Building kalah-irving 6-pit layers 0..16 took 10.6 s, 0..18 29.4 s, 0..20 ~80 s under a
+/// load average of 15 (issue 34 quotes ~30 s for 0..20 on the idle machine, so ~11 s for
+/// 0..18); Kalah(6,3) every worth, one thread, searched 9.17 M positions over tables 0..16,
+/// 4.23 M over 0..18, 1.62 M over 0..20 (and had not finished in 100 s over 0..14). The first
+/// run costs build + search, which is least where the two are about equal: for the search
+/// issue 34 aims at (Kalah(6,4) every worth in ~10 s over 0..20, ~25 s over 0..18) that is
+/// 0..18 (11 + 25 s) rather than 0..20 (30 + 10 s) or 0..16 (4 + 60 s). The cache is kept, so
+/// `--cache-layers` (StartSolveRequest::cache_layers) buys a larger one once for later runs.
+/// (The old policy, 300 M positions, built 0..20.)
+inline constexpr long double kStartCachePositions = 9e7L;
+
+/// log2 of the transposition table's entries (8 bytes each) for `mib` MiB (0: the default, 128
+/// MiB), rounded down to a power of two. Thread safe.
+int start_hash_bits(int mib);
+
+/// Where the tables of a start-position solve came from.
+enum class TablesSource {
+  kGiven,  ///< A directory the caller named.
+  kCache,  ///< The per-user cache (built now or by an earlier run).
+  kNone,   ///< No tables: a search from scratch, in memory (the cache could not be written).
+};
+
+/// "given", "cache" or "none". Never null.
+const char* to_string(TablesSource source) noexcept;
+
+/// What solve_start_position is asked.
+struct StartSolveRequest {
+  Variant variant;  ///< The game, with S seeds in each pit.
+  /// Tables of the variant's rules to probe; nullopt: the cache under `cache_root`.
+  std::optional<std::filesystem::path> tables;
+  /// The cache's root (start_cache_root()); used when `tables` is nullopt. Empty: no cache, the
+  /// answer is refused unless a search without tables may give it.
+  std::filesystem::path cache_root;
+  bool worths = true;  ///< Every first move's worth (false: the value and a best move).
+  int hash_mib = 0;    ///< Transposition table in MiB (0: 128).
+  /// Seconds the search may take, counted from the moment the tables are ready: building the
+  /// cache is never counted (it cannot be stopped half way and is kept for later runs). 0: none.
+  double time_limit = 0;
+  /// Asked during the search (from its threads, possibly concurrently): true stops it, and the
+  /// report gives the bounds proved so far. May be empty.
+  std::function<bool()> stop;
+  /// The word StartSolveReport::stopped_by gives when `stop` stopped the search.
+  std::string stop_name = "stopped";
+  /// Overrides the cache policy (start_cache_layers) with layers 0..cache_layers; -1: the policy.
+  int cache_layers = -1;
+};
+
+/// What the cache build is about to do, for StartSolveEvents::on_build.
+struct CacheBuild {
+  std::filesystem::path dir;    ///< The cache directory of the rule set.
+  int have = -1;                ///< Layers 0..have already there (-1: none).
+  int want = -1;                ///< Layers 0..want to have when done.
+  std::uint64_t positions = 0;  ///< Positions of layers have+1..want, to solve.
+  std::string reason;           ///< Why: "new layers", or a damaged layer's message.
+};
+
+/// Callbacks of solve_start_position, each from the calling thread unless said otherwise; any
+/// may be empty.
+struct StartSolveEvents {
+  /// The cache is about to be built or repaired (the build may then wait for another writer).
+  std::function<void(const CacheBuild&)> on_build;
+  /// Another process holds the cache's lock: the build waits for it (its lock record, e.g.
+  /// "pid 12: sowdb gen kalah/6x4 0..18").
+  std::function<void(const std::string&)> on_wait;
+  /// gen::GenerateOptions' callbacks during the build.
+  std::function<void(int, gen::Phase, double)> on_build_progress;
+  std::function<void(const gen::LayerReport&)> on_layer;
+  std::function<void(int, const std::string&)> on_rebuild;
+  /// The cache build is over (or none was needed); the search is about to start.
+  std::function<void()> on_search;
+  /// gen::SolveStartOptions::progress: from the search's threads, one call at a time.
+  std::function<void(const gen::SolveProgress&)> on_search_progress;
+};
+
+/// The answer to a start-position solve with how it was obtained.
+struct StartSolveReport {
+  Variant variant;              ///< As asked.
+  gen::StartSolution solution;  ///< The value, the bounds, every first move.
+  std::string tables;           ///< The tables' directory; empty with TablesSource::kNone.
+  TablesSource source = TablesSource::kNone;
+  bool tables_built = false;  ///< This run built (or repaired) layers of the cache.
+  int layers_built = 0;       ///< Layers this run solved and wrote into the cache.
+  /// The first layer missing above the layers used when the directory holds larger ones (a
+  /// gap: the tables are used below it only); -1: no gap.
+  int missing_layer = -1;
+  /// Layers of the cache this run found damaged and solved again.
+  std::vector<int> repaired_layers;
+  /// Things the caller should tell the user: a gap, an unwritable cache.
+  std::vector<std::string> notes;
+  double seconds = 0;         ///< The whole run: build_seconds + search_seconds + the rest.
+  double build_seconds = 0;   ///< Building (or checking and repairing) the cache's tables.
+  double search_seconds = 0;  ///< Opening the tables and the search (what time_limit bounds).
+  double time_limit = 0;      ///< As asked (0: none).
+  /// Why an incomplete search stopped: "time_limit", StartSolveRequest::stop_name, or empty
+  /// when it is complete.
+  std::string stopped_by;
+};
+
+/// Solves the start position of request.variant. Without `tables`, it builds layers
+/// 0..start_cache_layers() of the rule set into the cache (reusing what an earlier run built;
+/// waiting while another process writes the same cache; re-checking the cache and solving a
+/// damaged layer again when a probe fails on it, once), and solves from an unwritable cache's
+/// layers, or without tables, when it cannot write. Every refusal comes before any work.
+/// ERRORS throws gen::InvalidRequest for a request it refuses (tables of other rules or of the
+/// co-operative objective, unreadable or empty tables, a start of more seeds than a search or the
+/// tables can take, an Oware-family start without complete tables, a transposition table over
+/// half of the memory); std::runtime_error for a failure on the way (I/O, full disk, a damaged
+/// table that is not the cache's); std::bad_alloc.
+/// THREAD SAFETY one call at a time per process for the same cache (the lock is per process).
+StartSolveReport solve_start_position(const StartSolveRequest& request,
+                                      const StartSolveEvents& events = {});
+
+/// The JSON object of `sowdb solve --json`: variant, rules, seeds_per_pit, stones, value (null
+/// unless proved), complete, lower, upper, best, moves (pit, worth, lower, upper, gain,
+/// extra_turn, continuations), nodes, seconds (the whole run, building the cache included),
+/// build_seconds, search_seconds, method ("tables" or "search"), tables (the directory alone;
+/// null without tables), tables_source ("given", "cache", "none"), tables_cache,
+/// tables_max_stones, tables_built, layers_built, repaired_layers, tables_missing_layer, hash_mb,
+/// time_limit,
+/// stopped_by, notes. Thread safe.
+nlohmann::json to_json(const StartSolveReport& report);
+
+/// The co-operative answer of a start position (`sowdb solve --objective cooperative`).
+struct CooperativeStartReport {
+  Variant variant;        ///< As asked.
+  gen::ReachStart reach;  ///< Reachable differences, balanced, every first move.
+  std::string tables;     ///< The co-operative tables read; empty: solved in memory.
+  double seconds = 0;     ///< The whole run.
+};
+
+/// Reads the answer from co-operative tables `tables` that cover the start, or (nullopt) solves
+/// every layer in memory. ERRORS throws gen::InvalidRequest for tables of the other objective,
+/// of other rules or too few layers, and for a board too large to solve in memory;
+/// std::runtime_error when a probe fails. THREAD SAFETY any number of calls in parallel.
+CooperativeStartReport solve_cooperative_start(const Variant& variant,
+                                               const std::optional<std::filesystem::path>& tables);
+
+/// The JSON object of `sowdb solve --objective cooperative --json`. Thread safe.
+nlohmann::json to_json(const CooperativeStartReport& report);
+
+}  // namespace sowdb

@@ -1,0 +1,398 @@
+// Solving a start position as a product: plan the tables (given, or the cache's), refuse what
+// cannot be answered before any work, build or repair the cache, search, report.
+#include "sowdb/analysis/start_solve.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+
+#include "sowdb/format/index.h"
+#include "sowdb/gen/directory_lock.h"
+#include "sowdb/probe/manifest.h"
+#include "sowdb/probe/tables.h"
+
+namespace sowdb {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// The search probes values only, again and again across every layer: keep every decoded value
+// block (about 1 byte a position of the tables), no depth block.
+TableSetOptions search_table_options() {
+  TableSetOptions o;
+  o.cache_blocks = std::size_t{1} << 24;
+  o.depth_cache_blocks = 0;
+  return o;
+}
+
+// The first missing layer below a larger layer file in `dir` (a gap), or -1.
+int find_gap(const TableSet& tables) {
+  const int held = tables.max_stones();
+  for (int n = held + 2; n <= kMaxIndexedStones; ++n) {
+    std::error_code ec;
+    if (fs::exists(tables.directory() / layer_file_name(n), ec))
+      return held + 1;
+  }
+  return -1;
+}
+
+// Tables the search can use for `rules`, or gen::InvalidRequest saying why not.
+void check_tables(const TableSet& tables, const RuleSet& rules) {
+  if (tables.objective() != Objective::kCompetitive) {
+    throw gen::InvalidRequest("the tables in " + tables.directory().string() +
+                              " hold the co-operative objective; a competitive solve needs "
+                              "competitive tables");
+  }
+  if (!(tables.rules() == rules)) {
+    throw gen::InvalidRequest("the tables in " + tables.directory().string() + " hold " +
+                              describe(tables.rules()) + ", not " + describe(rules));
+  }
+}
+
+// What the search cannot answer with tables of layers 0..`tables_max` (-1: none), refused
+// before any work (solve_start refuses the same, but only after the cache has been built).
+void refuse_up_front(const Variant& v, int tables_max) {
+  const int stones = v.total_stones();
+  if (tables_max >= stones)
+    return;
+  if (v.rules.family == Family::kOware) {
+    throw gen::InvalidRequest(
+        "Oware-family positions can repeat, so a search cannot prove the value of " +
+        v.to_string() + " without complete tables: it needs layers 0.." + std::to_string(stones) +
+        " (sowdb gen --variant " + v.to_string() + " --max-stones " + std::to_string(stones) + ")" +
+        (tables_max >= 0 ? "; the tables hold up to " + std::to_string(tables_max) : ""));
+  }
+  if (stones > 127) {
+    std::string why = "a search keeps values of -128..127 only, and " + v.to_string() + " has " +
+                      std::to_string(stones) + " seeds on the board";
+    if (stones > kMaxIndexedStones) {
+      why += ", more than tables hold (layers up to " + std::to_string(kMaxIndexedStones) +
+             "): it cannot be solved";
+    } else {
+      why += ": it needs complete tables, layers 0.." + std::to_string(stones);
+    }
+    throw gen::InvalidRequest(why);
+  }
+}
+
+void refuse_hash(int mib, int bits) {
+  const std::uint64_t physical = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                                 static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE));
+  if ((std::uint64_t{8} << bits) > physical / 2) {
+    throw gen::InvalidRequest("a transposition table of " + std::to_string(mib) +
+                              " MiB is more than half of this machine's memory (" +
+                              std::to_string(physical >> 20) + " MiB)");
+  }
+}
+
+// Layers 0..n present as files in `dir`, the largest such n (-1: none).
+int contiguous_layers(const fs::path& dir) {
+  int have = -1;
+  std::error_code ec;
+  while (have < kMaxIndexedStones && fs::exists(dir / layer_file_name(have + 1), ec))
+    ++have;
+  return have;
+}
+
+// Whether this process can create and write `dir`; `why` says why not.
+bool writable(const fs::path& dir, std::string& why) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    why = "cannot create " + dir.string() + ": " + ec.message();
+    return false;
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    why = dir.string() + " is not writable";
+    return false;
+  }
+  return true;
+}
+
+// The variant the cache is labelled with: the one it was first built for (the tables serve
+// every seed count of the rules, and gen refuses to relabel them), else `v`.
+Variant cache_label(const fs::path& dir, const Variant& v) {
+  const RuleSet rules = v.rules.normalised();
+  if (const auto m = read_manifest(dir);
+      m && m->error.empty() && m->variant && m->variant->rules.normalised() == rules) {
+    return *m->variant;
+  }
+  return v;
+}
+
+// One solve in progress: the request, the callbacks and the report being filled.
+class StartSolver {
+ public:
+  StartSolver(const StartSolveRequest& request, const StartSolveEvents& events)
+      : request_(request), events_(events), rules_(request.variant.rules.normalised()) {
+    report_.variant = request.variant;
+    report_.time_limit = request.time_limit;
+  }
+
+  StartSolveReport run() {
+    const auto start = Clock::now();
+    const int bits = start_hash_bits(request_.hash_mib);
+    refuse_hash(request_.hash_mib > 0 ? request_.hash_mib : 128, bits);
+    std::unique_ptr<TableSet> tables =
+        request_.tables ? open_given(*request_.tables) : open_cache();
+    refuse_up_front(request_.variant, tables ? tables->max_stones() : -1);
+    if (events_.on_search)
+      events_.on_search();
+    try {
+      search(tables.get(), bits);
+    } catch (const gen::InvalidRequest&) {
+      throw;
+    } catch (const std::runtime_error& e) {
+      // A probe failed on a layer of the cache (a damaged file): the cache is this library's
+      // product, so check it as gen's resume does, solve the damaged layers again, and retry.
+      if (report_.source != TablesSource::kCache || repaired_)
+        throw;
+      tables.reset();
+      repaired_ = true;
+      build(cache_dir_, std::max(want_, have_), e.what());
+      tables = open_search_tables(cache_dir_);
+      search(tables.get(), bits);
+    }
+    report_.seconds = since(start);
+    return std::move(report_);
+  }
+
+ private:
+  std::unique_ptr<TableSet> open_search_tables(const fs::path& dir) {
+    std::unique_ptr<TableSet> t = TableSet::open(dir, search_table_options());
+    check_tables(*t, rules_);
+    report_.missing_layer = find_gap(*t);
+    if (report_.missing_layer >= 0) {
+      report_.notes.push_back(dir.string() + ": " + layer_file_name(report_.missing_layer) +
+                              " is missing, so only layers 0.." +
+                              std::to_string(report_.missing_layer - 1) +
+                              " are used (the layers above the gap are not)");
+    }
+    return t;
+  }
+
+  std::unique_ptr<TableSet> open_given(const fs::path& dir) {
+    if (dir.empty())
+      throw gen::InvalidRequest("the table directory must not be an empty path");
+    report_.source = TablesSource::kGiven;
+    report_.tables = dir.string();
+    try {
+      return open_search_tables(dir);
+    } catch (const gen::InvalidRequest&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw gen::InvalidRequest(e.what());
+    }
+  }
+
+  // The cache's tables, built (or completed) first when they are missing; null when the cache
+  // cannot be written and holds nothing.
+  std::unique_ptr<TableSet> open_cache() {
+    const int stones = request_.variant.total_stones();
+    want_ = request_.cache_layers >= 0 ? std::min(request_.cache_layers, kMaxIndexedStones)
+                                       : start_cache_layers(rules_, stones);
+    want_ = std::min(want_, stones);
+    // Refuse before building what the search would then refuse.
+    refuse_up_front(request_.variant, want_);
+    if (request_.cache_root.empty()) {
+      report_.notes.push_back(
+          "no cache directory (SOWDB_CACHE_DIR, XDG_CACHE_HOME and HOME "
+          "are unset): searching without tables");
+      return nullptr;
+    }
+    cache_dir_ = start_cache_dir(request_.cache_root, rules_);
+    report_.source = TablesSource::kCache;
+    report_.tables = cache_dir_.string();
+    have_ = contiguous_layers(cache_dir_);
+    std::string why;
+    if (have_ < want_ && !writable(cache_dir_, why))
+      return unwritable_cache(why);
+    if (have_ < want_)
+      build(cache_dir_, want_, "new layers");
+    try {
+      return open_search_tables(cache_dir_);
+    } catch (const gen::InvalidRequest&) {
+      throw;
+    } catch (const std::exception& e) {
+      // A damaged manifest or header, or a manifest not written yet by a concurrent build:
+      // the build checks and repairs (waiting for the other writer), then it opens.
+      if (!writable(cache_dir_, why))
+        throw;
+      repaired_ = true;
+      build(cache_dir_, std::max(want_, have_), e.what());
+      return open_search_tables(cache_dir_);
+    }
+  }
+
+  // The cache cannot be written: search over the layers it holds, or without tables (a small
+  // board is solved in memory), and say so.
+  std::unique_ptr<TableSet> unwritable_cache(const std::string& why) {
+    std::unique_ptr<TableSet> t;
+    if (have_ >= 0) {
+      try {
+        t = open_search_tables(cache_dir_);
+      } catch (const std::exception&) {
+        t.reset();
+      }
+    }
+    const int max = t ? t->max_stones() : -1;
+    try {
+      refuse_up_front(request_.variant, max);
+    } catch (const gen::InvalidRequest& e) {
+      throw gen::InvalidRequest(std::string(e.what()) + "; and the cache cannot be built: " + why);
+    }
+    if (!t) {
+      report_.source = TablesSource::kNone;
+      report_.tables.clear();
+    }
+    report_.notes.push_back(why + ": the cache cannot be built, so " +
+                            (t ? "the search probes the layers it holds, 0.." + std::to_string(max)
+                               : std::string("the search runs in memory without tables")));
+    return t;
+  }
+
+  // Builds (or checks and repairs) layers 0..want of the cache, waiting while another process
+  // writes it.
+  void build(const fs::path& dir, int want, const std::string& reason) {
+    const auto start = Clock::now();
+    CacheBuild plan;
+    plan.dir = dir;
+    plan.have = reason == "new layers" ? have_ : -1;
+    plan.want = want;
+    plan.reason = reason;
+    for (int n = plan.have + 1; n <= want; ++n)
+      plan.positions += layer_size(rules_.pits(), n);
+    if (events_.on_build)
+      events_.on_build(plan);
+    gen::GenerateOptions options;
+    options.variant = cache_label(dir, request_.variant);
+    options.max_stones = want;
+    options.out = dir;
+    options.on_progress = events_.on_build_progress;
+    options.on_rebuild = [this](int n, const std::string& why) {
+      report_.repaired_layers.push_back(n);
+      if (events_.on_rebuild)
+        events_.on_rebuild(n, why);
+    };
+    options.on_layer = [this](const gen::LayerReport& r) {
+      if (!r.reused)
+        ++report_.layers_built;
+      if (events_.on_layer)
+        events_.on_layer(r);
+    };
+    for (;;) {
+      try {
+        gen::generate(options);
+        break;
+      } catch (const gen::DirectoryBusy& e) {
+        // Another sowdb builds the same cache: wait for it, then reuse what it wrote.
+        if (events_.on_wait)
+          events_.on_wait(e.what());
+        gen::wait_for_directory(dir);
+      }
+    }
+    report_.tables_built = report_.tables_built || report_.layers_built > 0;
+    report_.build_seconds += since(start);
+  }
+
+  void search(const TableSet* tables, int bits) {
+    const auto start = Clock::now();
+    gen::SolveStartOptions options;
+    options.tables = tables;
+    options.worths = request_.worths;
+    options.table_bits = bits;
+    options.progress = events_.on_search_progress;
+    const bool limited = request_.time_limit > 0;
+    const auto deadline =
+        start + std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double>(limited ? request_.time_limit : 0.0));
+    const std::function<bool()> stop = request_.stop;
+    if (limited || stop) {
+      options.stop = [=] { return (limited && Clock::now() >= deadline) || (stop && stop()); };
+    }
+    report_.solution = gen::solve_start(request_.variant, options);
+    report_.search_seconds = since(start);
+    if (!report_.solution.complete)
+      report_.stopped_by =
+          limited && Clock::now() >= deadline ? std::string("time_limit") : request_.stop_name;
+  }
+
+  const StartSolveRequest& request_;
+  const StartSolveEvents& events_;
+  const RuleSet rules_;
+  StartSolveReport report_;
+  fs::path cache_dir_;
+  int want_ = -1;
+  int have_ = -1;
+  bool repaired_ = false;
+};
+
+}  // namespace
+
+fs::path start_cache_root() {
+  if (const char* d = std::getenv("SOWDB_CACHE_DIR"); d && *d)
+    return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    return fs::path(x) / "sowdb";
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return fs::path(h) / ".cache" / "sowdb";
+  return {};
+}
+
+fs::path start_cache_dir(const fs::path& root, const RuleSet& rules) {
+  std::string name;
+  for (const char c : describe(rules)) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '=' || c == '-')
+      name.push_back(c);
+    else if (!name.empty() && name.back() != '_')
+      name.push_back('_');
+  }
+  return root / name;
+}
+
+int start_cache_layers(const RuleSet& rules, int stones) {
+  long double total = 0;
+  int last = -1;
+  for (int n = 0; n <= std::min(stones, kMaxIndexedStones); ++n) {
+    // The sum stays far below 2^64: it stops at the first layer past kStartCachePositions.
+    total += static_cast<long double>(layer_size(rules.pits(), n));
+    if (total > kStartCachePositions)
+      break;
+    last = n;
+  }
+  return last;
+}
+
+int start_hash_bits(int mib) {
+  const std::uint64_t bytes = static_cast<std::uint64_t>(mib > 0 ? mib : 128) << 20;
+  return std::max(2, static_cast<int>(std::bit_width(bytes / 8)) - 1);
+}
+
+const char* to_string(TablesSource source) noexcept {
+  switch (source) {
+    case TablesSource::kGiven:
+      return "given";
+    case TablesSource::kCache:
+      return "cache";
+    case TablesSource::kNone:
+      break;
+  }
+  return "none";
+}
+
+StartSolveReport solve_start_position(const StartSolveRequest& request,
+                                      const StartSolveEvents& events) {
+  return StartSolver(request, events).run();
+}
+
+}  // namespace sowdb
