@@ -155,7 +155,8 @@ class StartSolver {
     } catch (const std::runtime_error& e) {
       // A probe failed on a layer of the cache (a damaged file): the cache is this library's
       // product, so check it as gen's resume does, solve the damaged layers again, and retry.
-      if (report_.source != TablesSource::kCache || repaired_)
+      std::string why;
+      if (report_.source != TablesSource::kCache || repaired_ || !writable(cache_dir_, why))
         throw;
       tables.reset();
       repaired_ = true;
