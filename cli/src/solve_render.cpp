@@ -25,8 +25,11 @@ std::string worth(int lower, int upper) {
 
 std::string list(const std::vector<int>& d) {
   std::string s;
-  for (const int x : d)
-    s += (s.empty() ? "" : " ") + std::to_string(x);
+  for (const int x : d) {
+    if (!s.empty())
+      s += ' ';
+    s += std::to_string(x);
+  }
   return s;
 }
 
