@@ -26,6 +26,8 @@ MASKS = [
     (re.compile(r"peak RSS \d+(\.\d+)? [KMG]?i?B"), "peak RSS <M>"),
     (re.compile(r'"(\w*seconds|positions_per_s|peak_rss_bytes)":[-+0-9.eE]+'), r'"\1":<N>'),
     (re.compile(r"\b\d+ threads?$"), "<K> threads"),  # every core by default
+    # The search's threads share work in an order that varies, and so its node count.
+    (re.compile(r"searched \d+ positions"), "searched <N> positions"),
     (re.compile(r'"threads":\d+'), '"threads":<K>'),
 ]
 
