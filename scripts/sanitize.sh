@@ -18,9 +18,11 @@ cmake -S "${root}" -B "${build}" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_C_FLAGS="${flags}" -DCMAKE_CXX_FLAGS="${flags}" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
   -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
-  -DSOWDB_BUILD_BENCH=OFF >/dev/null
+  -DSOWDB_BUILD_BENCH=OFF -DSOWDB_WITH_MPI=OFF >/dev/null
 echo "==> sanitize: build, ${jobs} jobs"
 cmake --build "${build}" --parallel "${jobs}"
+# sowdb-mpi is left out: Open MPI's own allocations that live to exit would fail LeakSanitizer,
+# and its tests run in the plain build (scripts/test.sh).
 echo "==> sanitize: ctest"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
