@@ -4,14 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "board_text.h"
 #include "commands.h"
-#include "interrupt.h"
+#include "layer_job.h"
 #include "progress_line.h"
 #include "sowdb/analysis/table_jobs.h"
 #include "sowdb/format/index.h"
@@ -143,25 +142,9 @@ int run_gen(const GenArgs& args) {
     std::fprintf(to, "layer %3d: %s; solving it again\n", n, why.c_str());
     std::fflush(to);
   };
-  options.on_layer = [&](const gen::LayerReport& r) {
-    interrupt_progress(r.stones);
-    summary.add(r);
-    if (tty)
-      ProgressLine::clear();
-    if (args.json)
-      std::printf("%s\n", to_json(r).dump().c_str());
-    else if (!args.quiet)
-      print_layer(r);
-    std::fflush(stdout);
-  };
-  const auto start = std::chrono::steady_clock::now();
-  catch_interrupts(options.out);
-  try {
-    gen::generate(options);
-  } catch (const gen::InvalidRequest& e) {
-    throw UsageError(e.what());
-  }
-  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  options.on_layer = layer_printer<gen::LayerReport>(
+      summary, {tty, args.json, args.quiet}, [](const gen::LayerReport& r) { print_layer(r); });
+  summary.seconds = run_layer_job(options.out, [&] { gen::generate(options); });
   summary.peak_rss_bytes = std::max(summary.peak_rss_bytes, gen::peak_rss_bytes());
   if (args.json)
     std::printf("%s\n", to_json(summary).dump().c_str());

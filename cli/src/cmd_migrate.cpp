@@ -3,14 +3,13 @@
 #include <tbb/global_control.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "board_text.h"
 #include "commands.h"
-#include "interrupt.h"
+#include "layer_job.h"
 #include "progress_line.h"
 #include "sowdb/analysis/table_jobs.h"
 #include "sowdb/gen/generate.h"
@@ -77,25 +76,11 @@ int run_migrate(const MigrateArgs& args) {
   }
   MigrateSummary summary;
   summary.recompute = options.recompute;
-  options.on_layer = [&](const gen::MigrateLayerReport& r) {
-    interrupt_progress(r.stones);
-    summary.add(r);
-    if (tty)
-      ProgressLine::clear();
-    if (args.json)
-      std::printf("%s\n", to_json(r).dump().c_str());
-    else if (!args.quiet)
-      print_layer(r);
-    std::fflush(stdout);
-  };
-  const auto start = std::chrono::steady_clock::now();
-  catch_interrupts(options.out);
-  try {
-    gen::migrate(options);
-  } catch (const gen::InvalidRequest& e) {
-    throw UsageError(e.what());
-  }
-  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  options.on_layer = layer_printer<gen::MigrateLayerReport>(
+      summary, {tty, args.json, args.quiet}, [](const gen::MigrateLayerReport& r) {
+        print_layer(r);
+      });
+  summary.seconds = run_layer_job(options.out, [&] { gen::migrate(options); });
   if (args.json) {
     std::printf("%s\n", to_json(summary).dump().c_str());
   } else if (!args.quiet) {
