@@ -14,7 +14,7 @@
 
 #include "sowdb/gen/cooperative.h"
 #include "sowdb/gen/generate.h"
-#include "sowdb/gen/solve.h"
+#include "sowdb/gen/start_search.h"
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/variant.h"
 
