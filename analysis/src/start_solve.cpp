@@ -277,6 +277,9 @@ class StartSolver {
       events_.on_build(plan);
     gen::GenerateOptions options;
     options.variant = cache_label(dir, request_.variant);
+    // A concurrent solve for another seed count may label the cache first (after the read
+    // above): keep its label rather than refuse.
+    options.keep_label = true;
     options.max_stones = want;
     options.out = dir;
     options.on_progress = events_.on_build_progress;

@@ -335,20 +335,25 @@ std::unique_ptr<DirectoryLock> prepare_output(const GenerateOptions& options,
   }
   // The manifest names the seeds per pit, which the tables do not hold: a run for another
   // count over the same tables would relabel them behind the user's back.
+  Variant label = options.variant;
   if (const auto manifest = read_manifest(options.out);
       manifest && manifest->variant && manifest->variant->rules.normalised() == rules &&
       !(manifest->variant->to_string() == options.variant.to_string())) {
-    throw InvalidRequest(options.out.string() + " holds the tables of " +
-                         manifest->variant->to_string() + " (" + kManifestName + "); asked for " +
-                         options.variant.to_string() + ". The tables are the same: use --variant " +
-                         manifest->variant->to_string() +
-                         ", or relabel the directory with `sowdb manifest --tables " +
-                         options.out.string() + " --variant " + options.variant.to_string() + "`.");
+    if (options.keep_label) {
+      label = *manifest->variant;
+    } else {
+      throw InvalidRequest(
+          options.out.string() + " holds the tables of " + manifest->variant->to_string() + " (" +
+          kManifestName + "); asked for " + options.variant.to_string() +
+          ". The tables are the same: use --variant " + manifest->variant->to_string() +
+          ", or relabel the directory with `sowdb manifest --tables " + options.out.string() +
+          " --variant " + options.variant.to_string() + "`.");
+    }
   }
 
   remove_stale_temporaries(options.out);
   try {
-    write_manifest(options.out, options.variant);
+    write_manifest(options.out, label);
   } catch (const std::system_error& e) {
     fail_out(e.code().value(), e.what());
   }

@@ -12,6 +12,7 @@
 
 #include "generated_tables.h"
 #include "sowdb/format/index.h"
+#include "sowdb/probe/manifest.h"
 #include "sowdb/probe/variant.h"
 #include "test_support.h"
 
@@ -103,6 +104,23 @@ TEST(GenerateProgress, EveryPhaseRunsToTheEnd) {
   generate_into(dir.path(), {"oware/3x4", kMax}, record);
   check({gen::Phase::kRead});
   EXPECT_STREQ(gen::to_string(gen::Phase::kWrite), "write");
+}
+
+// The manifest names a seed count the tables do not hold: a run for another count refuses to
+// relabel the directory, unless it asks to keep the label (the start-position cache, where
+// solves for two counts of the same rules may build the directory at once).
+TEST(GenerateLabel, AnotherSeedCountRefusedOrKept) {
+  TempDir dir("dir");
+  generate_into(dir.path(), {"kalah/3x2", 4});
+  EXPECT_THROW(generate_into(dir.path(), {"kalah/3x1", 5}), gen::InvalidRequest);
+  const auto keep = [](gen::GenerateOptions& options) { options.keep_label = true; };
+  const auto reports = generate_into(dir.path(), {"kalah/3x1", 5}, keep);
+  ASSERT_EQ(reports.size(), 6U);
+  EXPECT_TRUE(reports[4].reused);
+  EXPECT_FALSE(reports[5].reused);
+  const auto manifest = read_manifest(dir.path());
+  ASSERT_TRUE(manifest && manifest->variant);
+  EXPECT_EQ(manifest->variant->to_string(), "kalah/3x2");
 }
 
 }  // namespace

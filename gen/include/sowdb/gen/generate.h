@@ -58,6 +58,11 @@ struct GenerateOptions {
   /// Memory the run may plan for, in bytes: a run whose estimate (memory_needed) exceeds it is
   /// refused before any work. 0: 90% of the machine's physical memory.
   std::uint64_t memory_limit_bytes = 0;
+  /// When the directory's manifest names another seed count of the same rules, keep that label
+  /// instead of refusing (false: refuse, since a run would relabel the user's tables). The
+  /// start-position cache sets it: its tables serve every seed count, and two solves for
+  /// different counts may build it at once.
+  bool keep_label = false;
   /// Called after each layer (from the calling thread).
   std::function<void(const LayerReport&)> on_layer;
   /// Called while a layer is read, solved or written: stones, phase, fraction of the phase done
