@@ -1,0 +1,76 @@
+// The page's calls to the JSON API of `sowdb serve` (/api/v1/...), with a small cache of the
+// answers: stepping back and forth through a game asks for each position once.
+
+import {positionKey} from "./position.js";
+
+/**
+ * A failed call. `kind` is "network" (no answer: the server is down or unreachable), "http" (an
+ * answer with an error status; `status` and the server's `message`) or "format" (an answer that
+ * is not the JSON the page expects).
+ */
+export class ApiError extends Error {
+  constructor(kind, message, status = 0) {
+    super(message);
+    this.kind = kind;
+    this.status = status;
+  }
+}
+
+const kCacheLimit = 400;
+const cache = new Map();
+
+async function getJson(url) {
+  let response;
+  try {
+    response = await fetch(url, {headers: {Accept: "application/json"}});
+  } catch (e) {
+    throw new ApiError("network", `no answer from the server (${e.message})`);
+  }
+  let body;
+  try {
+    body = await response.json();
+  } catch (e) {
+    throw new ApiError("format", `the server's answer to ${url} is not JSON (HTTP ${response.status})`,
+                       response.status);
+  }
+  if (!response.ok) {
+    const message = body && typeof body.error === "string" ? body.error : `HTTP ${response.status}`;
+    throw new ApiError("http", message, response.status);
+  }
+  return body;
+}
+
+/** The table sets the server serves: the `tables` array of /api/v1/variants. */
+export async function fetchVariants() {
+  const body = await getJson("/api/v1/variants");
+  if (!body || !Array.isArray(body.tables)) {
+    throw new ApiError("format", "the server's list of tables has no \"tables\" array");
+  }
+  return body.tables;
+}
+
+/** The URL of the API's answer for a position. */
+export function positionUrl(pos) {
+  let url = `/api/v1/position?variant=${encodeURIComponent(pos.variant)}` +
+            `&board=${pos.board.join(",")}&stores=${pos.stores.join(",")}`;
+  if (pos.objective === "cooperative") url += "&objective=cooperative";
+  return url;
+}
+
+/** The API's report of a position (cached; an error is not). */
+export async function fetchPosition(pos) {
+  const key = positionKey(pos);
+  if (cache.has(key)) {
+    const hit = cache.get(key);
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const report = await getJson(positionUrl(pos));
+  if (!report || !Array.isArray(report.pits)) {
+    throw new ApiError("format", "the server's report of the position has no \"pits\"");
+  }
+  cache.set(key, report);
+  if (cache.size > kCacheLimit) cache.delete(cache.keys().next().value);
+  return report;
+}

@@ -1,0 +1,549 @@
+#!/usr/bin/python3
+"""The analysis page of `sowdb serve` in a real browser (headless Chromium driven by Selenium).
+
+Starts `sowdb serve` on a free port over the tables of make_tables.sh and checks what the page
+shows against `sowdb probe --json`: the value and every move's worth of 200 random positions
+(Oware and Kalah, fixed seed), the seeds in every pit, a click on a pit (the new position and its
+URL), the browser's back and forward, the editor, the keyboard, the game mode (the tables answer
+with a best move; undo), the co-operative view, and the messages for a position outside the tables,
+a malformed link and a server that is gone. Saves screenshots (desktop 1280x800, phone 390x844).
+
+Usage: page_test.py SOWDB TABLES_DIR OUT_DIR [--url URL]
+  --url: use a server that is already running instead of starting one (development).
+Exit: 0 when every check passes, 1 otherwise.
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+SEED = 31
+POSITIONS_PER_VARIANT = 100
+WAIT = 20  # seconds any one page state may take to appear (a bound, not a sleep)
+
+checks = 0
+failures = 0
+
+
+def check(ok, what):
+    global checks, failures
+    checks += 1
+    if not ok:
+        failures += 1
+        print(f"FAIL: {what}", file=sys.stderr)
+    return ok
+
+
+def signed(x):
+    return f"+{x}" if x > 0 else str(x)
+
+
+def norm(text):
+    """The page's text with its real minus signs as ASCII."""
+    return text.replace("\u2212", "-").strip()
+
+
+# ---- the server --------------------------------------------------------------------------------
+
+def start_server(sowdb, tables):
+    """Starts `sowdb serve --port 0`; returns (process, base URL) once it prints its URL."""
+    args = [sowdb, "serve", "--port", "0"]
+    for name in ("oware", "kalah", "wari-kc", "wari-kc-coop"):
+        args += ["--tables", os.path.join(tables, name)]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 60
+    seen = []
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], deadline - time.monotonic())
+        if not ready:
+            break
+        line = proc.stdout.readline()
+        if not line:
+            break
+        seen.append(line.rstrip())
+        m = re.search(r"http://[0-9.]+:[0-9]+", line)
+        if m:
+            return proc, m.group(0)
+    proc.kill()
+    raise SystemExit(f"sowdb serve printed no URL within 60 s: {seen}")
+
+
+def wait_api(base):
+    """Polls /api/v1/variants until it answers (bounded: 100 tries, 0.1 s apart)."""
+    for _ in range(100):
+        try:
+            with urllib.request.urlopen(base + "/api/v1/variants", timeout=5) as r:
+                return json.load(r)
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit(f"{base}/api/v1/variants does not answer")
+
+
+# ---- expected answers ----------------------------------------------------------------------------
+
+def probe_bulk(sowdb, tables, stores, boards):
+    """`sowdb probe --json -` over boards with the same stores: one report per board."""
+    text = "".join(" ".join(map(str, b)) + "\n" for b in boards)
+    out = subprocess.run([sowdb, "probe", "--tables", tables, "--json", "--stores",
+                          f"{stores[0]},{stores[1]}", "-"], input=text, capture_output=True,
+                         text=True, check=True).stdout
+    reports = [json.loads(line) for line in out.splitlines() if line.strip()]
+    assert len(reports) == len(boards)
+    return reports
+
+
+def probe(sowdb, tables, board, stores):
+    return probe_bulk(sowdb, tables, stores, [board])[0]
+
+
+def after(pos, move):
+    """The position after a move, as the page keeps it (board from the next mover's side)."""
+    gained = [pos["stores"][0] + move["gain"], pos["stores"][1]]
+    if move["extra_turn"]:
+        return dict(pos, board=move["after"], stores=gained)
+    return dict(pos, board=move["after"], stores=[gained[1], gained[0]],
+                side="north" if pos["side"] == "south" else "south")
+
+
+def key(pos):
+    return (f"{pos['variant']}|{pos.get('objective', 'competitive')}|{pos['side']}|"
+            f"{','.join(map(str, pos['board']))}|{','.join(map(str, pos['stores']))}")
+
+
+def query(pos):
+    q = (f"?variant={pos['variant']}&board={','.join(map(str, pos['board']))}"
+         f"&stores={','.join(map(str, pos['stores']))}&side={pos['side']}")
+    if pos.get("objective") == "cooperative":
+        q += "&objective=cooperative"
+    return q
+
+
+def random_positions(rng, variant, count):
+    """Positions of 0..20 seeds with stores the game can hold, grouped by their stores."""
+    pits = 12
+    pairs = [(0, 0), (14, 14), (3, 10), (20, 2), (25, 1)]
+    out = []
+    for i in range(count):
+        n = rng.randint(0, 20)
+        board = [0] * pits
+        for _ in range(n):
+            board[rng.randrange(pits)] += 1
+        out.append({"variant": variant, "board": board, "stores": list(pairs[i % len(pairs)]),
+                    "side": rng.choice(["south", "north"])})
+    return out
+
+
+# ---- the browser ---------------------------------------------------------------------------------
+
+def browser(profile):
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for a in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+              "--disable-background-networking", "--disable-component-update", "--disable-sync",
+              "--disable-dev-shm-usage", "--hide-scrollbars", f"--user-data-dir={profile}"]:
+        options.add_argument(a)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options,
+                              service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"))
+    driver.set_page_load_timeout(WAIT)
+    return driver
+
+
+def viewport(driver, width, height, mobile=False):
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1,
+                            "mobile": mobile})
+
+
+def wait_for(driver, what, condition):
+    try:
+        return WebDriverWait(driver, WAIT, poll_frequency=0.02).until(condition)
+    except TimeoutException:
+        state = driver.execute_script("return [document.body.dataset.state, document.body.dataset.key,"
+                                      " document.getElementById('status').textContent]")
+        check(False, f"{what}: not within {WAIT} s (page state {state})")
+        return None
+
+
+def wait_key(driver, pos, what, state="ready"):
+    """Waits until the page shows `pos` with its report (or its error)."""
+    want = key(pos)
+    return wait_for(driver, what, lambda d: d.execute_script(
+        "return document.body.dataset.key === arguments[0] && document.body.dataset.state === arguments[1]",
+        want, state))
+
+
+# What the page shows, read in one round trip.
+READ_PAGE = """
+const pits = [...document.querySelectorAll('#board g.pit')].map(g => ({
+  side: g.dataset.side, index: Number(g.dataset.index), pit: g.dataset.pit,
+  seeds: g.querySelector('text.count').textContent}));
+const stores = [...document.querySelectorAll('#board g.store')].map(g => ({
+  side: g.dataset.store, seeds: g.querySelector('text.store-count').textContent}));
+const badges = [...document.querySelectorAll('#board g.badge')].map(g => ({
+  pit: Number(g.dataset.pit), kind: g.dataset.kind, text: g.querySelector('text').textContent}));
+const rows = [...document.querySelectorAll('#moves li.move')].map(li => ({
+  pit: Number(li.dataset.pit), worth: li.querySelector('.worth') ? li.querySelector('.worth').textContent : null,
+  cls: li.className}));
+const value = document.getElementById('value');
+return {pits, stores, badges, rows, value: value ? value.textContent : null,
+        result: value ? value.dataset.result : null,
+        headline: (document.getElementById('headline') || {}).textContent || '',
+        line: document.querySelectorAll('#line li').length,
+        status: document.getElementById('status').hidden ? '' : document.getElementById('status').textContent,
+        search: location.search};
+"""
+
+
+def check_page(driver, pos, report, what):
+    """The page's board, value and moves against the probe's report of pos."""
+    page = driver.execute_script(READ_PAGE)
+    p = len(pos["board"]) // 2
+    mover = pos["side"]
+    for g in page["pits"]:
+        idx = g["index"] if g["side"] == mover else g["index"] + p
+        check(g["seeds"] == str(pos["board"][idx]),
+              f"{what}: {g['side']} pit {g['index']} shows {g['seeds']} seeds, want {pos['board'][idx]}")
+        check((g["pit"] is not None) == (g["side"] == mover), f"{what}: {g['side']} pit {g['index']} playable?")
+    check(len(page["pits"]) == 2 * p, f"{what}: {len(page['pits'])} pits drawn, want {2 * p}")
+    for s in page["stores"]:
+        want = pos["stores"][0] if s["side"] == mover else pos["stores"][1]
+        check(s["seeds"] == str(want), f"{what}: {s['side']}'s store shows {s['seeds']}, want {want}")
+    check(norm(page["value"] or "") == signed(report["value"]),
+          f"{what}: value shown {page['value']!r}, probe says {report['value']}")
+    check(page["result"] == report["result"], f"{what}: result {page['result']}, probe {report['result']}")
+    worths = {b["pit"]: b for b in page["badges"] if b["kind"] != "illegal"}
+    check(sorted(worths) == sorted(m["pit"] for m in report["moves"]),
+          f"{what}: worths shown on pits {sorted(worths)}, legal moves {[m['pit'] for m in report['moves']]}")
+    for m in report["moves"]:
+        b = worths.get(m["pit"])
+        if b is None:
+            continue
+        check(norm(b["text"]) == signed(m["worth"]),
+              f"{what}: pit {m['pit']} shows worth {b['text']!r}, probe says {m['worth']}")
+        check(b["kind"] == m["category"], f"{what}: pit {m['pit']} coloured {b['kind']}, probe {m['category']}")
+    check([r["pit"] for r in page["rows"]] == report["moves_best_first"],
+          f"{what}: moves listed {[r['pit'] for r in page['rows']]}, best first {report['moves_best_first']}")
+    for r in page["rows"]:
+        m = next(x for x in report["moves"] if x["pit"] == r["pit"])
+        check(norm(r["worth"] or "") == signed(m["worth"]), f"{what}: list row pit {r['pit']} worth {r['worth']!r}")
+    check(page["line"] == len(report["line_steps"]),
+          f"{what}: {page['line']} line steps shown, probe has {len(report['line_steps'])}")
+    return page
+
+
+def open_position(driver, base, pos):
+    driver.get(base + "/" + query(pos))
+    return wait_key(driver, pos, f"open {query(pos)}")
+
+
+# ---- the scenarios -------------------------------------------------------------------------------
+
+def random_positions_test(driver, base, sowdb, tables):
+    rng = random.Random(SEED)
+    shown = 0
+    for variant, name in (("oware/6x4", "oware"), ("kalah/6x4", "kalah")):
+        positions = random_positions(rng, variant, POSITIONS_PER_VARIANT)
+        by_stores = {}
+        for pos in positions:
+            by_stores.setdefault(tuple(pos["stores"]), []).append(pos)
+        reports = {}
+        for stores, group in by_stores.items():
+            for pos, rep in zip(group, probe_bulk(sowdb, os.path.join(tables, name), stores,
+                                                  [p["board"] for p in group])):
+                reports[key(pos)] = rep
+        for pos in positions:
+            if open_position(driver, base, pos):
+                check_page(driver, pos, reports[key(pos)], f"{variant} {query(pos)}")
+                shown += 1
+    check(shown == 2 * POSITIONS_PER_VARIANT, f"{shown} random positions shown")
+    return shown
+
+
+def click_pit(driver, side, index):
+    driver.find_element(By.CSS_SELECTOR, f'#board g.pit[data-side="{side}"][data-index="{index}"] .hit').click()
+
+
+def click_and_history_test(driver, base, sowdb, tables):
+    """A click on a pit plays it; the URL follows; browser back and forward."""
+    start = {"variant": "kalah/6x4", "board": [1, 2, 0, 3, 1, 4, 2, 0, 1, 1, 0, 2], "stores": [5, 3],
+             "side": "north"}
+    rep = probe(sowdb, os.path.join(tables, "kalah"), start["board"], start["stores"])
+    open_position(driver, base, start)
+    check_page(driver, start, rep, "click start")
+    # Every legal move, one after the other from the start: back in between.
+    for move in rep["moves"]:
+        nxt = after(start, move)
+        click_pit(driver, "north", move["pit"])
+        if not wait_key(driver, nxt, f"after a click on pit {move['pit']}"):
+            continue
+        url = urllib.parse.parse_qs(urllib.parse.urlparse(driver.current_url).query)
+        check(url.get("board") == [",".join(map(str, nxt["board"]))] and
+              url.get("stores") == [",".join(map(str, nxt["stores"]))] and url.get("side") == [nxt["side"]],
+              f"URL after pit {move['pit']}: {driver.current_url}")
+        nrep = probe(sowdb, os.path.join(tables, "kalah"), nxt["board"], nxt["stores"])
+        check_page(driver, nxt, nrep, f"after pit {move['pit']}")
+        driver.back()
+        wait_key(driver, start, f"browser back after pit {move['pit']}")
+    driver.forward()
+    wait_key(driver, after(start, rep["moves"][-1]), "browser forward")
+    # A reload of a permalink shows the same position.
+    driver.refresh()
+    wait_key(driver, after(start, rep["moves"][-1]), "reload")
+
+
+def keyboard_test(driver, base, sowdb, tables):
+    """Space plays the best move; the arrows go back and forward; a line step jumps along it."""
+    start = {"variant": "oware/6x4", "board": [0, 0, 0, 0, 1, 2, 2, 1, 0, 3, 2, 1], "stores": [0, 0],
+             "side": "south"}
+    t = os.path.join(tables, "oware")
+    rep = probe(sowdb, t, start["board"], start["stores"])
+    open_position(driver, base, start)
+    body = driver.find_element(By.TAG_NAME, "body")
+    best = next(m for m in rep["moves"] if m["pit"] == rep["best"])
+    one = after(start, best)
+    body.send_keys(Keys.SPACE)
+    wait_key(driver, one, "space plays the best move")
+    body.send_keys(Keys.ARROW_LEFT)
+    wait_key(driver, start, "left arrow goes back")
+    body.send_keys(Keys.ARROW_RIGHT)
+    wait_key(driver, one, "right arrow goes forward")
+    # The third step of the principal line: the position after it is the fourth step's before.
+    body.send_keys(Keys.ARROW_LEFT)
+    wait_key(driver, start, "left arrow again")
+    steps = rep["line_steps"]
+    driver.find_element(By.CSS_SELECTOR, '#line li[data-step="2"]').click()
+    side = "south" if steps[3]["mover"] == 0 else "north"
+    stores = {"south": 0, "north": 0}
+    for s in steps[:3]:
+        stores["south" if s["mover"] == 0 else "north"] += s["gain"]
+    other = "north" if side == "south" else "south"
+    want = dict(start, board=steps[3]["before"], side=side, stores=[stores[side], stores[other]])
+    wait_key(driver, want, "a click on the line's third step")
+    wrep = probe(sowdb, t, want["board"], want["stores"])
+    check_page(driver, want, wrep, "line step 3")
+    driver.find_element(By.ID, "back").click()
+    body.send_keys(Keys.HOME)
+    wait_key(driver, start, "Home goes to the first position")
+
+
+def editor_test(driver, base, sowdb, tables):
+    """The board editor: a seed added and removed, stores, side to move, swap, clear."""
+    start = {"variant": "oware/6x4", "board": [1, 0, 2, 0, 0, 1, 0, 3, 0, 1, 0, 0], "stores": [10, 12],
+             "side": "south"}
+    t = os.path.join(tables, "oware")
+    open_position(driver, base, start)
+    driver.find_element(By.CSS_SELECTOR, '#modes button[data-mode="edit"]').click()
+    click_pit(driver, "north", 2)  # North's pit 2 is board index 8 with South to move
+    pos = dict(start, board=start["board"][:8] + [1] + start["board"][9:])
+    wait_key(driver, pos, "a seed added in the editor")
+    check(urllib.parse.parse_qs(urllib.parse.urlparse(driver.current_url).query).get("board") ==
+          [",".join(map(str, pos["board"]))], f"URL after an edit: {driver.current_url}")
+    check_page(driver, pos, probe(sowdb, t, pos["board"], pos["stores"]), "edited board")
+    ActionChains(driver).key_down(Keys.SHIFT).click(driver.find_element(
+        By.CSS_SELECTOR, '#board g.pit[data-side="south"][data-index="0"] .hit')).key_up(Keys.SHIFT).perform()
+    pos = dict(pos, board=[0] + pos["board"][1:])
+    wait_key(driver, pos, "a seed removed with shift-click")
+    store = driver.find_element(By.ID, "store-north")
+    store.send_keys(Keys.CONTROL, "a")
+    store.send_keys("7")
+    pos = dict(pos, stores=[pos["stores"][0], 7])
+    wait_key(driver, pos, "North's store set to 7")
+    driver.find_element(By.CSS_SELECTOR, '#edit-side button[data-side="north"]').click()
+    pos = dict(pos, side="north", board=pos["board"][6:] + pos["board"][:6], stores=pos["stores"][::-1])
+    wait_key(driver, pos, "North to move")
+    check_page(driver, pos, probe(sowdb, t, pos["board"], pos["stores"]), "North to move after editing")
+    driver.find_element(By.ID, "swap").click()
+    pos = dict(pos, board=pos["board"][6:] + pos["board"][:6], stores=pos["stores"][::-1])
+    wait_key(driver, pos, "sides swapped")
+    driver.find_element(By.ID, "clear").click()
+    cleared = dict(pos, board=[0] * 12)
+    wait_key(driver, cleared, "board cleared")
+    rep = probe(sowdb, t, cleared["board"], cleared["stores"])
+    check(rep["game_over"], "an empty board is a finished game")
+    check_page(driver, cleared, rep, "cleared board")
+    driver.find_element(By.ID, "edit-done").click()
+    wait_for(driver, "the editor closes", lambda d: d.find_element(By.ID, "editor").get_attribute("hidden") is not None)
+    # Too many seeds: the page says the position is outside the tables.
+    driver.find_element(By.CSS_SELECTOR, '#modes button[data-mode="edit"]').click()
+    driver.find_element(By.ID, "start-pos").click()
+    wait_for(driver, "the start position (48 seeds) is refused", lambda d: d.execute_script(
+        "return document.body.dataset.state === 'error'"))
+    status = driver.find_element(By.ID, "status").text
+    check("outside the tables" in status and "48" in status, f"48 seeds: status {status!r}")
+    driver.find_element(By.ID, "edit-done").click()
+
+
+def game_test(driver, base, sowdb, tables):
+    """Game mode: the player's move, the tables' best answer, undo."""
+    start = {"variant": "kalah/6x4", "board": [2, 1, 3, 0, 2, 1, 1, 2, 0, 3, 1, 2], "stores": [8, 6],
+             "side": "south"}
+    t = os.path.join(tables, "kalah")
+    driver.get(base + "/" + query(start) + "&mode=play&you=south")
+    wait_key(driver, start, "game mode opens")
+    check(driver.find_elements(By.CSS_SELECTOR, "#board g.badge") == [], "game mode hides the worths")
+    rep = probe(sowdb, t, start["board"], start["stores"])
+    # A move that ends the player's turn, so that the tables answer.
+    move = next(m for m in sorted(rep["moves"], key=lambda m: -m["worth"]) if not m["extra_turn"])
+    mid = after(start, move)
+    click_pit(driver, "south", move["pit"])
+    wait_for(driver, "the tables answer", lambda d: d.execute_script(
+        "return document.body.dataset.state === 'ready' && document.body.dataset.key !== arguments[0]"
+        " && document.getElementById('game-msg').dataset.turn !== 'tables'", key(mid)))
+    mrep = probe(sowdb, t, mid["board"], mid["stores"])
+    # The tables play best moves until it is South's turn again (extra turns included).
+    pos, r, plies = mid, mrep, 0
+    while pos["side"] == "north" and not r["game_over"] and plies < 10:
+        best = next(m for m in r["moves"] if m["pit"] == r["best"])
+        pos = after(pos, best)
+        r = probe(sowdb, t, pos["board"], pos["stores"])
+        plies += 1
+    check(driver.execute_script("return document.body.dataset.key") == key(pos),
+          f"the tables' answer: page shows {driver.execute_script('return document.body.dataset.key')}, "
+          f"best play gives {key(pos)}")
+    check(plies >= 1, "the tables played at least one move")
+    driver.find_element(By.ID, "undo").click()
+    wait_key(driver, start, "undo takes the move back")
+    hints = driver.find_element(By.ID, "hints")
+    hints.click()
+    wait_for(driver, "hints show the worths", lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board g.badge")) > 0)
+    check_page(driver, start, rep, "game mode with hints")
+    driver.find_element(By.CSS_SELECTOR, '#modes button[data-mode="analyse"]').click()
+
+
+def cooperative_test(driver, base, sowdb, tables):
+    """The co-operative view: balanced or not, and by which moves, against the probe."""
+    pos = {"variant": "wari-kc/3x2", "board": [1, 0, 2, 2, 1, 0], "stores": [2, 4], "side": "south"}
+    rep = probe(sowdb, os.path.join(tables, "wari-kc"), pos["board"], pos["stores"])
+    coop = probe(sowdb, os.path.join(tables, "wari-kc-coop"), pos["board"], pos["stores"])
+    open_position(driver, base, pos)
+    check_page(driver, pos, rep, "wari-kc competitive")
+    summary = driver.find_element(By.ID, "coop-summary")
+    check(summary.get_attribute("data-balanced") == str(coop["balanced"]).lower(),
+          f"co-operative summary {summary.text!r}, probe balanced={coop['balanced']}")
+    driver.find_element(By.ID, "coop-open").click()
+    cpos = dict(pos, objective="cooperative")
+    wait_key(driver, cpos, "the co-operative view")
+    badges = driver.execute_script(
+        "return [...document.querySelectorAll('#board g.badge')].map(g => [Number(g.dataset.pit), g.dataset.kind])")
+    want = sorted([m["pit"], "balanced" if m["balancing"] else "unbalanced"] for m in coop["moves"])
+    check(sorted(badges) == want, f"co-operative badges {badges}, probe {want}")
+    check("objective=cooperative" in driver.current_url, f"co-operative URL {driver.current_url}")
+
+
+def bad_link_test(driver, base):
+    driver.get(base + "/?variant=oware/6x4&board=1,2,x&stores=0,0")
+    wait_for(driver, "a malformed link", lambda d: d.execute_script(
+        "return document.body.dataset.state === 'ready' && !document.getElementById('status').hidden"))
+    check("malformed" in driver.find_element(By.ID, "status").text,
+          f"malformed link: status {driver.find_element(By.ID, 'status').text!r}")
+    driver.get(base + "/?variant=nosuch/6x4&board=" + ",".join(["1"] * 12) + "&stores=0,0")
+    wait_for(driver, "an unknown variant", lambda d: d.execute_script("return document.body.dataset.state === 'error'"))
+    check("nosuch" in driver.find_element(By.ID, "status").text,
+          f"unknown variant: status {driver.find_element(By.ID, 'status').text!r}")
+
+
+def server_gone_test(driver, proc):
+    """The server stops: a click on a pit says the server does not answer."""
+    proc.terminate()
+    proc.wait(timeout=30)
+    # A position not seen before, so that the page's cache cannot answer.
+    driver.find_element(By.CSS_SELECTOR, '#modes button[data-mode="edit"]').click()
+    driver.find_element(By.ID, "random").click()
+    wait_for(driver, "the server is gone", lambda d: d.execute_script("return document.body.dataset.state === 'error'"))
+    check("does not answer" in driver.find_element(By.ID, "status").text,
+          f"server gone: status {driver.find_element(By.ID, 'status').text!r}")
+
+
+def screenshots(driver, base, out):
+    pos = {"variant": "oware/6x4", "board": [3, 0, 2, 1, 4, 2, 1, 0, 2, 3, 1, 1], "stores": [13, 15],
+           "side": "south"}
+    viewport(driver, 1280, 800)
+    open_position(driver, base, pos)
+    best = driver.execute_script("return document.querySelector('#board g.badge.best').dataset.pit")
+    ActionChains(driver).move_to_element(driver.find_element(
+        By.CSS_SELECTOR, f'#board g.pit[data-side="south"][data-index="{best}"] .hit')).perform()
+    wait_for(driver, "hover", lambda d: d.find_elements(By.ID, "hover-text"))
+    driver.save_screenshot(os.path.join(out, "page-desktop.png"))
+    viewport(driver, 390, 844, mobile=True)
+    open_position(driver, base, pos)
+    driver.save_screenshot(os.path.join(out, "page-phone.png"))
+    viewport(driver, 1280, 800)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("sowdb")
+    ap.add_argument("tables")
+    ap.add_argument("out")
+    ap.add_argument("--url")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    t0 = time.monotonic()
+    proc = None
+    base = a.url
+    if base is None:
+        proc, base = start_server(a.sowdb, a.tables)
+    base = base.rstrip("/")
+    variants = wait_api(base)
+    served = sorted((t["variant"], t.get("objective", "competitive")) for t in variants["tables"])
+    check(("oware/6x4", "competitive") in served and ("kalah/6x4", "competitive") in served,
+          f"served tables: {served}")
+    profile = tempfile.mkdtemp(prefix="sowdb-page-")
+    driver = browser(profile)
+    try:
+        viewport(driver, 1280, 800)
+        timings = []
+        for name, run in [
+            ("random positions", lambda: random_positions_test(driver, base, a.sowdb, a.tables)),
+            ("click and history", lambda: click_and_history_test(driver, base, a.sowdb, a.tables)),
+            ("keyboard and line", lambda: keyboard_test(driver, base, a.sowdb, a.tables)),
+            ("editor", lambda: editor_test(driver, base, a.sowdb, a.tables)),
+            ("game mode", lambda: game_test(driver, base, a.sowdb, a.tables)),
+            ("co-operative", lambda: cooperative_test(driver, base, a.sowdb, a.tables)),
+            ("bad links", lambda: bad_link_test(driver, base)),
+            ("screenshots", lambda: screenshots(driver, base, a.out)),
+        ]:
+            s = time.monotonic()
+            run()
+            timings.append(f"{name} {time.monotonic() - s:.1f} s")
+        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE" and
+                  "/api/v1/" not in e["message"]]
+        check(not errors, f"browser console errors: {errors}")
+        if proc is not None:
+            server_gone_test(driver, proc)
+        print("; ".join(timings))
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    print(f"screenshots: {os.path.join(a.out, 'page-desktop.png')}, {os.path.join(a.out, 'page-phone.png')}")
+    if failures:
+        print(f"{failures} of {checks} checks failed ({time.monotonic() - t0:.1f} s)", file=sys.stderr)
+        return 1
+    print(f"all {checks} checks passed ({time.monotonic() - t0:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
