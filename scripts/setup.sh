@@ -24,6 +24,7 @@ packages=(
   clang-format clang-tidy  # scripts/lint.sh
   libclang-rt-14-dev  # libFuzzer runtime for clang 14
   openmpi-bin libopenmpi-dev  # sowdb-mpi, the generator over MPI ranks (SOWDB_WITH_MPI)
+  chromium chromium-driver python3-selenium  # the page of sowdb serve in a browser (tests/server)
 )
 
 # A package counts as present when dpkg reports it fully installed.

@@ -30,8 +30,9 @@ async function getJson(url) {
   try {
     body = await response.json();
   } catch (e) {
-    throw new ApiError("format", `the server's answer to ${url} is not JSON (HTTP ${response.status})`,
-                       response.status);
+    throw new ApiError(
+        "format", `the server's answer to ${url} is not JSON (HTTP ${response.status})`,
+        response.status);
   }
   if (!response.ok) {
     const message = body && typeof body.error === "string" ? body.error : `HTTP ${response.status}`;
@@ -52,7 +53,7 @@ export async function fetchVariants() {
 /** The URL of the API's answer for a position. */
 export function positionUrl(pos) {
   let url = `/api/v1/position?variant=${encodeURIComponent(pos.variant)}` +
-            `&board=${pos.board.join(",")}&stores=${pos.stores.join(",")}`;
+      `&board=${pos.board.join(",")}&stores=${pos.stores.join(",")}`;
   if (pos.objective === "cooperative") url += "&objective=cooperative";
   return url;
 }

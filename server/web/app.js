@@ -4,30 +4,53 @@
 
 import {ApiError, fetchPosition, fetchVariants} from "./api.js";
 import {drawBoard} from "./board.js";
-import {NORTH, SOUTH, absolute, afterMove, clonePosition, defaultPosition, fromAbsolute,
-        lineBefores, other, parseQuery, parseVariant, positionKey, seedsOf, sideName, signed,
-        toQuery, score} from "./position.js";
+import {
+  NORTH,
+  SOUTH,
+  absolute,
+  afterMove,
+  clonePosition,
+  defaultPosition,
+  fromAbsolute,
+  lineBefores,
+  other,
+  parseQuery,
+  parseVariant,
+  positionKey,
+  seedsOf,
+  sideName,
+  signed,
+  toQuery,
+  score
+} from "./position.js";
 import {moveAt, moveNotes} from "./text.js";
-import {h, renderCoopSummary, renderHoverInfo, renderLine, renderMoves, renderShare,
-        renderVerdict} from "./view.js";
+import {
+  h,
+  renderCoopSummary,
+  renderHoverInfo,
+  renderLine,
+  renderMoves,
+  renderShare,
+  renderVerdict
+} from "./view.js";
 
 const $ = (id) => document.getElementById(id);
 
 const st = {
-  tables: [],          // /api/v1/variants
-  pos: null,           // the position on show
-  report: null,        // its report, once it arrives
-  coop: null,          // its co-operative report (competitive view, co-operative tables served)
-  error: null,         // the ApiError of its request
-  record: [],          // the positions of the game so far; pos is record[cursor]
+  tables: [],    // /api/v1/variants
+  pos: null,     // the position on show
+  report: null,  // its report, once it arrives
+  coop: null,    // its co-operative report (competitive view, co-operative tables served)
+  error: null,   // the ApiError of its request
+  record: [],    // the positions of the game so far; pos is record[cursor]
   cursor: 0,
-  mode: "analyse",     // analyse, play or edit
-  you: SOUTH,          // game mode: the player's side
-  hints: false,        // game mode: show the values
-  flip: false,         // North at the bottom
-  hover: null,         // the mover's pit under the pointer
-  tool: 1,             // editor: a click adds (1) or removes (-1) a seed
-  notice: null,        // a message that is not an error of the request: {text, kind}
+  mode: "analyse",  // analyse, play or edit
+  you: SOUTH,       // game mode: the player's side
+  hints: false,     // game mode: show the values
+  flip: false,      // North at the bottom
+  hover: null,      // the mover's pit under the pointer
+  tool: 1,          // editor: a click adds (1) or removes (-1) a seed
+  notice: null,     // a message that is not an error of the request: {text, kind}
 };
 let requestSerial = 0;
 let editTimer = 0;
@@ -36,12 +59,13 @@ let moveTimer = 0;
 // ---- tables served -------------------------------------------------------------------------
 
 function tableFor(variant, objective) {
-  return st.tables.find((t) => t.variant === variant && (t.objective || "competitive") === objective);
+  return st.tables.find(
+      (t) => t.variant === variant && (t.objective || "competitive") === objective);
 }
 
 function maxStones(variant, objective) {
   const t = tableFor(variant, objective) || tableFor(variant, "competitive") ||
-            tableFor(variant, "cooperative");
+      tableFor(variant, "cooperative");
   if (!t) return 0;
   if (t.layers && typeof t.layers.max === "number") return t.layers.max;
   return typeof t.max_stones === "number" ? t.max_stones : 0;
@@ -49,7 +73,8 @@ function maxStones(variant, objective) {
 
 function variants() {
   const seen = [];
-  for (const t of st.tables) if (!seen.includes(t.variant)) seen.push(t.variant);
+  for (const t of st.tables)
+    if (!seen.includes(t.variant)) seen.push(t.variant);
   return seen;
 }
 
@@ -67,15 +92,24 @@ function gameSeeds(variant) {
 // ---- navigation ----------------------------------------------------------------------------
 
 function historyState() {
-  return {pos: st.pos, record: st.record, cursor: st.cursor, mode: st.mode, you: st.you,
-          flip: st.flip, hints: st.hints};
+  return {
+    pos: st.pos,
+    record: st.record,
+    cursor: st.cursor,
+    mode: st.mode,
+    you: st.you,
+    flip: st.flip,
+    hints: st.hints
+  };
 }
 
 function writeUrl(how) {
   if (how === "none") return;
   const url = location.pathname + toQuery(st.pos, {mode: st.mode, you: st.you, flip: st.flip});
-  if (how === "push") history.pushState(historyState(), "", url);
-  else history.replaceState(historyState(), "", url);
+  if (how === "push")
+    history.pushState(historyState(), "", url);
+  else
+    history.replaceState(historyState(), "", url);
 }
 
 /** Shows `pos`: draws it at once, then asks the server for its report. */
@@ -155,8 +189,9 @@ function play(pit) {
   const move = moveAt(st.report, pit);
   if (!move) {
     const seeds = st.pos.board[pit];
-    flash(seeds === 0 ? `Pit ${pit} is empty.`
-                      : `Pit ${pit} is not a legal move here (the opponent must be fed).`);
+    flash(
+        seeds === 0 ? `Pit ${pit} is empty.` :
+                      `Pit ${pit} is not a legal move here (the opponent must be fed).`);
     return;
   }
   extend([afterMove(st.pos, move)]);
@@ -179,8 +214,10 @@ function playBest() {
 }
 
 function forward() {
-  if (st.cursor + 1 < st.record.length) goTo(st.cursor + 1);
-  else playBest();
+  if (st.cursor + 1 < st.record.length)
+    goTo(st.cursor + 1);
+  else
+    playBest();
 }
 
 /** Goes along the principal line to the position after its step k. */
@@ -196,7 +233,8 @@ async function followLine(k) {
     try {
       const rep = await fetchPosition(from);
       const move = moveAt(rep, r.line_steps[k].pit);
-      if (!move) throw new ApiError("format", "the line's last move is not legal in the server's report");
+      if (!move)
+        throw new ApiError("format", "the line's last move is not legal in the server's report");
       positions.push(afterMove(from, move));
     } catch (e) {
       showError(e);
@@ -252,7 +290,8 @@ function setMode(mode) {
 }
 
 function newGame() {
-  const pos = defaultPosition(st.pos.variant, st.pos.objective, maxStones(st.pos.variant, st.pos.objective));
+  const pos = defaultPosition(
+      st.pos.variant, st.pos.objective, maxStones(st.pos.variant, st.pos.objective));
   st.flip = st.you === NORTH;
   showNew(pos);
 }
@@ -285,8 +324,10 @@ function editPit(side, index, delta) {
 function editStore(side, value) {
   const abs = absolute(st.pos);
   const v = Math.max(0, Math.min(255, Math.floor(Number(value) || 0)));
-  if (side === SOUTH) abs.storeSouth = v;
-  else abs.storeNorth = v;
+  if (side === SOUTH)
+    abs.storeSouth = v;
+  else
+    abs.storeNorth = v;
   edited(fromAbsolute(abs, st.pos.side, st.pos.variant, st.pos.objective));
 }
 
@@ -298,8 +339,9 @@ function editSide(side) {
 /** North's seeds and store go to South and the reverse; the side to move stays. */
 function swapSides() {
   const abs = absolute(st.pos);
-  edited(fromAbsolute({south: abs.north, north: abs.south, storeSouth: abs.storeNorth,
-                       storeNorth: abs.storeSouth}, st.pos.side, st.pos.variant, st.pos.objective));
+  edited(fromAbsolute(
+      {south: abs.north, north: abs.south, storeSouth: abs.storeNorth, storeNorth: abs.storeSouth},
+      st.pos.side, st.pos.variant, st.pos.objective));
 }
 
 function clearBoard() {
@@ -351,13 +393,17 @@ function showError(e) {
 function renderStatus() {
   const e = st.error;
   if (!e) {
-    if (st.notice) setStatus(st.notice.text, st.notice.kind);
-    else setStatus("");
+    if (st.notice)
+      setStatus(st.notice.text, st.notice.kind);
+    else
+      setStatus("");
     return;
   }
   const retry = {label: "Retry", run: () => show(st.pos, "none")};
   if (e.kind === "network") {
-    setStatus(`The server does not answer: is \`sowdb serve\` still running? (${e.message})`, "error", retry);
+    setStatus(
+        `The server does not answer: is \`sowdb serve\` still running? (${e.message})`, "error",
+        retry);
   } else if (e.kind === "http" && e.status === 422) {
     setStatus(`This position is outside the tables: ${e.message}.`, "error");
   } else if (e.kind === "http" && e.status === 404) {
@@ -389,12 +435,21 @@ function badges() {
     }
     const notes = moveNotes(m);
     if (coop) {
-      out.set(pit, {text: m.balancing ? "\u2713" : "\u2717", kind: m.balancing ? "balanced" : "unbalanced",
-                    label: `pit ${pit}: ${m.balancing ? "keeps a balanced end possible" : "no balanced end after it"}` +
-                           (notes ? ` (${notes})` : "")});
+      out.set(pit, {
+        text: m.balancing ? "\u2713" : "\u2717",
+        kind: m.balancing ? "balanced" : "unbalanced",
+        label: `pit ${pit}: ${
+                   m.balancing ? "keeps a balanced end possible" : "no balanced end after it"}` +
+            (notes ? ` (${notes})` : "")
+      });
     } else {
-      out.set(pit, {text: signed(m.worth), kind: m.category, best: pit === r.best, worth: m.worth,
-                    label: `pit ${pit}: worth ${signed(m.worth)}, ${m.category}` + (notes ? ` (${notes})` : "")});
+      out.set(pit, {
+        text: signed(m.worth),
+        kind: m.category,
+        best: pit === r.best,
+        worth: m.worth,
+        label: `pit ${pit}: worth ${signed(m.worth)}, ${m.category}` + (notes ? ` (${notes})` : "")
+      });
     }
   }
   return out;
@@ -429,7 +484,8 @@ function renderControls() {
   }
   for (const b of $("objective").querySelectorAll("button")) {
     b.setAttribute("aria-pressed", String(b.dataset.objective === st.pos.objective));
-    b.disabled = !tableFor(st.pos.variant, b.dataset.objective) && b.dataset.objective !== st.pos.objective;
+    b.disabled =
+        !tableFor(st.pos.variant, b.dataset.objective) && b.dataset.objective !== st.pos.objective;
   }
   $("objective").hidden = !tableFor(st.pos.variant, "cooperative");
   const select = $("variant");
@@ -466,7 +522,9 @@ function renderGame() {
     const theirs = st.pos.side === st.you ? b : a;
     const how = r.game_over ? "Game over" : "The game is decided (majority rule)";
     msg.textContent = `${how}: you ${score(mine)}, the tables ${score(theirs)}. ` +
-                      (mine > theirs ? "You win!" : mine < theirs ? "The tables win." : "A draw.");
+        (mine > theirs     ? "You win!" :
+             mine < theirs ? "The tables win." :
+                             "A draw.");
   } else if (st.pos.side === st.you) {
     msg.textContent = "Your move: click one of your pits.";
   } else {
@@ -491,9 +549,11 @@ function renderEditor() {
   const limit = maxStones(st.pos.variant, st.pos.objective);
   const total = n + st.pos.stores[0] + st.pos.stores[1];
   let info = `${n} seed${n === 1 ? "" : "s"} on the board; the tables hold up to ${limit}. ` +
-             `Board and stores: ${total} of the game's ${gameSeeds(st.pos.variant)}.`;
-  if (n > limit) info += " Too many seeds on the board for these tables.";
-  else if (total > gameSeeds(st.pos.variant)) info += " More seeds than the game holds: lower the stores.";
+      `Board and stores: ${total} of the game's ${gameSeeds(st.pos.variant)}.`;
+  if (n > limit)
+    info += " Too many seeds on the board for these tables.";
+  else if (total > gameSeeds(st.pos.variant))
+    info += " More seeds than the game holds: lower the stores.";
   $("edit-info").textContent = info;
 }
 
@@ -504,15 +564,16 @@ function render() {
   renderStatus();
   renderVerdict($("verdict"), st);
   renderMoves($("moves"), st);
-  $("line-title").textContent = st.pos.objective === "cooperative" ? "A line to a balanced end" : "Principal line";
+  $("line-title").textContent =
+      st.pos.objective === "cooperative" ? "A line to a balanced end" : "Principal line";
   renderLine($("line"), $("line-end"), st);
   renderCoopSummary($("coop-panel"), st);
   renderHoverInfo($("hover-info"), st);
   renderShare($("share"), st);
   const r = st.report;
   document.title = `${st.pos.variant}, ${sideName(st.pos.side)} to move` +
-                   (r && typeof r.value === "number" && st.mode !== "play" ? `: ${signed(r.value)}` : "") +
-                   " \u2014 sowdb";
+      (r && typeof r.value === "number" && st.mode !== "play" ? `: ${signed(r.value)}` : "") +
+      " \u2014 sowdb";
 }
 
 function setHover(pit) {
@@ -608,8 +669,9 @@ function bindEvents() {
   });
   $("variant").addEventListener("change", (e) => {
     const variant = e.target.value;
-    const objective = tableFor(variant, st.pos.objective) ? st.pos.objective
-                      : tableFor(variant, "competitive") ? "competitive" : "cooperative";
+    const objective = tableFor(variant, st.pos.objective) ? st.pos.objective :
+        tableFor(variant, "competitive")                  ? "competitive" :
+                                                            "cooperative";
     if (st.mode === "play") st.flip = st.you === NORTH;
     showNew(defaultPosition(variant, objective, maxStones(variant, objective)));
   });
@@ -683,8 +745,10 @@ function bindEvents() {
     resizeTimer = setTimeout(() => st.pos && renderBoard(), 100);
   });
   window.addEventListener("popstate", (e) => {
-    if (e.state && e.state.pos) restore(e.state);
-    else fromUrl("none");
+    if (e.state && e.state.pos)
+      restore(e.state);
+    else
+      fromUrl("none");
   });
 }
 
@@ -701,8 +765,10 @@ function onKey(e) {
       if (st.mode !== "edit") playBest();
       break;
     case "ArrowLeft":
-      if (st.mode === "play") undo();
-      else goTo(st.cursor - 1);
+      if (st.mode === "play")
+        undo();
+      else
+        goTo(st.cursor - 1);
       break;
     case "ArrowRight":
       if (st.mode !== "play") forward();
@@ -720,8 +786,10 @@ function onKey(e) {
       setMode(st.mode === "edit" ? "analyse" : "edit");
       break;
     case "Escape":
-      if (st.mode === "edit") setMode("analyse");
-      else setHover(null);
+      if (st.mode === "edit")
+        setMode("analyse");
+      else
+        setHover(null);
       break;
     default:
       handled = false;
@@ -747,11 +815,15 @@ function fromUrl(how) {
   let problem = null;
   if (q.error) problem = q.error;
   const served = variants();
-  const variant = !q.error && q.variant ? q.variant
-                  : (st.tables.find((t) => (t.objective || "competitive") === "competitive") ||
-                     st.tables[0] || {variant: "oware/6x4"}).variant;
-  let objective = !q.error && q.objective ? q.objective : tableFor(variant, "competitive")
-                  ? "competitive" : tableFor(variant, "cooperative") ? "cooperative" : "competitive";
+  const variant = !q.error && q.variant ?
+      q.variant :
+      (st.tables.find((t) => (t.objective || "competitive") === "competitive") || st.tables[0] || {
+        variant: "oware/6x4"
+      }).variant;
+  let objective = !q.error && q.objective ? q.objective :
+      tableFor(variant, "competitive")    ? "competitive" :
+      tableFor(variant, "cooperative")    ? "cooperative" :
+                                            "competitive";
   let pos;
   if (!q.error && q.board) {
     pos = {variant, objective, side: q.side || SOUTH, board: q.board, stores: q.stores || [0, 0]};
@@ -764,7 +836,8 @@ function fromUrl(how) {
   st.hints = false;
   showNew(pos, problem ? "replace" : how);
   if (problem) {
-    flash(`The link's position is malformed (${problem}); showing a position of ${variant} instead.`);
+    flash(
+        `The link's position is malformed (${problem}); showing a position of ${variant} instead.`);
   }
   if (served.length && !served.includes(variant)) {
     // The request's 404 names the variant; nothing else to do.
@@ -785,8 +858,10 @@ async function start() {
     const limit = maxStones(v, "competitive") || maxStones(v, "cooperative");
     select.append(h("option", {value: v, title: t.rules || ""}, `${v} (up to ${limit} seeds)`));
   }
-  if (history.state && history.state.pos) restore(history.state);
-  else fromUrl("replace");
+  if (history.state && history.state.pos)
+    restore(history.state);
+  else
+    fromUrl("replace");
 }
 
 start();

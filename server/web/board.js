@@ -3,7 +3,7 @@
 // in the co-operative view whether it keeps a balanced end). No state: app.js calls
 // drawBoard() with everything to show and listens to the events on the <svg>.
 
-import {NORTH, SOUTH, sideName} from "./position.js";
+import {NORTH, sideName, SOUTH} from "./position.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const kPad = 8;
@@ -36,9 +36,12 @@ function seedDots(cx, cy, r, count, cls) {
   for (let k = 0; k < count; ++k) {
     const rho = spread * Math.sqrt(k + 0.5);
     const theta = k * 2.39996 + 0.6;
-    g.append(el("circle", {cx: (cx + rho * Math.cos(theta)).toFixed(1),
-                           cy: (cy + rho * Math.sin(theta)).toFixed(1), r: dot,
-                           class: k % 3 === 1 ? "seed seed-b" : "seed"}));
+    g.append(el("circle", {
+      cx: (cx + rho * Math.cos(theta)).toFixed(1),
+      cy: (cy + rho * Math.sin(theta)).toFixed(1),
+      r: dot,
+      class: k % 3 === 1 ? "seed seed-b" : "seed"
+    }));
   }
   return g;
 }
@@ -55,10 +58,10 @@ export function boardSize(pits) {
  *   label} (kind: win, draw, loss, balanced, unbalanced, illegal); hover: the mover's pit under
  *   the pointer or null; preview: null or {abs, gainSide, gain} (the board after the hovered
  *   move, drawn in place of abs with the changed pits marked); edit: pits and stores are
- *   editable; compact: larger type for a small screen; storeLabel: "store" (Kalah) or "captured" (Oware); names: {south, north}.
- * Each pit is a <g class="pit"> with data-side, data-index (0..P-1 from its owner's left) and,
- * on the mover's side, data-pit (the API's pit number); each badge a <g class="badge"> with
- * data-pit, data-kind and data-worth.
+ *   editable; compact: larger type for a small screen; storeLabel: "store" (Kalah) or "captured"
+ * (Oware); names: {south, north}. Each pit is a <g class="pit"> with data-side, data-index (0..P-1
+ * from its owner's left) and, on the mover's side, data-pit (the API's pit number); each badge a <g
+ * class="badge"> with data-pit, data-kind and data-worth.
  */
 export function drawBoard(svg, view) {
   const p = view.pits;
@@ -74,12 +77,23 @@ export function drawBoard(svg, view) {
   const colX = (c) => kPad + kStoreW + c * kPitW + kPitW / 2;
   const rowY = {[top]: kBadgeH + kRowH / 2 + 4, [bottom]: kBadgeH + kRowH + kRowH / 2 - 4};
 
-  svg.append(el("rect", {x: kPad, y: kBadgeH - 6, width: w - 2 * kPad, height: 2 * kRowH + 12,
-                         rx: 34, class: "frame"}));
+  svg.append(el("rect", {
+    x: kPad,
+    y: kBadgeH - 6,
+    width: w - 2 * kPad,
+    height: 2 * kRowH + 12,
+    rx: 34,
+    class: "frame"
+  }));
   // The mover's row stands out.
-  svg.append(el("rect", {x: kPad + kStoreW - 4, y: view.toMove === top ? kBadgeH + 2 : kBadgeH + kRowH - 2,
-                         width: p * kPitW + 8, height: kRowH, rx: 26,
-                         class: view.editing ? "mover-row editing" : "mover-row"}));
+  svg.append(el("rect", {
+    x: kPad + kStoreW - 4,
+    y: view.toMove === top ? kBadgeH + 2 : kBadgeH + kRowH - 2,
+    width: p * kPitW + 8,
+    height: kRowH,
+    rx: 26,
+    class: view.editing ? "mover-row editing" : "mover-row"
+  }));
 
   for (const side of [top, bottom]) {
     const row = shown[rowOf(side)];
@@ -97,19 +111,32 @@ export function drawBoard(svg, view) {
         if (row[j] > before[j]) classes.push("grew");
         if (row[j] < before[j]) classes.push("shrank");
       }
-      const g = el("g", {class: classes.join(" "), "data-side": side, "data-index": j,
-                         "data-pit": isMover ? j : null, "data-seeds": row[j],
-                         role: isMover || view.editing ? "button" : null,
-                         tabindex: isMover || view.editing ? 0 : null,
-                         "aria-label": `${sideName(side)} pit ${j}: ${row[j]} seeds`});
-      g.append(el("rect", {x: cx - kPitW / 2 + 2, y: cy - kRowH / 2 + 2, width: kPitW - 4,
-                           height: kRowH - 4, rx: 20, class: "hit"}));
+      const g = el("g", {
+        class: classes.join(" "),
+        "data-side": side,
+        "data-index": j,
+        "data-pit": isMover ? j : null,
+        "data-seeds": row[j],
+        role: isMover || view.editing ? "button" : null,
+        tabindex: isMover || view.editing ? 0 : null,
+        "aria-label": `${sideName(side)} pit ${j}: ${row[j]} seeds`
+      });
+      g.append(el("rect", {
+        x: cx - kPitW / 2 + 2,
+        y: cy - kRowH / 2 + 2,
+        width: kPitW - 4,
+        height: kRowH - 4,
+        rx: 20,
+        class: "hit"
+      }));
       g.append(el("circle", {cx, cy, r: kPitR, class: "hole"}));
       g.append(seedDots(cx, cy, kPitR, row[j], "seeds"));
-      const ty = side === top ? cy - kPitR - (view.compact ? 6 : 10) : cy + kPitR + (view.compact ? 30 : 24);
+      const ty = side === top ? cy - kPitR - (view.compact ? 6 : 10) :
+                                cy + kPitR + (view.compact ? 30 : 24);
       const big = row[j] > 30;
-      g.append(text(cx, big ? cy + 9 : ty, String(row[j]),
-                    {class: big ? "count big" : "count", "text-anchor": "middle"}));
+      g.append(text(
+          cx, big ? cy + 9 : ty, String(row[j]),
+          {class: big ? "count big" : "count", "text-anchor": "middle"}));
       svg.append(g);
     }
   }
@@ -120,21 +147,29 @@ export function drawBoard(svg, view) {
     const y = kBadgeH + 8;
     const seeds = storeOf(side, shown);
     const changed = view.preview && seeds !== storeOf(side, view.abs);
-    const g = el("g", {class: `store${changed ? " grew" : ""}${view.editing ? " editable" : ""}`,
-                       "data-store": side, "data-seeds": seeds,
-                       role: view.editing ? "button" : null, tabindex: view.editing ? 0 : null,
-                       "aria-label": `${sideName(side)}'s ${view.storeLabel}: ${seeds} seeds`});
-    g.append(el("rect", {x, y, width: kStoreW - 12, height: 2 * kRowH - 16, rx: 30, class: "hole"}));
-    g.append(text(x + (kStoreW - 12) / 2, y + kRowH, String(seeds),
-                  {class: "store-count", "text-anchor": "middle", "dominant-baseline": "middle"}));
-    g.append(text(x + (kStoreW - 12) / 2, side === top ? y + 26 : y + 2 * kRowH - 38,
-                  view.storeLabel, {class: "store-label", "text-anchor": "middle"}));
+    const g = el("g", {
+      class: `store${changed ? " grew" : ""}${view.editing ? " editable" : ""}`,
+      "data-store": side,
+      "data-seeds": seeds,
+      role: view.editing ? "button" : null,
+      tabindex: view.editing ? 0 : null,
+      "aria-label": `${sideName(side)}'s ${view.storeLabel}: ${seeds} seeds`
+    });
+    g.append(
+        el("rect", {x, y, width: kStoreW - 12, height: 2 * kRowH - 16, rx: 30, class: "hole"}));
+    g.append(text(
+        x + (kStoreW - 12) / 2, y + kRowH, String(seeds),
+        {class: "store-count", "text-anchor": "middle", "dominant-baseline": "middle"}));
+    g.append(text(
+        x + (kStoreW - 12) / 2, side === top ? y + 26 : y + 2 * kRowH - 38, view.storeLabel,
+        {class: "store-label", "text-anchor": "middle"}));
     svg.append(g);
     // The side's name over its store, in the badge band on its side of the board.
     const ny = side === top ? kBadgeH - 20 : h - kBadgeH + 34;
     const nx = x + (kStoreW - 12) / 2;
-    const name = text(nx, ny, view.names[side], {class: `side-name${side === view.toMove ? " to-move" : ""}`,
-                                                "text-anchor": "middle"});
+    const name = text(
+        nx, ny, view.names[side],
+        {class: `side-name${side === view.toMove ? " to-move" : ""}`, "text-anchor": "middle"});
     svg.append(name);
   }
 
@@ -145,9 +180,12 @@ export function drawBoard(svg, view) {
       const col = side === bottom ? pit : p - 1 - pit;
       const cx = colX(col);
       const cy = side === top ? kBadgeH / 2 - 2 : h - kBadgeH / 2 + 2;
-      const g = el("g", {class: `badge ${b.kind}${b.best ? " best" : ""}${view.hover === pit ? " hovered" : ""}`,
-                         "data-pit": pit, "data-kind": b.kind,
-                         "data-worth": b.worth === undefined ? null : b.worth});
+      const g = el("g", {
+        class: `badge ${b.kind}${b.best ? " best" : ""}${view.hover === pit ? " hovered" : ""}`,
+        "data-pit": pit,
+        "data-kind": b.kind,
+        "data-worth": b.worth === undefined ? null : b.worth
+      });
       g.append(el("title", {}, [document.createTextNode(b.label)]));
       const bw = view.compact ? 46 : 38;
       const bh = view.compact ? 25 : 21;

@@ -72,7 +72,8 @@ export function clonePosition(pos) {
 
 /** A string naming the position exactly (variant, objective, side, board, stores). */
 export function positionKey(pos) {
-  return `${pos.variant}|${pos.objective}|${pos.side}|${pos.board.join(",")}|${pos.stores.join(",")}`;
+  return `${pos.variant}|${pos.objective}|${pos.side}|${pos.board.join(",")}|${
+      pos.stores.join(",")}`;
 }
 
 /**
@@ -98,7 +99,8 @@ export function lineBefores(pos, steps) {
   const stores = {[pos.side]: pos.stores[0], [other(pos.side)]: pos.stores[1]};
   for (const step of steps) {
     const side = step.mover === 0 ? pos.side : other(pos.side);
-    out.push({...pos, side, board: step.before.slice(), stores: [stores[side], stores[other(side)]]});
+    out.push(
+        {...pos, side, board: step.before.slice(), stores: [stores[side], stores[other(side)]]});
     stores[side] += step.gain;
   }
   return out;
@@ -119,7 +121,13 @@ export function defaultPosition(variant, objective, maxStones) {
   const board = new Array(n).fill(Math.floor(onBoard / n));
   for (let i = 0, left = onBoard % n; i < left; ++i) board[(i * 5 + 1) % n] += 1;
   const rest = total - onBoard;
-  return {variant, objective, side: SOUTH, board, stores: [Math.ceil(rest / 2), Math.floor(rest / 2)]};
+  return {
+    variant,
+    objective,
+    side: SOUTH,
+    board,
+    stores: [Math.ceil(rest / 2), Math.floor(rest / 2)]
+  };
 }
 
 /** Parses a list of whole numbers "1,2,3"; null when malformed. */
@@ -164,12 +172,14 @@ export function parseQuery(search) {
   const stores = q.get("stores");
   if (stores !== null) {
     const counts = parseCounts(stores);
-    if (!counts || counts.length !== 2) return {error: `stores "${stores}" is not two counts such as 3,5`};
+    if (!counts || counts.length !== 2)
+      return {error: `stores "${stores}" is not two counts such as 3,5`};
     out.stores = counts;
   }
   const side = q.get("side");
   if (side !== null) {
-    if (side !== SOUTH && side !== NORTH) return {error: `side "${side}" is neither south nor north`};
+    if (side !== SOUTH && side !== NORTH)
+      return {error: `side "${side}" is neither south nor north`};
     out.side = side;
   }
   const mode = q.get("mode");
@@ -198,7 +208,7 @@ export function toQuery(pos, extra = {}) {
 /** A worth or value with its sign: "+4", "0", "\u22124" (a real minus sign). */
 export function signed(x) {
   if (x > 0) return `+${x}`;
-  if (x < 0) return `\u2212${-x}`;
+  if (x < 0) return `\u2212${- x}`;
   return "0";
 }
 

@@ -14,7 +14,8 @@ export function moveNotes(move) {
 
 /** The move of `report` from pit `pit`, or undefined when that pit is not a legal move. */
 export function moveAt(report, pit) {
-  return report && Array.isArray(report.moves) ? report.moves.find((m) => m.pit === pit) : undefined;
+  return report && Array.isArray(report.moves) ? report.moves.find((m) => m.pit === pit) :
+                                                 undefined;
 }
 
 /** The moves of a report, best first (the API's moves_best_first, else the order given). */
@@ -40,33 +41,39 @@ export function verdict(pos, report) {
   const [mine, theirs] = report.final;
   const south = side === "south" ? mine : theirs;
   const north = side === "south" ? theirs : mine;
-  const headline = report.result === "draw"
-      ? `A draw, ${score(south)}\u2013${score(north)}`
-      : `${resultWords(report.result, side)}, ${score(south)}\u2013${score(north)}`;
+  const headline = report.result === "draw" ?
+      `A draw, ${score(south)}\u2013${score(north)}` :
+      `${resultWords(report.result, side)}, ${score(south)}\u2013${score(north)}`;
   const detail = [];
   const me = sideName(side);
   const you = sideName(other(side));
   const v = report.value;
   if (report.game_over) {
-    detail.push(`${me} has no legal move: the game is over, and each side takes the seeds on its own side.`);
+    detail.push(`${
+        me} has no legal move: the game is over, and each side takes the seeds on its own side.`);
   } else if (v === 0) {
-    detail.push(`Value 0: with perfect play from both sides the ${n} seeds on the board are shared evenly ` +
-                `(${score(n / 2)} each).`);
+    detail.push(
+        `Value 0: with perfect play from both sides the ${
+            n} seeds on the board are shared evenly ` +
+        `(${score(n / 2)} each).`);
   } else {
     const a = (n + v) / 2;
     const b = (n - v) / 2;
-    detail.push(`Value ${signed(v)} for ${me}: with perfect play from both sides ${me} takes ` +
-                `${Math.abs(v)} seed${Math.abs(v) === 1 ? "" : "s"} ${v > 0 ? "more" : "fewer"} than ` +
-                `${you} of the ${n} on the board (${score(a)} to ${score(b)}), realised within ` +
-                `${plies(report.depth)}.`);
+    detail.push(
+        `Value ${signed(v)} for ${me}: with perfect play from both sides ${me} takes ` +
+        `${Math.abs(v)} seed${Math.abs(v) === 1 ? "" : "s"} ${v > 0 ? "more" : "fewer"} than ` +
+        `${you} of the ${n} on the board (${score(a)} to ${score(b)}), realised within ` +
+        `${plies(report.depth)}.`);
   }
   const abs = absolute(pos);
-  detail.push(`With the stores (South ${abs.storeSouth}, North ${abs.storeNorth}) the game ends ` +
-              `South ${score(south)}, North ${score(north)}: ${resultWords(report.result, side)}.`);
+  detail.push(
+      `With the stores (South ${abs.storeSouth}, North ${abs.storeNorth}) the game ends ` +
+      `South ${score(south)}, North ${score(north)}: ${resultWords(report.result, side)}.`);
   if (report.decided) {
     const leader = south > north ? "South" : "North";
-    detail.push(`${leader}'s store already holds more than half of the game's seeds: by the majority ` +
-                "rule the game is decided.");
+    detail.push(
+        `${leader}'s store already holds more than half of the game's seeds: by the majority ` +
+        "rule the game is decided.");
   }
   return {headline, detail};
 }
@@ -90,15 +97,19 @@ export function cooperativeVerdict(pos, report) {
   const headline = report.balanced ? "A balanced end is possible" : "No balanced end is possible";
   const detail = [];
   const t = report.target;
-  detail.push(`Co-operative play: both sides try to end the game with equal seeds. With the stores ` +
-              `${pos.stores[0]} (${me}) and ${pos.stores[1]} (${sideName(other(pos.side))}) ` +
-              (t === 0 ? "the seeds left must be shared evenly."
-                       : `${me} must take ${Math.abs(t)} ${t > 0 ? "more" : "fewer"} than the other side from here.`));
-  detail.push(`Differences ${me} can still reach (${me}'s takes minus the other's): ` +
-              `${report.reachable.length ? ranges(report.reachable) : "none"}.`);
+  detail.push(
+      `Co-operative play: both sides try to end the game with equal seeds. With the stores ` +
+      `${pos.stores[0]} (${me}) and ${pos.stores[1]} (${sideName(other(pos.side))}) ` +
+      (t === 0 ? "the seeds left must be shared evenly." :
+                 `${me} must take ${Math.abs(t)} ${
+                     t > 0 ? "more" : "fewer"} than the other side from here.`));
+  detail.push(
+      `Differences ${me} can still reach (${me}'s takes minus the other's): ` +
+      `${report.reachable.length ? ranges(report.reachable) : "none"}.`);
   if (report.balanced && !report.game_over) {
-    detail.push(balancing.length === 1 ? `Only pit ${balancing[0]} keeps a balanced end possible.`
-                                       : `Pits ${balancing.join(", ")} keep a balanced end possible.`);
+    detail.push(
+        balancing.length === 1 ? `Only pit ${balancing[0]} keeps a balanced end possible.` :
+                                 `Pits ${balancing.join(", ")} keep a balanced end possible.`);
   }
   return {headline, detail};
 }
@@ -107,7 +118,8 @@ export function cooperativeVerdict(pos, report) {
 export function lineEndWords(report, lastSide) {
   switch (report.line_end) {
     case "game_over":
-      return `Then ${sideName(lastSide)} cannot move: the game is over and each side takes its own seeds.`;
+      return `Then ${
+          sideName(lastSide)} cannot move: the game is over and each side takes its own seeds.`;
     case "endless":
       return "Then a position repeats: play goes on for ever and the seeds left are shared evenly.";
     case "max_plies":

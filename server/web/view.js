@@ -3,16 +3,27 @@
 // Each function redraws one container from the page's state; app.js owns the state and events.
 
 import {lineBefores, other, plies, sideName, signed} from "./position.js";
-import {cooperativeVerdict, lineEndWords, moveAt, moveNotes, movesBestFirst, ranges, verdict} from "./text.js";
+import {
+  cooperativeVerdict,
+  lineEndWords,
+  moveAt,
+  moveNotes,
+  movesBestFirst,
+  ranges,
+  verdict
+} from "./text.js";
 
 /** A DOM element: h("li", {class: "x", dataset: {pit: 3}}, "text", child...). */
 export function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === null || v === false) continue;
-    if (k === "dataset") Object.assign(node.dataset, v);
-    else if (k === "class") node.className = v;
-    else node.setAttribute(k, v === true ? "" : String(v));
+    if (k === "dataset")
+      Object.assign(node.dataset, v);
+    else if (k === "class")
+      node.className = v;
+    else
+      node.setAttribute(k, v === true ? "" : String(v));
   }
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
@@ -26,33 +37,45 @@ export function renderVerdict(box, st) {
   box.replaceChildren();
   const pos = st.pos;
   const hidden = st.mode === "play" && !st.hints && !(st.report && st.report.game_over);
-  box.append(h("p", {class: "to-move"}, `${sideName(pos.side)} to move`,
-               h("span", {class: "muted"}, ` \u00b7 ${st.pos.variant}`,
-                 pos.objective === "cooperative" ? " \u00b7 co-operative" : "")));
+  box.append(
+      h("p", {class: "to-move"}, `${sideName(pos.side)} to move`,
+        h("span", {class: "muted"}, ` \u00b7 ${st.pos.variant}`,
+          pos.objective === "cooperative" ? " \u00b7 co-operative" : "")));
   if (!st.report) {
-    box.append(h("p", {id: "value", class: "value pending", dataset: {value: ""}},
-                 st.error ? "\u2014" : "\u2026"));
+    box.append(
+        h("p", {id: "value", class: "value pending", dataset: {value: ""}},
+          st.error ? "\u2014" : "\u2026"));
     return;
   }
   if (pos.objective === "cooperative") {
     const v = cooperativeVerdict(pos, st.report);
-    box.append(h("p", {id: "value", class: `value coop ${st.report.balanced ? "win" : "loss"}`,
-                       dataset: {balanced: String(st.report.balanced)}},
-                 st.report.balanced ? "balanced \u2713" : "unbalanced \u2717"));
+    box.append(
+        h("p", {
+          id: "value",
+          class: `value coop ${st.report.balanced ? "win" : "loss"}`,
+          dataset: {balanced: String(st.report.balanced)}
+        },
+          st.report.balanced ? "balanced \u2713" : "unbalanced \u2717"));
     box.append(h("p", {class: "headline"}, v.headline));
     for (const d of v.detail) box.append(h("p", {class: "detail"}, d));
     return;
   }
   if (hidden) {
     box.append(h("p", {id: "value", class: "value pending", dataset: {value: ""}}, "?"));
-    box.append(h("p", {class: "detail muted"}, "Hints are off: the value and the moves' worths are hidden."));
+    box.append(
+        h("p", {class: "detail muted"},
+          "Hints are off: the value and the moves' worths are hidden."));
     return;
   }
   const v = verdict(pos, st.report);
-  box.append(h("p", {id: "value", class: `value ${st.report.result}`,
-                     dataset: {value: st.report.value, result: st.report.result},
-                     title: `the value of the position for ${sideName(pos.side)}, in seeds`},
-               signed(st.report.value)));
+  box.append(
+      h("p", {
+        id: "value",
+        class: `value ${st.report.result}`,
+        dataset: {value: st.report.value, result: st.report.result},
+        title: `the value of the position for ${sideName(pos.side)}, in seeds`
+      },
+        signed(st.report.value)));
   box.append(h("p", {id: "headline", class: "headline"}, v.headline));
   for (const d of v.detail) box.append(h("p", {class: "detail"}, d));
 }
@@ -70,21 +93,27 @@ export function renderMoves(list, st) {
   for (const m of movesBestFirst(r)) {
     const notes = moveNotes(m);
     const kind = coop ? (m.balancing ? "balanced" : "unbalanced") : m.category;
-    const row = h("li", {class: `move ${kind}${st.hover === m.pit ? " hovered" : ""}`,
-                         dataset: {pit: m.pit, worth: coop ? "" : m.worth}, tabindex: 0,
-                         role: "button"},
-                  h("span", {class: "pit-no"}, `pit ${m.pit}`));
+    const row =
+        h("li", {
+          class: `move ${kind}${st.hover === m.pit ? " hovered" : ""}`,
+          dataset: {pit: m.pit, worth: coop ? "" : m.worth},
+          tabindex: 0,
+          role: "button"
+        },
+          h("span", {class: "pit-no"}, `pit ${m.pit}`));
     if (coop) {
-      row.append(h("span", {class: "chip"}, m.balancing ? "\u2713" : "\u2717"),
-                 h("span", {class: "reach"}, m.reachable.length ? ranges(m.reachable) : "\u2014"));
+      row.append(
+          h("span", {class: "chip"}, m.balancing ? "\u2713" : "\u2717"),
+          h("span", {class: "reach"}, m.reachable.length ? ranges(m.reachable) : "\u2014"));
     } else {
-      row.append(h("span", {class: "chip worth"}, signed(m.worth)),
-                 h("span", {class: "cat"}, m.category),
-                 h("span", {class: "depth", title: "plies to realise the worth"},
-                   m.depth === 0 ? "" : plies(m.depth)));
+      row.append(
+          h("span", {class: "chip worth"}, signed(m.worth)), h("span", {class: "cat"}, m.category),
+          h("span", {class: "depth", title: "plies to realise the worth"},
+            m.depth === 0 ? "" : plies(m.depth)));
     }
     row.append(h("span", {class: "notes"}, notes));
-    if (!coop && m.pit === r.best) row.append(h("span", {class: "best-mark", title: "best move"}, "best"));
+    if (!coop && m.pit === r.best)
+      row.append(h("span", {class: "best-mark", title: "best move"}, "best"));
     list.append(row);
   }
 }
@@ -102,12 +131,17 @@ export function renderLine(list, endBox, st) {
   const befores = lineBefores(st.pos, steps);
   steps.forEach((step, k) => {
     const side = befores[k].side;
-    list.append(h("li", {class: `step ${side}`, dataset: {step: k}, tabindex: 0, role: "button",
-                         title: `the position after this move`},
-                  h("span", {class: "who"}, sideName(side)),
-                  h("span", {class: "pit-no"}, `pit ${step.pit}`),
-                  step.gain > 0 ? h("span", {class: "gain"}, `+${step.gain}`) : "",
-                  step.extra_turn ? h("span", {class: "extra", title: "extra turn"}, "\u21bb") : ""));
+    list.append(h(
+        "li", {
+          class: `step ${side}`,
+          dataset: {step: k},
+          tabindex: 0,
+          role: "button",
+          title: `the position after this move`
+        },
+        h("span", {class: "who"}, sideName(side)), h("span", {class: "pit-no"}, `pit ${step.pit}`),
+        step.gain > 0 ? h("span", {class: "gain"}, `+${step.gain}`) : "",
+        step.extra_turn ? h("span", {class: "extra", title: "extra turn"}, "\u21bb") : ""));
   });
   let last = st.pos.side;
   if (steps.length) {
@@ -128,11 +162,14 @@ export function renderCoopSummary(box, st) {
   if (!st.coop) return;
   const c = st.coop;
   const moves = c.balancing_moves || [];
-  box.append(h("h2", {}, "Co-operative"),
-             h("p", {id: "coop-summary", dataset: {balanced: String(c.balanced)}},
-               c.balanced ? `A balanced end is still possible` : "No balanced end is possible any more",
-               c.balanced && !c.game_over ? ` (by pit${moves.length === 1 ? "" : "s"} ${moves.join(", ")}).` : ".",
-               " ", h("a", {href: "#", id: "coop-open"}, "Co-operative view")));
+  box.append(
+      h("h2", {}, "Co-operative"),
+      h("p", {id: "coop-summary", dataset: {balanced: String(c.balanced)}},
+        c.balanced ? `A balanced end is still possible` : "No balanced end is possible any more",
+        c.balanced && !c.game_over ?
+            ` (by pit${moves.length === 1 ? "" : "s"} ${moves.join(", ")}).` :
+            ".",
+        " ", h("a", {href: "#", id: "coop-open"}, "Co-operative view")));
 }
 
 /** What the hovered move does, or a hint when no move is hovered. */
@@ -141,10 +178,12 @@ export function renderHoverInfo(box, st) {
   const m = st.hover === null ? undefined : moveAt(st.report, st.hover);
   if (!m) {
     let hint = "";
-    if (st.mode === "edit") hint = "Click a pit or a store to add a seed; shift-click or right-click to remove one.";
+    if (st.mode === "edit")
+      hint = "Click a pit or a store to add a seed; shift-click or right-click to remove one.";
     else if (st.report && !st.report.game_over) {
-      hint = matchMedia("(hover: hover)").matches ? "Hover over a move to see what it does; click a pit to play it."
-                                                  : "Tap a pit to play it.";
+      hint = matchMedia("(hover: hover)").matches ?
+          "Hover over a move to see what it does; click a pit to play it." :
+          "Tap a pit to play it.";
     }
     box.append(h("span", {class: "muted"}, hint));
     return;
@@ -155,10 +194,12 @@ export function renderHoverInfo(box, st) {
   const notes = moveNotes(m);
   if (notes) parts.push(notes);
   if (st.pos.objective === "cooperative") {
-    parts.push(m.balancing ? "keeps a balanced end possible" : "a balanced end is then out of reach");
+    parts.push(
+        m.balancing ? "keeps a balanced end possible" : "a balanced end is then out of reach");
   } else if (!(st.mode === "play" && !st.hints)) {
-    parts.push(`worth ${signed(m.worth)} for ${me} (${m.category}` +
-               (m.depth ? `, ${plies(m.depth)}` : "") + ")");
+    parts.push(
+        `worth ${signed(m.worth)} for ${me} (${m.category}` +
+        (m.depth ? `, ${plies(m.depth)}` : "") + ")");
   }
   parts.push(m.extra_turn ? `${me} moves again` : `then ${sideName(other(st.pos.side))} moves`);
   box.append(h("span", {id: "hover-text"}, parts.join(" \u00b7 ")));
@@ -170,5 +211,6 @@ export function renderShare(box, st) {
   link.value = location.href;
   const cli = box.querySelector("#cli");
   const coop = st.pos.objective === "cooperative" ? " --objective cooperative" : "";
-  cli.textContent = `sowdb probe --tables DIR${coop} --stores ${st.pos.stores.join(",")} ${st.pos.board.join(" ")}`;
+  cli.textContent = `sowdb probe --tables DIR${coop} --stores ${st.pos.stores.join(",")} ${
+      st.pos.board.join(" ")}`;
 }

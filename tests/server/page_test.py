@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -36,7 +37,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 SEED = 31
-POSITIONS_PER_VARIANT = 100
+POSITIONS_PER_VARIANT = int(os.environ.get("SOWDB_PAGE_POSITIONS", "100"))
 WAIT = 20  # seconds any one page state may take to appear (a bound, not a sleep)
 
 checks = 0
@@ -81,6 +82,8 @@ def start_server(sowdb, tables):
         seen.append(line.rstrip())
         m = re.search(r"http://[0-9.]+:[0-9]+", line)
         if m:
+            # The server logs on: drain its output so that a full pipe never blocks it.
+            threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()
             return proc, m.group(0)
     proc.kill()
     raise SystemExit(f"sowdb serve printed no URL within 60 s: {seen}")
@@ -443,7 +446,8 @@ def cooperative_test(driver, base, sowdb, tables):
     cpos = dict(pos, objective="cooperative")
     wait_key(driver, cpos, "the co-operative view")
     badges = driver.execute_script(
-        "return [...document.querySelectorAll('#board g.badge')].map(g => [Number(g.dataset.pit), g.dataset.kind])")
+        "return [...document.querySelectorAll('#board g.badge:not(.illegal)')]"
+        ".map(g => [Number(g.dataset.pit), g.dataset.kind])")
     want = sorted([m["pit"], "balanced" if m["balancing"] else "unbalanced"] for m in coop["moves"])
     check(sorted(badges) == want, f"co-operative badges {badges}, probe {want}")
     check("objective=cooperative" in driver.current_url, f"co-operative URL {driver.current_url}")
