@@ -27,6 +27,7 @@ import {moveAt, moveNotes} from "./text.js";
 import {
   h,
   renderCoopSummary,
+  renderRecord,
   renderHoverInfo,
   renderLine,
   renderMoves,
@@ -133,6 +134,11 @@ function showNew(pos, how = "push") {
   show(pos, how);
 }
 
+/** The position after `move` of `pos`, marked with the move that led to it (the record's list). */
+function played(pos, move) {
+  return {...afterMove(pos, move), via: {pit: move.pit, side: pos.side, gain: move.gain}};
+}
+
 /** Goes to record[index]. */
 function goTo(index) {
   if (index < 0 || index >= st.record.length || index === st.cursor) return;
@@ -194,7 +200,7 @@ function play(pit) {
                       `Pit ${pit} is not a legal move here (the opponent must be fed).`);
     return;
   }
-  extend([afterMove(st.pos, move)]);
+  extend([played(st.pos, move)]);
 }
 
 /** The move the tables choose: the best one, or in the co-operative view the joint line's. */
@@ -224,7 +230,13 @@ function forward() {
 async function followLine(k) {
   const r = st.report;
   if (!r || !r.line_steps || k >= r.line_steps.length) return;
-  const befores = lineBefores(st.pos, r.line_steps);
+  const steps = r.line_steps;
+  const plain = lineBefores(st.pos, steps);
+  const key = positionKey(st.pos);
+  const befores = plain.map((p, j) => j === 0 ? p : {
+    ...p,
+    via: {pit: steps[j - 1].pit, side: plain[j - 1].side, gain: steps[j - 1].gain},
+  });
   const positions = befores.slice(1, k + 1);
   if (k + 1 < befores.length) {
     positions.push(befores[k + 1]);
@@ -235,11 +247,12 @@ async function followLine(k) {
       const move = moveAt(rep, r.line_steps[k].pit);
       if (!move)
         throw new ApiError("format", "the line's last move is not legal in the server's report");
-      positions.push(afterMove(from, move));
+      positions.push(played(from, move));
     } catch (e) {
       showError(e);
       return;
     }
+    if (positionKey(st.pos) !== key) return;  // the page moved on meanwhile
   }
   extend(positions);
 }
@@ -405,7 +418,10 @@ function renderStatus() {
         `The server does not answer: is \`sowdb serve\` still running? (${e.message})`, "error",
         retry);
   } else if (e.kind === "http" && e.status === 422) {
-    setStatus(`This position is outside the tables: ${e.message}.`, "error");
+    setStatus(
+        `This position is outside the tables: ${e.message}. Take seeds off in the editor ` +
+            "(Edit), or serve tables with more layers.",
+        "error");
   } else if (e.kind === "http" && e.status === 404) {
     const served = variants().join(", ");
     setStatus(`${e.message}.${served ? ` This server has tables for ${served}.` : ""}`, "error");
@@ -459,7 +475,10 @@ function renderBoard() {
   const pos = st.pos;
   const m = st.hover === null ? undefined : moveAt(st.report, st.hover);
   const names = {south: "South", north: "North"};
-  if (st.mode === "play") names[st.you] = "You";
+  if (st.mode === "play") {
+    names[st.you] = "You";
+    names[other(st.you)] = "Tables";
+  }
   drawBoard($("board"), {
     pits: pos.board.length / 2,
     abs: absolute(pos),
@@ -499,7 +518,11 @@ function renderControls() {
   const canPlay = st.report && !st.report.game_over && st.mode !== "edit";
   $("forward").disabled = play || !(st.cursor + 1 < st.record.length || canPlay);
   $("best").disabled = !canPlay || (play && st.pos.side !== st.you);
+  for (const id of ["first", "back", "forward", "last"]) $(id).hidden = play;
   $("game").hidden = !play;
+  const quiet = play && !st.hints;
+  $("moves-panel").hidden = quiet;
+  $("line-box").hidden = quiet;
   $("editor").hidden = st.mode !== "edit";
   document.body.dataset.mode = st.mode;
   if (play) renderGame();
@@ -567,6 +590,8 @@ function render() {
   $("line-title").textContent =
       st.pos.objective === "cooperative" ? "A line to a balanced end" : "Principal line";
   renderLine($("line"), $("line-end"), st);
+  renderRecord($("record"), st);
+  $("record-box").hidden = st.record.length < 2;
   renderCoopSummary($("coop-panel"), st);
   renderHoverInfo($("hover-info"), st);
   renderShare($("share"), st);
@@ -647,6 +672,10 @@ function bindEvents() {
   moves.addEventListener("keydown", (e) => {
     const li = e.target.closest("li[data-pit]");
     if (li && e.key === "Enter") play(Number(li.dataset.pit));
+  });
+  $("record").addEventListener("click", (e) => {
+    const li = e.target.closest("li[data-index]");
+    if (li && st.mode !== "play") goTo(Number(li.dataset.index));
   });
   const line = $("line");
   line.addEventListener("click", (e) => {

@@ -67,6 +67,8 @@ export function drawBoard(svg, view) {
   const p = view.pits;
   const {w, h} = boardSize(p);
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  // A small board is not blown up past the size of a large one's pits.
+  svg.style.maxWidth = `${Math.round(w * 0.95)}px`;
   svg.replaceChildren();
   svg.classList.toggle("compact", Boolean(view.compact));
   const bottom = view.flip ? NORTH : SOUTH;

@@ -41,9 +41,11 @@ export function verdict(pos, report) {
   const [mine, theirs] = report.final;
   const south = side === "south" ? mine : theirs;
   const north = side === "south" ? theirs : mine;
+  const high = score(Math.max(south, north));
+  const low = score(Math.min(south, north));
   const headline = report.result === "draw" ?
-      `A draw, ${score(south)}\u2013${score(north)}` :
-      `${resultWords(report.result, side)}, ${score(south)}\u2013${score(north)}`;
+      `A draw, ${high}\u2013${low}` :
+      `${resultWords(report.result, side)} ${high}\u2013${low}`;
   const detail = [];
   const me = sideName(side);
   const you = sideName(other(side));

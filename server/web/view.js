@@ -155,6 +155,39 @@ export function renderLine(list, endBox, st) {
   }
 }
 
+/**
+ * The moves played from the first position of the record to its last (each position knows the
+ * move that led to it: `via`), the current one marked; a click goes there.
+ */
+export function renderRecord(list, st) {
+  list.replaceChildren();
+  if (st.record.length < 2) return;
+  list.append(
+      h("li", {
+        class: st.cursor === 0 ? "current start" : "start",
+        dataset: {index: 0},
+        role: "button",
+        tabindex: 0
+      },
+        "start"));
+  st.record.forEach((p, i) => {
+    if (i === 0) return;
+    const via = p.via;
+    const who = via ?
+        (st.mode === "play" ? (via.side === st.you ? "You" : "Tables") : sideName(via.side)) :
+        "?";
+    list.append(
+        h("li", {
+          class: `${via ? via.side : ""}${i === st.cursor ? " current" : ""}`,
+          dataset: {index: i},
+          role: "button",
+          tabindex: 0
+        },
+          h("span", {class: "who"}, who), via ? h("span", {class: "pit-no"}, `pit ${via.pit}`) : "",
+          via && via.gain > 0 ? h("span", {class: "gain"}, `+${via.gain}`) : ""));
+  });
+}
+
 /** The co-operative summary shown beside a competitive report, when such tables are served. */
 export function renderCoopSummary(box, st) {
   box.replaceChildren();
