@@ -1,0 +1,4 @@
+# The page's files, relative to server/web/: embedded into the sowdb binary at build time
+# (server/cmake/embed_files.cmake) and served at / (index.html) and /static/<path>.
+set(SOWDB_WEB_FILES
+  index.html)
