@@ -78,5 +78,7 @@ void add_manifest(CLI::App& app, Runner& run);
 void add_solve(CLI::App& app, Runner& run);
 void add_stats(CLI::App& app, Runner& run);
 void add_migrate(CLI::App& app, Runner& run);
+/// `sowdb serve`; only in a build with the server (SOWDB_WITH_SERVER).
+void add_serve(CLI::App& app, Runner& run);
 
 }  // namespace sowdb::cli

@@ -55,6 +55,9 @@ int main(int argc, char** argv) {
   sowdb::cli::add_manifest(app, run);
   sowdb::cli::add_solve(app, run);
   sowdb::cli::add_migrate(app, run);
+#ifdef SOWDB_WITH_SERVER
+  sowdb::cli::add_serve(app, run);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -67,7 +70,7 @@ int main(int argc, char** argv) {
     if (app.get_subcommands().empty() && !app.remaining().empty()) {
       std::fprintf(stderr,
                    "sowdb: error: unknown command '%s' (commands: variants, show, gen, probe, "
-                   "verify, stats, manifest, solve, migrate; see sowdb --help)\n",
+                   "verify, stats, manifest, solve, migrate, serve; see sowdb --help)\n",
                    app.remaining().front().c_str());
       return 2;
     }

@@ -1,0 +1,146 @@
+// `sowdb serve`: the JSON API and the analysis page over table directories (docs/API.md).
+#include <pthread.h>
+
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "commands.h"
+#include "sowdb/server/api.h"
+#include "sowdb/server/server.h"
+
+namespace sowdb::cli {
+namespace {
+
+struct ServeArgs {
+  std::vector<std::string> tables;
+  std::string bind = "127.0.0.1";
+  int port = 8080;
+  int threads = 2;
+  int workers = 0;  // 0: all cores
+  long long cache_mb = 64;
+  long long table_cache_mb = 4;
+  long long max_batch = 1000;
+  long long max_body_kb = 1024;
+  int read_timeout = 10;
+};
+
+void create_serve_options(CLI::App* cmd, ServeArgs& args) {
+  cmd->add_option("--tables",
+                  args.tables,
+                  "Table directory written by sowdb gen (repeat for more; each is served under "
+                  "its manifest's variant and objective)")
+      ->required();
+  cmd->add_option("--bind", args.bind, "Address to listen on")->capture_default_str();
+  cmd->add_option("--port", args.port, "Port to listen on; 0 picks a free one")
+      ->transform(whole_number())
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  cmd->add_option("--threads", args.threads, "Threads serving connections")
+      ->transform(whole_number())
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--workers", args.workers, "Threads reading tables (default: all cores)")
+      ->transform(whole_number())
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--cache-mb", args.cache_mb, "Response cache, MiB (0: none)")
+      ->transform(whole_number())
+      ->check(CLI::Range(0LL, 1LL << 20))
+      ->capture_default_str();
+  cmd->add_option(
+         "--table-cache-mb", args.table_cache_mb, "Decoded table blocks kept per layer, MiB")
+      ->transform(whole_number())
+      ->check(CLI::Range(0LL, 1LL << 20))
+      ->capture_default_str();
+  cmd->add_option("--max-batch", args.max_batch, "Positions in one batch request at most")
+      ->transform(whole_number())
+      ->check(CLI::Range(1LL, 1000000LL))
+      ->capture_default_str();
+  cmd->add_option("--max-body-kb", args.max_body_kb, "Request body at most, KiB")
+      ->transform(whole_number())
+      ->check(CLI::Range(1LL, 1LL << 20))
+      ->capture_default_str();
+  cmd->add_option("--read-timeout",
+                  args.read_timeout,
+                  "Seconds a client has to send a whole request (and an idle connection stays)")
+      ->transform(whole_number())
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+}
+
+// Blocks SIGINT and SIGTERM in this thread and in every thread it starts after this call, so
+// that the signals wait for sigwait instead of killing the process mid-response.
+sigset_t block_stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
+std::shared_ptr<const server::Api> open_api(const ServeArgs& args) {
+  TableSetOptions options;
+  options.cache_bytes = static_cast<std::size_t>(args.table_cache_mb) << 20;
+  std::vector<std::shared_ptr<const TableSet>> sets;
+  for (const std::string& dir : args.tables)
+    sets.push_back(open_tables(dir, options));
+  server::ApiOptions api;
+  api.cache_bytes = static_cast<std::size_t>(args.cache_mb) << 20;
+  api.max_batch = static_cast<std::size_t>(args.max_batch);
+  api.max_body_bytes = static_cast<std::size_t>(args.max_body_kb) << 10;
+  try {
+    return std::make_shared<const server::Api>(std::move(sets), api);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+int run_serve(const ServeArgs& args) {
+  const std::shared_ptr<const server::Api> api = open_api(args);
+  const sigset_t stop_signals = block_stop_signals();
+  server::ServerOptions options;
+  options.bind = args.bind;
+  options.port = args.port;
+  options.io_threads = args.threads;
+  options.workers = thread_count(args.workers);
+  options.read_timeout = std::chrono::seconds(args.read_timeout);
+  options.max_body_bytes = static_cast<std::size_t>(args.max_body_kb) << 10;
+  auto log_mutex = std::make_shared<std::mutex>();
+  options.log = [log_mutex](const std::string& line) {
+    const std::lock_guard lock(*log_mutex);
+    std::fprintf(stderr, "sowdb serve: %s\n", line.c_str());
+  };
+  std::unique_ptr<server::Server> server;
+  try {
+    server = std::make_unique<server::Server>(api, options);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  for (const std::string& line : api->describe_tables())
+    std::printf("serving %s\n", line.c_str());
+  std::printf("listening on %s (Ctrl-C stops)\n", server->url().c_str());
+  std::fflush(stdout);
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  server->stop();
+  std::printf("stopped on %s\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
+  return 0;
+}
+
+}  // namespace
+
+void add_serve(CLI::App& app, Runner& run) {
+  auto args = std::make_shared<ServeArgs>();
+  auto* cmd = app.add_subcommand(
+      "serve", "Serve the tables over HTTP: a JSON API and the analysis page (docs/API.md)");
+  create_serve_options(cmd, *args);
+  cmd->callback([&run, args] { run = [args] { return run_serve(*args); }; });
+}
+
+}  // namespace sowdb::cli

@@ -1,0 +1,81 @@
+// The HTTP API of `sowdb serve` apart from the transport: a request (method, target, body) in,
+// a response (status, type, body) out. Every position answer is the analysis library's report
+// JSON (report_json.h) plus "api": 1, so it equals `sowdb probe --json`. docs/API.md is the
+// reference.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sowdb/probe/tables.h"
+#include "sowdb/server/metrics.h"
+#include "sowdb/server/response_cache.h"
+
+namespace sowdb::server {
+
+/// The API version in every path (/api/v1/...) and in every JSON answer ("api": 1).
+inline constexpr int kApiVersion = 1;
+
+/// Bounds and sizes of the API.
+struct ApiOptions {
+  std::size_t cache_bytes = std::size_t{64} << 20;    ///< Response cache bound.
+  std::size_t max_batch = 1000;                       ///< Positions in one batch request.
+  std::size_t max_body_bytes = std::size_t{1} << 20;  ///< A request body (the batch).
+  int max_plies = 1000;  ///< Principal line length, as `sowdb probe`'s default --max-plies.
+};
+
+/// A request as the transport read it.
+struct Request {
+  std::string_view method;         ///< "GET", "POST", ...
+  std::string_view target;         ///< Path and query, as sent.
+  std::string_view body;           ///< The body (POST).
+  std::string_view if_none_match;  ///< The If-None-Match header, or empty.
+};
+
+/// A response for the transport to send.
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::string etag;           ///< When set: the ETag header (quoted).
+  std::string cache_control;  ///< When set: the Cache-Control header.
+  std::string allow;          ///< For 405: the Allow header.
+  Endpoint endpoint = Endpoint::kOther;
+};
+
+/// The API over a fixed list of table sets.
+/// THREAD SAFETY answer may be called from any number of threads at once (TableSet's probes
+/// are thread safe; the cache and the metrics lock or use atomics).
+class Api {
+ public:
+  /// Serves `tables`, each named by its variant and objective. ERRORS throws
+  /// std::invalid_argument when two sets have the same variant and objective, or none is given.
+  Api(std::vector<std::shared_ptr<const TableSet>> tables, ApiOptions options);
+  ~Api();
+  Api(const Api&) = delete;
+  Api& operator=(const Api&) = delete;
+
+  /// The response to `request`. With `may_probe` false, returns nullopt instead of reading
+  /// tables (a position not in the cache, a batch): the transport then calls again with
+  /// `may_probe` true off its I/O threads. Never throws except std::bad_alloc.
+  std::optional<Response> answer(const Request& request, bool may_probe) const;
+
+  /// The counters the transport records into and /metrics prints.
+  Metrics& metrics() const;
+
+  /// One line per served table set ("oware/6x4 competitive, layers 0..20"), for the log.
+  std::vector<std::string> describe_tables() const;
+
+  /// {"status": status, "error": message} as a response.
+  static Response error(int status, const std::string& message);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sowdb::server

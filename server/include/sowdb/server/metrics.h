@@ -1,0 +1,53 @@
+// The server's counters in Prometheus text: requests by endpoint and status, a latency
+// histogram, the response cache.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "sowdb/server/response_cache.h"
+
+namespace sowdb::server {
+
+/// The endpoints counted apart (Response::endpoint).
+enum class Endpoint : std::uint8_t {
+  kPosition,
+  kBatch,
+  kVariants,
+  kHealth,
+  kMetrics,
+  kStatic,
+  kOther,
+};
+inline constexpr int kEndpointCount = 7;
+
+/// "position", "batch", ...: the endpoint label.
+const char* to_string(Endpoint e) noexcept;
+
+/// Request counters. THREAD SAFETY record and text may be called from any threads at once.
+class Metrics {
+ public:
+  /// Upper bounds of the latency buckets, seconds.
+  static constexpr std::array<double, 12> kBuckets = {
+      0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2.5};
+
+  /// Counts one answered request of `endpoint` with `status` that took `seconds`.
+  void record(Endpoint endpoint, int status, double seconds) noexcept;
+
+  /// Everything in the Prometheus text format (version 0.0.4), with `cache`'s counters.
+  std::string text(const ResponseCache::Stats& cache) const;
+
+ private:
+  // Statuses counted: 200, 304, 400, 404, 405, 413, 422, 500, 503, and any other.
+  static constexpr std::array<int, 10> kStatuses = {200, 304, 400, 404, 405, 413, 422, 500, 503, 0};
+  static std::size_t status_slot(int status) noexcept;
+
+  std::array<std::array<std::atomic<std::uint64_t>, kStatuses.size()>, kEndpointCount> requests_{};
+  std::array<std::atomic<std::uint64_t>, kBuckets.size() + 1> buckets_{};  // last: +Inf
+  std::atomic<std::uint64_t> count_{0};
+  std::atomic<std::uint64_t> sum_micros_{0};
+};
+
+}  // namespace sowdb::server

@@ -1,0 +1,217 @@
+#include "sowdb/server/api.h"
+
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <system_error>
+#include <utility>
+
+#include "api_impl.h"
+#include "sowdb/probe/manifest.h"
+#include "sowdb/probe/variant.h"
+#include "sowdb/server/embedded_files.h"
+#include "sowdb/server/query.h"
+
+namespace sowdb::server {
+namespace {
+
+// The facts /api/v1/variants gives of one served table set; no filesystem path.
+nlohmann::json table_info(const TableSet& set) {
+  std::uint64_t positions = 0;
+  std::uint64_t bytes = 0;
+  std::error_code ec;
+  for (const auto& [stones, file] : read_layer_files(set.directory())) {
+    if (stones > set.max_stones())
+      continue;
+    if (file.info)
+      positions += file.info->entries;
+    const std::uintmax_t size = std::filesystem::file_size(file.path, ec);
+    if (!ec)
+      bytes += size;
+  }
+  const std::uintmax_t manifest = std::filesystem::file_size(set.directory() / kManifestName, ec);
+  if (!ec)
+    bytes += manifest;
+  const Variant& v = set.variant();
+  const Preset* preset = find_preset(v.preset);
+  return nlohmann::json{
+      {"variant", v.to_string()},
+      {"objective", set.objective() == Objective::kCooperative ? "cooperative" : "competitive"},
+      {"preset", v.preset},
+      {"description", preset != nullptr ? std::string(preset->description) : std::string()},
+      {"rules", describe(set.rules())},
+      {"pits_per_side", set.rules().pits_per_side},
+      {"seeds_per_pit", v.seeds_per_pit},
+      {"game_seeds", v.total_stones()},
+      {"layers", {{"min", 0}, {"max", set.max_stones()}}},
+      {"positions", positions},
+      {"bytes", bytes},
+  };
+}
+
+const char* objective_name(Objective o) {
+  return o == Objective::kCooperative ? "cooperative" : "competitive";
+}
+
+}  // namespace
+
+Response Api::error(int status, const std::string& message) {
+  Response r;
+  r.status = status;
+  r.body = nlohmann::json{{"status", status}, {"error", message}}.dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
+  r.cache_control = "no-store";
+  return r;
+}
+
+Api::Api(std::vector<std::shared_ptr<const TableSet>> tables, ApiOptions options)
+    : impl_(std::make_unique<Impl>(options)) {
+  if (tables.empty())
+    throw std::invalid_argument("no table directory to serve");
+  nlohmann::json list = nlohmann::json::array();
+  for (auto& set : tables) {
+    Served s;
+    s.variant = set->variant().to_string();
+    s.objective = set->objective();
+    for (const Served& other : impl_->served) {
+      if (other.variant == s.variant && other.objective == s.objective) {
+        throw std::invalid_argument(
+            "two table directories hold " + s.variant + " " + objective_name(s.objective) +
+            " tables: " + other.set->directory().string() + " and " + set->directory().string());
+      }
+    }
+    list.push_back(table_info(*set));
+    s.set = std::move(set);
+    impl_->served.push_back(std::move(s));
+  }
+  impl_->variants_body = nlohmann::json{{"api", kApiVersion}, {"tables", list}}.dump();
+}
+
+Api::~Api() = default;
+
+Metrics& Api::metrics() const {
+  return impl_->metrics;
+}
+
+std::vector<std::string> Api::describe_tables() const {
+  std::vector<std::string> out;
+  for (const Served& s : impl_->served) {
+    out.push_back(s.variant + " " + objective_name(s.objective) + ", layers 0.." +
+                  std::to_string(s.set->max_stones()));
+  }
+  return out;
+}
+
+namespace {
+
+Response method_not_allowed(const Request& request, const char* allowed) {
+  Response r = Api::error(
+      405, "method " + printable(request.method) + " is not allowed here; use " + allowed);
+  r.allow = allowed;
+  return r;
+}
+
+// An embedded file, with 304 when the client holds it.
+Response static_file(const Request& request, std::string_view path) {
+  for (const EmbeddedFile& f : embedded_files()) {
+    if (f.path != path)
+      continue;
+    Response r;
+    r.endpoint = Endpoint::kStatic;
+    r.etag = "\"" + std::string(f.etag) + "\"";
+    // The page's files change with the binary: revalidate each time (cheap, 304).
+    r.cache_control = "no-cache";
+    r.content_type = std::string(f.content_type);
+    if (request.if_none_match == r.etag) {
+      r.status = 304;
+      return r;
+    }
+    r.body = std::string(f.bytes);
+    return r;
+  }
+  Response r = Api::error(404, "no such file: " + printable(path, 80));
+  r.endpoint = Endpoint::kStatic;
+  return r;
+}
+
+Response error_response(int status, const std::string& message) {
+  return Api::error(status, message);
+}
+
+Response with_endpoint(Response r, Endpoint e) {
+  r.endpoint = e;
+  return r;
+}
+
+Response json_ok(std::string body, Endpoint endpoint) {
+  Response r;
+  r.body = std::move(body);
+  r.endpoint = endpoint;
+  r.cache_control = "no-store";
+  return r;
+}
+
+}  // namespace
+
+std::optional<Response> Api::answer(const Request& request, bool may_probe) const {
+  Target target;
+  std::string error;
+  if (!parse_target(request.target, target, error))
+    return error_response(400, "malformed request target: " + error);
+  const std::string& path = target.path;
+  const bool get = request.method == "GET";
+  if (path == "/api/v1/position") {
+    if (!get)
+      return with_endpoint(method_not_allowed(request, "GET"), Endpoint::kPosition);
+    return impl_->position(target, may_probe);
+  }
+  if (path == "/api/v1/batch") {
+    if (request.method != "POST")
+      return with_endpoint(method_not_allowed(request, "POST"), Endpoint::kBatch);
+    if (!may_probe)
+      return std::nullopt;
+    return impl_->batch(request.body);
+  }
+  if (path == "/api/v1/variants") {
+    if (!get)
+      return with_endpoint(method_not_allowed(request, "GET"), Endpoint::kVariants);
+    return json_ok(impl_->variants_body, Endpoint::kVariants);
+  }
+  if (path == "/api/v1/health") {
+    if (!get)
+      return with_endpoint(method_not_allowed(request, "GET"), Endpoint::kHealth);
+    const double up =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - impl_->started).count();
+    return json_ok(nlohmann::json{{"api", kApiVersion},
+                                  {"status", "ok"},
+                                  {"tables", impl_->served.size()},
+                                  {"uptime_seconds", static_cast<long long>(up)}}
+                       .dump(),
+                   Endpoint::kHealth);
+  }
+  if (path == "/metrics") {
+    if (!get)
+      return with_endpoint(method_not_allowed(request, "GET"), Endpoint::kMetrics);
+    Response r = json_ok(impl_->metrics.text(impl_->cache.stats()), Endpoint::kMetrics);
+    r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    return r;
+  }
+  if (path == "/" || path == "/index.html" || path.rfind("/static/", 0) == 0) {
+    if (!get)
+      return with_endpoint(method_not_allowed(request, "GET"), Endpoint::kStatic);
+    // Every position is a permalink: / with any query string is the page.
+    const bool page = path == "/" || path == "/index.html";
+    return static_file(request,
+                       page ? std::string_view("index.html") : std::string_view(path).substr(8));
+  }
+  if (path.rfind("/api/", 0) == 0) {
+    return error_response(404,
+                          "no such endpoint: " + printable(path, 80) +
+                              " (endpoints: /api/v1/position, /api/v1/batch, /api/v1/variants, "
+                              "/api/v1/health, /metrics)");
+  }
+  return error_response(404, "no such page: " + printable(path, 80));
+}
+
+}  // namespace sowdb::server

@@ -1,0 +1,65 @@
+// The API's state and its two endpoints that read tables (position, batch), shared by api.cpp
+// and position_api.cpp.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sowdb/probe/tables.h"
+#include "sowdb/server/api.h"
+#include "sowdb/server/metrics.h"
+#include "sowdb/server/query.h"
+#include "sowdb/server/response_cache.h"
+
+namespace sowdb::server {
+
+/// One served table set.
+struct Served {
+  std::shared_ptr<const TableSet> set;
+  std::string variant;  // canonical text
+  Objective objective = Objective::kCompetitive;
+};
+
+/// What a position asked for became: a body (200) or an error.
+struct PositionAnswer {
+  int status = 200;
+  std::string error;                        // when status != 200
+  std::shared_ptr<const std::string> body;  // when status == 200
+  bool needs_probe = false;                 // not in the cache and may_probe was false
+};
+
+struct Api::Impl {
+  explicit Impl(const ApiOptions& o) : options(o), cache(o.cache_bytes) {}
+
+  ApiOptions options;
+  std::vector<Served> served;
+  std::string variants_body;
+  mutable ResponseCache cache;
+  mutable Metrics metrics;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+
+  /// The served set for `variant` and `objective` (empty: competitive if served, else
+  /// co-operative), or nullptr with a status (400, 404) and a reason.
+  const Served* find(std::string_view variant,
+                     std::string_view objective,
+                     int& status,
+                     std::string& error) const;
+
+  /// The report of `board` with `stores` in `s`, from the cache or (with `may_probe`) the tables.
+  PositionAnswer report(const Served& s,
+                        const std::vector<int>& board,
+                        const std::vector<int>& stores,
+                        bool may_probe) const;
+
+  /// GET /api/v1/position.
+  std::optional<Response> position(const Target& target, bool may_probe) const;
+
+  /// POST /api/v1/batch.
+  Response batch(std::string_view body) const;
+};
+
+}  // namespace sowdb::server

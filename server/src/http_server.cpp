@@ -1,0 +1,278 @@
+// The transport, on Boost.Beast over Asio (docs/decisions/0011-http-library.md): a few I/O
+// threads serve every connection asynchronously, so an idle keep-alive or a slow client holds
+// no thread; requests that read tables run on a separate pool of workers so that a cold probe
+// never stalls the connections of its I/O thread.
+#include <utility>  // before Boost: Boost 1.74's Asio uses std::exchange without including it
+// clang-format off
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+// clang-format on
+#include <atomic>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sowdb/server/server.h"
+
+namespace sowdb::server {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+// What every connection shares.
+struct Shared {
+  std::shared_ptr<const Api> api;
+  ServerOptions options;
+  asio::thread_pool* workers = nullptr;
+  std::atomic<std::size_t> connections{0};
+
+  void log(const std::string& line) const {
+    if (options.log)
+      options.log(line);
+  }
+};
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, Shared& shared) : stream_(std::move(socket)), shared_(shared) {}
+  ~Session() { shared_.connections.fetch_sub(1); }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  void read() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(shared_.options.max_header_bytes));
+    parser_->body_limit(shared_.options.max_body_bytes);
+    // The whole request (headers and body) must arrive within the timeout: a client that
+    // trickles bytes is cut off however steadily it trickles.
+    stream_.expires_after(shared_.options.read_timeout);
+    http::async_read(
+        stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+          self->on_read(ec);
+        });
+  }
+
+ private:
+  void on_read(beast::error_code ec) {
+    if (ec == http::error::end_of_stream) {
+      beast::error_code ignored;
+      stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      return;
+    }
+    if (ec == http::error::body_limit) {
+      send_error(
+          413,
+          "request body larger than " + std::to_string(shared_.options.max_body_bytes) + " bytes");
+      return;
+    }
+    if (ec == http::error::header_limit) {
+      send_error(413,
+                 "request line and headers larger than " +
+                     std::to_string(shared_.options.max_header_bytes) + " bytes");
+      return;
+    }
+    if (ec && ec.category() == http::make_error_code(http::error::bad_target).category() &&
+        ec != http::error::partial_message) {
+      send_error(400, "malformed HTTP request: " + ec.message());
+      return;
+    }
+    if (ec)
+      return;  // timeout, reset, a partial message at close: nothing to answer
+    handle();
+  }
+
+  void handle() {
+    started_ = std::chrono::steady_clock::now();
+    const auto& req = parser_->get();
+    request_ = Request{std::string_view(req.method_string().data(), req.method_string().size()),
+                       std::string_view(req.target().data(), req.target().size()),
+                       std::string_view(req.body().data(), req.body().size()),
+                       {}};
+    const auto inm = req.find(http::field::if_none_match);
+    if (inm != req.end())
+      request_.if_none_match = std::string_view(inm->value().data(), inm->value().size());
+    std::optional<Response> r = shared_.api->answer(request_, false);
+    if (r) {
+      send(std::move(*r), false);
+      return;
+    }
+    // Reading tables may take milliseconds (decoding blocks): off this I/O thread.
+    asio::post(*shared_.workers, [self = shared_from_this()] {
+      std::optional<Response> answer;
+      try {
+        answer = self->shared_.api->answer(self->request_, true);
+      } catch (const std::exception& e) {
+        answer = Api::error(500, std::string("internal error: ") + e.what());
+      }
+      asio::post(self->stream_.get_executor(),
+                 [self, a = std::move(*answer)]() mutable { self->send(std::move(a), false); });
+    });
+  }
+
+  void send_error(int status, const std::string& message) {
+    started_ = std::chrono::steady_clock::now();
+    send(Api::error(status, message), true);
+  }
+
+  void send(Response r, bool close) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    shared_.api->metrics().record(r.endpoint, r.status, seconds);
+    if (r.status >= 500)
+      shared_.log("error " + std::to_string(r.status) + ": " + r.body);
+    const bool keep_alive = !close && parser_ && parser_->is_done() && parser_->get().keep_alive();
+    response_ = {};
+    response_.version(parser_ && parser_->is_header_done() ? parser_->get().version() : 11);
+    response_.result(static_cast<unsigned>(r.status));
+    response_.set(http::field::server, "sowdb");
+    if (r.status != 304)
+      response_.set(http::field::content_type, r.content_type);
+    if (!r.etag.empty())
+      response_.set(http::field::etag, r.etag);
+    if (!r.cache_control.empty())
+      response_.set(http::field::cache_control, r.cache_control);
+    if (!r.allow.empty())
+      response_.set(http::field::allow, r.allow);
+    response_.set("X-Content-Type-Options", "nosniff");
+    response_.keep_alive(keep_alive);
+    response_.body() = std::move(r.body);
+    response_.prepare_payload();
+    stream_.expires_after(shared_.options.read_timeout);
+    http::async_write(
+        stream_, response_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+          self->on_write(ec);
+        });
+  }
+
+  void on_write(beast::error_code ec) {
+    if (ec)
+      return;
+    if (!response_.keep_alive()) {
+      beast::error_code ignored;
+      stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      return;
+    }
+    read();
+  }
+
+  beast::tcp_stream stream_;
+  Shared& shared_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::string_body> response_;
+  Request request_;
+  std::chrono::steady_clock::time_point started_;
+};
+
+}  // namespace
+
+// Declaration order is destruction order reversed: the workers' queued tasks and then the
+// context's handlers hold sessions, whose sockets need the context and whose destructors count
+// down `shared`.
+struct Server::Impl {
+  Shared shared;
+  asio::io_context ioc;
+  std::optional<asio::thread_pool> workers;
+  tcp::acceptor acceptor{ioc};
+  asio::steady_timer retry{ioc};
+  std::vector<std::thread> threads;
+  int port = 0;
+  std::string url;
+  bool stopped = false;
+
+  void accept() {
+    acceptor.async_accept(asio::make_strand(ioc), [this](beast::error_code ec, tcp::socket s) {
+      if (ec == asio::error::operation_aborted)
+        return;
+      if (ec) {
+        // Out of descriptors, most likely: wait a moment rather than spin.
+        shared.log("accept: " + ec.message());
+        retry.expires_after(std::chrono::milliseconds(50));
+        retry.async_wait([this](beast::error_code e) {
+          if (!e)
+            accept();
+        });
+        return;
+      }
+      if (shared.connections.fetch_add(1) >= shared.options.max_connections) {
+        shared.connections.fetch_sub(1);
+        beast::error_code ignored;
+        s.close(ignored);
+      } else {
+        std::make_shared<Session>(std::move(s), shared)->read();
+      }
+      accept();
+    });
+  }
+};
+
+Server::Server(std::shared_ptr<const Api> api, ServerOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  if (options.io_threads < 1 || options.workers < 1)
+    throw std::invalid_argument("the server needs at least one I/O thread and one worker");
+  if (options.port < 0 || options.port > 65535)
+    throw std::invalid_argument("port " + std::to_string(options.port) + " is not 0..65535");
+  Impl& m = *impl_;
+  m.shared.api = std::move(api);
+  m.shared.options = std::move(options);
+  const ServerOptions& o = m.shared.options;
+  beast::error_code ec;
+  const asio::ip::address address = asio::ip::make_address(o.bind, ec);
+  if (ec)
+    throw std::runtime_error("--bind " + o.bind + ": not an IP address (" + ec.message() + ")");
+  const tcp::endpoint endpoint(address, static_cast<unsigned short>(o.port));
+  const std::string where = o.bind + ":" + std::to_string(o.port);
+  if (m.acceptor.open(endpoint.protocol(), ec) ||
+      m.acceptor.set_option(asio::socket_base::reuse_address(true), ec) ||
+      m.acceptor.bind(endpoint, ec) ||
+      m.acceptor.listen(asio::socket_base::max_listen_connections, ec)) {
+    throw std::runtime_error("cannot listen on " + where + ": " + ec.message());
+  }
+  m.port = m.acceptor.local_endpoint().port();
+  m.url = "http://" + (address.is_v6() ? "[" + o.bind + "]" : o.bind) + ":" +
+          std::to_string(m.port) + "/";
+  m.workers.emplace(static_cast<std::size_t>(o.workers));
+  m.shared.workers = &*m.workers;
+  m.accept();
+  for (int i = 0; i < o.io_threads; ++i)
+    m.threads.emplace_back([&m] { m.ioc.run(); });
+}
+
+Server::~Server() {
+  stop();
+}
+
+int Server::port() const noexcept {
+  return impl_->port;
+}
+
+std::string Server::url() const {
+  return impl_->url;
+}
+
+void Server::stop() {
+  Impl& m = *impl_;
+  if (m.stopped)
+    return;
+  m.stopped = true;
+  asio::post(m.ioc, [&m] {
+    beast::error_code ignored;
+    m.acceptor.close(ignored);
+    m.retry.cancel();
+  });
+  // Workers first: a probe in flight posts its answer to the I/O context, which must still
+  // exist; the context then drops every connection when it stops.
+  m.workers->stop();
+  m.workers->join();
+  m.ioc.stop();
+  for (std::thread& t : m.threads)
+    t.join();
+}
+
+}  // namespace sowdb::server

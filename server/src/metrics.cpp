@@ -1,0 +1,115 @@
+#include "sowdb/server/metrics.h"
+
+#include <cstdio>
+
+namespace sowdb::server {
+
+const char* to_string(Endpoint e) noexcept {
+  switch (e) {
+    case Endpoint::kPosition:
+      return "position";
+    case Endpoint::kBatch:
+      return "batch";
+    case Endpoint::kVariants:
+      return "variants";
+    case Endpoint::kHealth:
+      return "health";
+    case Endpoint::kMetrics:
+      return "metrics";
+    case Endpoint::kStatic:
+      return "static";
+    case Endpoint::kOther:
+      break;
+  }
+  return "other";
+}
+
+std::size_t Metrics::status_slot(int status) noexcept {
+  for (std::size_t i = 0; i + 1 < kStatuses.size(); ++i) {
+    if (kStatuses[i] == status)
+      return i;
+  }
+  return kStatuses.size() - 1;
+}
+
+void Metrics::record(Endpoint endpoint, int status, double seconds) noexcept {
+  requests_[static_cast<std::size_t>(endpoint)][status_slot(status)].fetch_add(
+      1, std::memory_order_relaxed);
+  std::size_t b = 0;
+  while (b < kBuckets.size() && seconds > kBuckets[b])
+    ++b;
+  buckets_[b].fetch_add(1, std::memory_order_relaxed);
+  count_.fetch_add(1, std::memory_order_relaxed);
+  sum_micros_.fetch_add(static_cast<std::uint64_t>(seconds * 1e6), std::memory_order_relaxed);
+}
+
+std::string Metrics::text(const ResponseCache::Stats& cache) const {
+  std::string out;
+  char line[256];
+  auto add = [&](const char* format, auto... args) {
+    std::snprintf(line, sizeof line, format, args...);
+    out += line;
+  };
+  out +=
+      "# HELP sowdb_http_requests_total HTTP requests answered, by endpoint and status.\n"
+      "# TYPE sowdb_http_requests_total counter\n";
+  for (int e = 0; e < kEndpointCount; ++e) {
+    for (std::size_t s = 0; s < kStatuses.size(); ++s) {
+      const std::uint64_t n = requests_[e][s].load(std::memory_order_relaxed);
+      if (n == 0)
+        continue;
+      const std::string status = kStatuses[s] == 0 ? "other" : std::to_string(kStatuses[s]);
+      add("sowdb_http_requests_total{endpoint=\"%s\",status=\"%s\"} %llu\n",
+          to_string(static_cast<Endpoint>(e)),
+          status.c_str(),
+          static_cast<unsigned long long>(n));
+    }
+  }
+  out +=
+      "# HELP sowdb_http_request_duration_seconds Time from a request read to its response "
+      "queued.\n"
+      "# TYPE sowdb_http_request_duration_seconds histogram\n";
+  std::uint64_t cumulative = 0;
+  for (std::size_t b = 0; b <= kBuckets.size(); ++b) {
+    cumulative += buckets_[b].load(std::memory_order_relaxed);
+    if (b < kBuckets.size()) {
+      add("sowdb_http_request_duration_seconds_bucket{le=\"%g\"} %llu\n",
+          kBuckets[b],
+          static_cast<unsigned long long>(cumulative));
+    } else {
+      add("sowdb_http_request_duration_seconds_bucket{le=\"+Inf\"} %llu\n",
+          static_cast<unsigned long long>(cumulative));
+    }
+  }
+  add("sowdb_http_request_duration_seconds_sum %.6f\n",
+      static_cast<double>(sum_micros_.load(std::memory_order_relaxed)) / 1e6);
+  add("sowdb_http_request_duration_seconds_count %llu\n",
+      static_cast<unsigned long long>(count_.load(std::memory_order_relaxed)));
+  auto counter = [&](const char* name, const char* type, const char* help, double v) {
+    add("# HELP %s %s\n# TYPE %s %s\n%s %.0f\n", name, help, name, type, name, v);
+  };
+  counter("sowdb_cache_hits_total",
+          "counter",
+          "Responses answered from the cache.",
+          static_cast<double>(cache.hits));
+  counter("sowdb_cache_misses_total",
+          "counter",
+          "Responses not in the cache.",
+          static_cast<double>(cache.misses));
+  counter("sowdb_cache_evictions_total",
+          "counter",
+          "Entries dropped to stay within the bound.",
+          static_cast<double>(cache.evictions));
+  counter("sowdb_cache_bytes", "gauge", "Bytes the cache holds.", static_cast<double>(cache.bytes));
+  counter("sowdb_cache_entries",
+          "gauge",
+          "Responses the cache holds.",
+          static_cast<double>(cache.entries));
+  counter("sowdb_cache_capacity_bytes",
+          "gauge",
+          "The cache's bound.",
+          static_cast<double>(cache.capacity));
+  return out;
+}
+
+}  // namespace sowdb::server

@@ -1,0 +1,341 @@
+// The endpoints that read tables: GET /api/v1/position and POST /api/v1/batch.
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <utility>
+
+#include "api_impl.h"
+#include "sowdb/analysis/cooperative_report.h"
+#include "sowdb/analysis/position_report.h"
+#include "sowdb/analysis/report_json.h"
+#include "sowdb/probe/outcome.h"
+#include "sowdb/probe/variant.h"
+
+namespace sowdb::server {
+namespace {
+
+// Numbers read of a board at most before its count is judged: a clear "expected 12, got 13"
+// for a slip, a refusal for a flood.
+constexpr std::size_t kMaxBoardItems = 64;
+// A store larger than any game is as impossible as one of this size, and game_outcome says why.
+constexpr int kMaxStoreValue = 1000000;
+// Nesting in a batch body: the format needs 3 levels.
+constexpr int kMaxNesting = 8;
+
+std::string served_list(const std::vector<Served>& served) {
+  std::string out;
+  for (const Served& s : served) {
+    if (!out.empty())
+      out += ", ";
+    out += s.variant;
+    out += s.objective == Objective::kCooperative ? " (cooperative)" : "";
+  }
+  return out;
+}
+
+std::string cache_key(const Served& s,
+                      const std::vector<int>& board,
+                      const std::vector<int>& stores) {
+  std::string key = s.variant;
+  key += s.objective == Objective::kCooperative ? "|c|" : "|p|";
+  for (const int v : board) {
+    key += std::to_string(v);
+    key += ',';
+  }
+  key += '|';
+  key += std::to_string(stores[0]);
+  key += ',';
+  key += std::to_string(stores[1]);
+  return key;
+}
+
+// The deepest nesting of arrays and objects in `body` (strings skipped), to refuse a body
+// built to exhaust the parser's stack before it is parsed.
+int nesting(std::string_view body) {
+  int depth = 0;
+  int deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    const char c = body[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// A JSON array of whole numbers 0..max_value as numbers, or false with a reason.
+bool json_counts(const nlohmann::json& j,
+                 const char* what,
+                 int max_value,
+                 std::vector<int>& out,
+                 std::string& error) {
+  out.clear();
+  if (!j.is_array()) {
+    error = std::string(what) + " must be an array of whole numbers";
+    return false;
+  }
+  if (j.size() > kMaxBoardItems) {
+    error = std::string(what) + " has " + std::to_string(j.size()) + " numbers";
+    return false;
+  }
+  for (const auto& v : j) {
+    if (!v.is_number_integer()) {
+      error = std::string(what) + ": item " + std::to_string(out.size()) + " is not a whole number";
+      return false;
+    }
+    const auto n = v.get<long long>();
+    if (n < 0 || n > max_value) {
+      error = std::string(what) + ": item " + std::to_string(out.size()) + " is " +
+              (n < 0 ? "negative" : "more than " + std::to_string(max_value));
+      return false;
+    }
+    out.push_back(static_cast<int>(n));
+  }
+  return true;
+}
+
+}  // namespace
+
+const Served* Api::Impl::find(std::string_view variant,
+                              std::string_view objective,
+                              int& status,
+                              std::string& error) const {
+  if (!objective.empty() && objective != "competitive" && objective != "cooperative") {
+    status = 400;
+    error = "objective must be competitive or cooperative, not '" + printable(objective) + "'";
+    return nullptr;
+  }
+  std::string reason;
+  const std::optional<Variant> v = parse_variant(variant, &reason);
+  if (!v) {
+    status = 404;
+    error = "unknown variant '" + printable(variant) + "': " + reason +
+            "; served: " + served_list(served);
+    return nullptr;
+  }
+  const std::string canonical = v->to_string();
+  const Served* competitive = nullptr;
+  const Served* cooperative = nullptr;
+  for (const Served& s : served) {
+    if (s.variant == canonical)
+      (s.objective == Objective::kCooperative ? cooperative : competitive) = &s;
+  }
+  const Served* found = objective == "cooperative"   ? cooperative
+                        : objective == "competitive" ? competitive
+                        : competitive != nullptr     ? competitive
+                                                     : cooperative;
+  if (found == nullptr) {
+    status = 404;
+    error = "variant " + canonical +
+            (objective.empty() ? std::string() : " (" + std::string(objective) + ")") +
+            " is not served; served: " + served_list(served);
+  }
+  return found;
+}
+
+PositionAnswer Api::Impl::report(const Served& s,
+                                 const std::vector<int>& board,
+                                 const std::vector<int>& stores,
+                                 bool may_probe) const {
+  PositionAnswer a;
+  const TableSet& set = *s.set;
+  const int pits = set.rules().pits();
+  if (static_cast<int>(board.size()) != pits) {
+    a.status = 400;
+    a.error = "board: expected " + std::to_string(pits) + " pit counts (2 x " +
+              std::to_string(set.rules().pits_per_side) + " pits, mover first), got " +
+              std::to_string(board.size());
+    return a;
+  }
+  if (stores.size() != 2) {
+    a.status = 400;
+    a.error = "stores: expected 2 numbers (the mover's store, then the opponent's), got " +
+              std::to_string(stores.size());
+    return a;
+  }
+  const std::string key = cache_key(s, board, stores);
+  if ((a.body = cache.get(key, may_probe)))
+    return a;
+  if (!may_probe) {
+    a.needs_probe = true;
+    return a;
+  }
+  Pits p{};
+  int stones = 0;
+  for (int i = 0; i < pits; ++i) {
+    stones += board[static_cast<std::size_t>(i)];
+    p[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(board[static_cast<std::size_t>(i)]);
+  }
+  a.status = 422;
+  if (stones > kMaxBoardStones) {
+    a.error = "too many seeds: the board holds " + std::to_string(stones) + ", a board at most " +
+              std::to_string(kMaxBoardStones);
+    return a;
+  }
+  if (stones > set.max_stones()) {
+    // Not TableSet::explain: that names the directory, which the server keeps to itself.
+    a.error = "position has " + std::to_string(stones) + " seeds; the " + s.variant +
+              " tables served hold up to " + std::to_string(set.max_stones());
+    return a;
+  }
+  GameOutcome o;
+  if (game_outcome(set.variant(), 0, stores[0], stores[1], stones, o, &a.error) !=
+      OutcomeStatus::kOk) {
+    return a;
+  }
+  try {
+    nlohmann::json j =
+        s.objective == Objective::kCooperative
+            ? to_json(report_cooperative(set, p, stores[0], stores[1], options.max_plies))
+            : to_json(report_position(set, p, stores[0], stores[1], options.max_plies));
+    j["api"] = kApiVersion;
+    a.body = std::make_shared<const std::string>(
+        j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  } catch (const std::runtime_error& e) {
+    // The position is one the tables hold, but a layer could not be read: the server's fault.
+    a.status = 500;
+    a.error = e.what();
+    return a;
+  }
+  cache.put(key, a.body);
+  a.status = 200;
+  return a;
+}
+
+std::optional<Response> Api::Impl::position(const Target& target, bool may_probe) const {
+  auto fail = [](int status, const std::string& message) {
+    Response r = Api::error(status, message);
+    r.endpoint = Endpoint::kPosition;
+    return r;
+  };
+  for (std::size_t i = 0; i < target.params.size(); ++i) {
+    const std::string& name = target.params[i].first;
+    if (name != "variant" && name != "board" && name != "stores" && name != "objective") {
+      return fail(400,
+                  "unknown parameter '" + printable(name) +
+                      "' (parameters: variant, board, stores, objective)");
+    }
+    for (std::size_t k = 0; k < i; ++k) {
+      if (target.params[k].first == name)
+        return fail(400, "parameter '" + name + "' given twice");
+    }
+  }
+  const std::string* variant = find_param(target, "variant");
+  const std::string* board_text = find_param(target, "board");
+  const std::string* stores_text = find_param(target, "stores");
+  const std::string* objective = find_param(target, "objective");
+  if (variant == nullptr)
+    return fail(400, "missing parameter 'variant' (e.g. variant=oware/6x4)");
+  if (board_text == nullptr)
+    return fail(400, "missing parameter 'board' (pit counts, mover first, e.g. board=4,4,...)");
+  int status = 0;
+  std::string error;
+  const Served* s = find(*variant, objective != nullptr ? *objective : "", status, error);
+  if (s == nullptr)
+    return fail(status, error);
+  std::vector<int> board;
+  if (!parse_counts(*board_text, kMaxBoardItems, kMaxBoardStones, board, error))
+    return fail(400, "board: " + error);
+  std::vector<int> stores;
+  if (!parse_counts(
+          stores_text != nullptr ? *stores_text : "0,0", 2, kMaxStoreValue, stores, error)) {
+    return fail(400, "stores: " + error + " (want A,B: the mover's store, then the opponent's)");
+  }
+  PositionAnswer a = report(*s, board, stores, may_probe);
+  if (a.needs_probe)
+    return std::nullopt;
+  if (a.status != 200)
+    return fail(a.status, a.error);
+  Response r;
+  r.endpoint = Endpoint::kPosition;
+  r.body = *a.body;
+  // The tables do not change while served: a position's answer may be kept for a day.
+  r.cache_control = "public, max-age=86400";
+  return r;
+}
+
+Response Api::Impl::batch(std::string_view body) const {
+  auto fail = [](int status, const std::string& message) {
+    Response r = Api::error(status, message);
+    r.endpoint = Endpoint::kBatch;
+    return r;
+  };
+  if (body.size() > options.max_body_bytes) {
+    return fail(413,
+                "body of " + std::to_string(body.size()) + " bytes; at most " +
+                    std::to_string(options.max_body_bytes));
+  }
+  if (nesting(body) > kMaxNesting)
+    return fail(400, "body nests deeper than " + std::to_string(kMaxNesting) + " levels");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(body);
+  } catch (const nlohmann::json::exception& e) {
+    return fail(400, std::string("body is not JSON: ") + e.what());
+  }
+  if (!j.is_object() || !j.contains("variant") || !j["variant"].is_string() ||
+      !j.contains("positions") || !j["positions"].is_array()) {
+    return fail(400,
+                "body must be {\"variant\": \"...\", \"positions\": [{\"board\": [...], "
+                "\"stores\": [a, b]}, ...]}");
+  }
+  const auto& positions = j["positions"];
+  if (positions.size() > options.max_batch) {
+    return fail(413,
+                "batch of " + std::to_string(positions.size()) + " positions; at most " +
+                    std::to_string(options.max_batch));
+  }
+  std::string objective;
+  if (j.contains("objective")) {
+    if (!j["objective"].is_string())
+      return fail(400, "objective must be a string: competitive or cooperative");
+    objective = j["objective"].get<std::string>();
+  }
+  int status = 0;
+  std::string error;
+  const Served* s = find(j["variant"].get<std::string>(), objective, status, error);
+  if (s == nullptr)
+    return fail(status, error);
+  std::string out = "{\"api\":" + std::to_string(kApiVersion) + ",\"results\":[";
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    if (i > 0)
+      out += ',';
+    const auto& item = positions[i];
+    std::vector<int> board;
+    std::vector<int> stores = {0, 0};
+    PositionAnswer a;
+    if (!item.is_object() || !item.contains("board")) {
+      a.status = 400;
+      a.error = "a position is {\"board\": [...], \"stores\": [a, b]}";
+    } else if (!json_counts(item["board"], "board", kMaxBoardStones, board, a.error) ||
+               (item.contains("stores") &&
+                !json_counts(item["stores"], "stores", kMaxStoreValue, stores, a.error))) {
+      a.status = 400;
+    } else {
+      a = report(*s, board, stores, true);
+    }
+    if (a.status == 200) {
+      out += *a.body;
+    } else {
+      out += nlohmann::json{{"status", a.status}, {"error", a.error}}.dump(
+          -1, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
+  }
+  out += "]}";
+  Response r;
+  r.endpoint = Endpoint::kBatch;
+  r.body = std::move(out);
+  r.cache_control = "no-store";
+  return r;
+}
+
+}  // namespace sowdb::server
