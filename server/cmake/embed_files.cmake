@@ -35,6 +35,8 @@ function(content_type name out)
   set(${out} "${type}" PARENT_SCOPE)
 endfunction()
 
+# The list arrives with its ";" escaped (server/CMakeLists.txt keeps it one argument).
+string(REPLACE "\\;" ";" FILES "${FILES}")
 set(body "")
 set(table "")
 set(index 0)

@@ -52,6 +52,7 @@ const st = {
   hover: null,      // the mover's pit under the pointer
   tool: 1,          // editor: a click adds (1) or removes (-1) a seed
   notice: null,     // a message that is not an error of the request: {text, kind}
+  lineAll: false,   // the whole principal line, not its first plies
 };
 let requestSerial = 0;
 let editTimer = 0;
@@ -121,6 +122,7 @@ function show(pos, how = "push") {
   st.error = null;
   st.hover = null;
   st.notice = null;
+  st.lineAll = false;
   clearTimeout(moveTimer);
   writeUrl(how);
   render();
@@ -679,6 +681,11 @@ function bindEvents() {
   });
   const line = $("line");
   line.addEventListener("click", (e) => {
+    if (e.target.closest("li[data-more]")) {
+      st.lineAll = true;
+      renderLine($("line"), $("line-end"), st);
+      return;
+    }
     const li = e.target.closest("li[data-step]");
     if (li) followLine(Number(li.dataset.step));
   });

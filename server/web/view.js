@@ -118,6 +118,9 @@ export function renderMoves(list, st) {
   }
 }
 
+/** Plies of a line shown before "... N more". */
+const kLineShown = 30;
+
 /**
  * The principal line (competitive) or the joint line to a balanced end (co-operative): one row
  * per move, from who moves; a click goes to the position after it.
@@ -129,7 +132,8 @@ export function renderLine(list, endBox, st) {
   if (!r || !Array.isArray(r.line_steps) || (st.mode === "play" && !st.hints)) return;
   const steps = r.line_steps;
   const befores = lineBefores(st.pos, steps);
-  steps.forEach((step, k) => {
+  const shown = st.lineAll ? steps.length : Math.min(steps.length, kLineShown);
+  steps.slice(0, shown).forEach((step, k) => {
     const side = befores[k].side;
     list.append(h(
         "li", {
@@ -143,6 +147,17 @@ export function renderLine(list, endBox, st) {
         step.gain > 0 ? h("span", {class: "gain"}, `+${step.gain}`) : "",
         step.extra_turn ? h("span", {class: "extra", title: "extra turn"}, "\u21bb") : ""));
   });
+  if (shown < steps.length) {
+    list.append(
+        h("li", {
+          class: "more",
+          dataset: {more: steps.length - shown},
+          tabindex: 0,
+          role: "button",
+          title: "show the whole line"
+        },
+          `\u2026 ${steps.length - shown} more`));
+  }
   let last = st.pos.side;
   if (steps.length) {
     const s = steps[steps.length - 1];

@@ -69,24 +69,26 @@ def start_server(sowdb, tables):
     args = [sowdb, "serve", "--port", "0"]
     for name in ("oware", "kalah", "wari-kc", "wari-kc-coop"):
         args += ["--tables", os.path.join(tables, name)]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0)
     deadline = time.monotonic() + 60
-    seen = []
+    seen = b""
+    # Raw reads: a buffered reader could hold the URL line while select() waits on the pipe.
     while time.monotonic() < deadline:
         ready, _, _ = select.select([proc.stdout], [], [], deadline - time.monotonic())
         if not ready:
             break
-        line = proc.stdout.readline()
-        if not line:
+        chunk = os.read(proc.stdout.fileno(), 4096)
+        if not chunk:
             break
-        seen.append(line.rstrip())
-        m = re.search(r"http://[0-9.]+:[0-9]+", line)
+        seen += chunk
+        m = re.search(rb"listening on (http://[0-9.]+:[0-9]+)", seen)
         if m:
             # The server logs on: drain its output so that a full pipe never blocks it.
-            threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()
-            return proc, m.group(0)
+            threading.Thread(target=lambda: [None for _ in iter(
+                lambda: os.read(proc.stdout.fileno(), 65536), b"")], daemon=True).start()
+            return proc, m.group(1).decode()
     proc.kill()
-    raise SystemExit(f"sowdb serve printed no URL within 60 s: {seen}")
+    raise SystemExit(f"sowdb serve printed no URL within 60 s: {seen.decode(errors='replace')}")
 
 
 def wait_api(base):
@@ -164,9 +166,12 @@ def browser(profile):
               "--disable-dev-shm-usage", "--hide-scrollbars", f"--user-data-dir={profile}"]:
         options.add_argument(a)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # get() returns at DOMContentLoaded: the checks wait for the page's own "ready" anyway.
+    options.page_load_strategy = "eager"
     driver = webdriver.Chrome(options=options,
                               service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"))
     driver.set_page_load_timeout(WAIT)
+    driver.set_script_timeout(WAIT)
     return driver
 
 
@@ -186,12 +191,31 @@ def wait_for(driver, what, condition):
         return None
 
 
+# Resolves once <body> says the page shows the position (data-key) in the state (data-state): one
+# round trip, the browser watching the attributes, instead of polling from here.
+WAIT_KEY = """
+const [want, state, done] = arguments;
+const ok = () => document.body.dataset.key === want && document.body.dataset.state === state;
+if (ok()) return done(true);
+const watch = new MutationObserver(() => {
+  if (ok()) {
+    watch.disconnect();
+    done(true);
+  }
+});
+watch.observe(document.body, {attributes: true});
+"""
+
+
 def wait_key(driver, pos, what, state="ready"):
     """Waits until the page shows `pos` with its report (or its error)."""
-    want = key(pos)
-    return wait_for(driver, what, lambda d: d.execute_script(
-        "return document.body.dataset.key === arguments[0] && document.body.dataset.state === arguments[1]",
-        want, state))
+    try:
+        return driver.execute_async_script(WAIT_KEY, key(pos), state)
+    except TimeoutException:
+        state = driver.execute_script("return [document.body.dataset.state, document.body.dataset.key,"
+                                      " document.getElementById('status').textContent]")
+        check(False, f"{what}: not within {WAIT} s (page state {state})")
+        return None
 
 
 # What the page shows, read in one round trip.
@@ -210,7 +234,8 @@ const value = document.getElementById('value');
 return {pits, stores, badges, rows, value: value ? value.textContent : null,
         result: value ? value.dataset.result : null,
         headline: (document.getElementById('headline') || {}).textContent || '',
-        line: document.querySelectorAll('#line li').length,
+        line: document.querySelectorAll('#line li[data-step]').length,
+        more: Number((document.querySelector('#line li[data-more]') || {dataset: {more: 0}}).dataset.more),
         status: document.getElementById('status').hidden ? '' : document.getElementById('status').textContent,
         search: location.search};
 """
@@ -248,8 +273,11 @@ def check_page(driver, pos, report, what):
     for r in page["rows"]:
         m = next(x for x in report["moves"] if x["pit"] == r["pit"])
         check(norm(r["worth"] or "") == signed(m["worth"]), f"{what}: list row pit {r['pit']} worth {r['worth']!r}")
-    check(page["line"] == len(report["line_steps"]),
-          f"{what}: {page['line']} line steps shown, probe has {len(report['line_steps'])}")
+    # The line shows its first 30 plies and "... N more".
+    check(page["line"] == min(30, len(report["line_steps"])) and
+          page["line"] + page["more"] == len(report["line_steps"]),
+          f"{what}: {page['line']} line steps shown and {page['more']} more, "
+          f"probe has {len(report['line_steps'])}")
     return page
 
 
