@@ -473,6 +473,12 @@ function badges() {
   return out;
 }
 
+/** The board's width on screen, in CSS pixels (the window's before the first layout). */
+function boardWidth() {
+  const w = $("board").getBoundingClientRect().width;
+  return w > 0 ? w : window.innerWidth;
+}
+
 function renderBoard() {
   const pos = st.pos;
   const m = st.hover === null ? undefined : moveAt(st.report, st.hover);
@@ -490,7 +496,7 @@ function renderBoard() {
     hover: st.hover,
     preview: m ? {abs: absolute(afterMove(pos, m))} : null,
     editing: st.mode === "edit",
-    compact: $("board").clientWidth > 0 && $("board").clientWidth < 560,
+    compact: boardWidth() < 560,
     storeLabel: familyOf(pos.variant) === "kalah" ? "store" : "taken",
     names,
   });

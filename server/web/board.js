@@ -132,13 +132,13 @@ export function drawBoard(svg, view) {
         class: "hit"
       }));
       g.append(el("circle", {cx, cy, r: kPitR, class: "hole"}));
-      g.append(seedDots(cx, cy, kPitR, row[j], "seeds"));
-      const ty = side === top ? cy - kPitR - (view.compact ? 6 : 10) :
-                                cy + kPitR + (view.compact ? 30 : 24);
-      const big = row[j] > 30;
+      // On a small screen the count alone, large, inside the pit: dots would be specks.
+      const inside = view.compact || row[j] > 30;
+      if (!inside) g.append(seedDots(cx, cy, kPitR, row[j], "seeds"));
+      const ty = side === top ? cy - kPitR - 10 : cy + kPitR + 24;
       g.append(text(
-          cx, big ? cy + 9 : ty, String(row[j]),
-          {class: big ? "count big" : "count", "text-anchor": "middle"}));
+          cx, inside ? cy + (view.compact ? 16 : 12) : ty, String(row[j]),
+          {class: inside ? "count big" : "count", "text-anchor": "middle"}));
       svg.append(g);
     }
   }
@@ -189,10 +189,10 @@ export function drawBoard(svg, view) {
         "data-worth": b.worth === undefined ? null : b.worth
       });
       g.append(el("title", {}, [document.createTextNode(b.label)]));
-      const bw = view.compact ? 46 : 38;
-      const bh = view.compact ? 25 : 21;
+      const bw = view.compact ? 47 : 38;
+      const bh = view.compact ? 27 : 21;
       g.append(el("rect", {x: cx - bw, y: cy - bh, width: 2 * bw, height: 2 * bh, rx: 12}));
-      g.append(text(cx, cy + (view.compact ? 11 : 9), b.text, {"text-anchor": "middle"}));
+      g.append(text(cx, cy + (view.compact ? 13 : 9), b.text, {"text-anchor": "middle"}));
       svg.append(g);
     }
   }
