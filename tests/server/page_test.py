@@ -172,8 +172,8 @@ def browser(profile):
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     # get() returns at DOMContentLoaded: the checks wait for the page's own "ready" anyway.
     options.page_load_strategy = "eager"
-    driver = webdriver.Chrome(options=options,
-                              service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"))
+    service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    driver = webdriver.Chrome(options=options, service=service)
     driver.set_page_load_timeout(WAIT)
     driver.set_script_timeout(WAIT)
     return driver
@@ -185,13 +185,16 @@ def viewport(driver, width, height, mobile=False):
                             "mobile": mobile})
 
 
+def page_state(driver):
+    return driver.execute_script("return [document.body.dataset.state, document.body.dataset.key,"
+                                 " document.getElementById('status').textContent]")
+
+
 def wait_for(driver, what, condition):
     try:
         return WebDriverWait(driver, WAIT, poll_frequency=0.02).until(condition)
     except TimeoutException:
-        state = driver.execute_script("return [document.body.dataset.state, document.body.dataset.key,"
-                                      " document.getElementById('status').textContent]")
-        check(False, f"{what}: not within {WAIT} s (page state {state})")
+        check(False, f"{what}: not within {WAIT} s (page state {page_state(driver)})")
         return None
 
 
@@ -216,9 +219,7 @@ def wait_key(driver, pos, what, state="ready"):
     try:
         return driver.execute_async_script(WAIT_KEY, key(pos), state)
     except TimeoutException:
-        state = driver.execute_script("return [document.body.dataset.state, document.body.dataset.key,"
-                                      " document.getElementById('status').textContent]")
-        check(False, f"{what}: not within {WAIT} s (page state {state})")
+        check(False, f"{what}: not within {WAIT} s (page state {page_state(driver)})")
         return None
 
 
@@ -232,15 +233,18 @@ const stores = [...document.querySelectorAll('#board g.store')].map(g => ({
 const badges = [...document.querySelectorAll('#board g.badge')].map(g => ({
   pit: Number(g.dataset.pit), kind: g.dataset.kind, text: g.querySelector('text').textContent}));
 const rows = [...document.querySelectorAll('#moves li.move')].map(li => ({
-  pit: Number(li.dataset.pit), worth: li.querySelector('.worth') ? li.querySelector('.worth').textContent : null,
+  pit: Number(li.dataset.pit),
+  worth: li.querySelector('.worth') ? li.querySelector('.worth').textContent : null,
   cls: li.className}));
 const value = document.getElementById('value');
 return {pits, stores, badges, rows, value: value ? value.textContent : null,
         result: value ? value.dataset.result : null,
         headline: (document.getElementById('headline') || {}).textContent || '',
         line: document.querySelectorAll('#line li[data-step]').length,
-        more: Number((document.querySelector('#line li[data-more]') || {dataset: {more: 0}}).dataset.more),
-        status: document.getElementById('status').hidden ? '' : document.getElementById('status').textContent,
+        more: Number((document.querySelector('#line li[data-more]') ||
+                      {dataset: {more: 0}}).dataset.more),
+        status: document.getElementById('status').hidden ? ''
+                : document.getElementById('status').textContent,
         search: location.search};
 """
 
@@ -253,30 +257,38 @@ def check_page(driver, pos, report, what):
     for g in page["pits"]:
         idx = g["index"] if g["side"] == mover else g["index"] + p
         check(g["seeds"] == str(pos["board"][idx]),
-              f"{what}: {g['side']} pit {g['index']} shows {g['seeds']} seeds, want {pos['board'][idx]}")
-        check((g["pit"] is not None) == (g["side"] == mover), f"{what}: {g['side']} pit {g['index']} playable?")
+              f"{what}: {g['side']} pit {g['index']} shows {g['seeds']} seeds, "
+              f"want {pos['board'][idx]}")
+        check((g["pit"] is not None) == (g["side"] == mover),
+              f"{what}: {g['side']} pit {g['index']} playable?")
     check(len(page["pits"]) == 2 * p, f"{what}: {len(page['pits'])} pits drawn, want {2 * p}")
     for s in page["stores"]:
         want = pos["stores"][0] if s["side"] == mover else pos["stores"][1]
-        check(s["seeds"] == str(want), f"{what}: {s['side']}'s store shows {s['seeds']}, want {want}")
+        check(s["seeds"] == str(want),
+              f"{what}: {s['side']}'s store shows {s['seeds']}, want {want}")
     check(norm(page["value"] or "") == signed(report["value"]),
           f"{what}: value shown {page['value']!r}, probe says {report['value']}")
-    check(page["result"] == report["result"], f"{what}: result {page['result']}, probe {report['result']}")
+    check(page["result"] == report["result"],
+          f"{what}: result {page['result']}, probe {report['result']}")
     worths = {b["pit"]: b for b in page["badges"] if b["kind"] != "illegal"}
     check(sorted(worths) == sorted(m["pit"] for m in report["moves"]),
-          f"{what}: worths shown on pits {sorted(worths)}, legal moves {[m['pit'] for m in report['moves']]}")
+          f"{what}: worths shown on pits {sorted(worths)}, "
+          f"legal moves {[m['pit'] for m in report['moves']]}")
     for m in report["moves"]:
         b = worths.get(m["pit"])
         if b is None:
             continue
         check(norm(b["text"]) == signed(m["worth"]),
               f"{what}: pit {m['pit']} shows worth {b['text']!r}, probe says {m['worth']}")
-        check(b["kind"] == m["category"], f"{what}: pit {m['pit']} coloured {b['kind']}, probe {m['category']}")
+        check(b["kind"] == m["category"],
+              f"{what}: pit {m['pit']} coloured {b['kind']}, probe {m['category']}")
     check([r["pit"] for r in page["rows"]] == report["moves_best_first"],
-          f"{what}: moves listed {[r['pit'] for r in page['rows']]}, best first {report['moves_best_first']}")
+          f"{what}: moves listed {[r['pit'] for r in page['rows']]}, "
+          f"best first {report['moves_best_first']}")
     for r in page["rows"]:
         m = next(x for x in report["moves"] if x["pit"] == r["pit"])
-        check(norm(r["worth"] or "") == signed(m["worth"]), f"{what}: list row pit {r['pit']} worth {r['worth']!r}")
+        check(norm(r["worth"] or "") == signed(m["worth"]),
+              f"{what}: list row pit {r['pit']} worth {r['worth']!r}")
     # The line shows its first 30 plies and "... N more".
     check(page["line"] == min(30, len(report["line_steps"])) and
           page["line"] + page["more"] == len(report["line_steps"]),
@@ -324,13 +336,18 @@ def random_positions_test(driver, base, sowdb, tables):
 
 
 def click_pit(driver, side, index):
-    driver.find_element(By.CSS_SELECTOR, f'#board g.pit[data-side="{side}"][data-index="{index}"] .hit').click()
+    pit_element(driver, side, index).click()
+
+
+def pit_element(driver, side, index):
+    return driver.find_element(
+        By.CSS_SELECTOR, f'#board g.pit[data-side="{side}"][data-index="{index}"] .hit')
 
 
 def click_and_history_test(driver, base, sowdb, tables):
     """A click on a pit plays it; the URL follows; browser back and forward."""
-    start = {"variant": "kalah/6x4", "board": [1, 2, 0, 3, 1, 4, 2, 0, 1, 1, 0, 2], "stores": [5, 3],
-             "side": "north"}
+    start = {"variant": "kalah/6x4", "board": [1, 2, 0, 3, 1, 4, 2, 0, 1, 1, 0, 2],
+             "stores": [5, 3], "side": "north"}
     rep = probe(sowdb, os.path.join(tables, "kalah"), start["board"], start["stores"])
     open_position(driver, base, start)
     check_page(driver, start, rep, "click start")
@@ -342,7 +359,8 @@ def click_and_history_test(driver, base, sowdb, tables):
             continue
         url = urllib.parse.parse_qs(urllib.parse.urlparse(driver.current_url).query)
         check(url.get("board") == [",".join(map(str, nxt["board"]))] and
-              url.get("stores") == [",".join(map(str, nxt["stores"]))] and url.get("side") == [nxt["side"]],
+              url.get("stores") == [",".join(map(str, nxt["stores"]))] and
+              url.get("side") == [nxt["side"]],
               f"URL after pit {move['pit']}: {driver.current_url}")
         nrep = probe(sowdb, os.path.join(tables, "kalah"), nxt["board"], nxt["stores"])
         check_page(driver, nxt, nrep, f"after pit {move['pit']}")
@@ -357,8 +375,8 @@ def click_and_history_test(driver, base, sowdb, tables):
 
 def keyboard_test(driver, base, sowdb, tables):
     """Space plays the best move; the arrows go back and forward; a line step jumps along it."""
-    start = {"variant": "oware/6x4", "board": [0, 0, 0, 0, 1, 2, 2, 1, 0, 3, 2, 1], "stores": [0, 0],
-             "side": "south"}
+    start = {"variant": "oware/6x4", "board": [0, 0, 0, 0, 1, 2, 2, 1, 0, 3, 2, 1],
+             "stores": [0, 0], "side": "south"}
     t = os.path.join(tables, "oware")
     rep = probe(sowdb, t, start["board"], start["stores"])
     open_position(driver, base, start)
@@ -392,8 +410,8 @@ def keyboard_test(driver, base, sowdb, tables):
 
 def editor_test(driver, base, sowdb, tables):
     """The board editor: a seed added and removed, stores, side to move, swap, clear."""
-    start = {"variant": "oware/6x4", "board": [1, 0, 2, 0, 0, 1, 0, 3, 0, 1, 0, 0], "stores": [10, 12],
-             "side": "south"}
+    start = {"variant": "oware/6x4", "board": [1, 0, 2, 0, 0, 1, 0, 3, 0, 1, 0, 0],
+             "stores": [10, 12], "side": "south"}
     t = os.path.join(tables, "oware")
     open_position(driver, base, start)
     driver.find_element(By.CSS_SELECTOR, '#modes button[data-mode="edit"]').click()
@@ -403,8 +421,8 @@ def editor_test(driver, base, sowdb, tables):
     check(urllib.parse.parse_qs(urllib.parse.urlparse(driver.current_url).query).get("board") ==
           [",".join(map(str, pos["board"]))], f"URL after an edit: {driver.current_url}")
     check_page(driver, pos, probe(sowdb, t, pos["board"], pos["stores"]), "edited board")
-    ActionChains(driver).key_down(Keys.SHIFT).click(driver.find_element(
-        By.CSS_SELECTOR, '#board g.pit[data-side="south"][data-index="0"] .hit')).key_up(Keys.SHIFT).perform()
+    ActionChains(driver).key_down(Keys.SHIFT).click(pit_element(driver, "south", 0)).key_up(
+        Keys.SHIFT).perform()
     pos = dict(pos, board=[0] + pos["board"][1:])
     wait_key(driver, pos, "a seed removed with shift-click")
     store = driver.find_element(By.ID, "store-north")
@@ -413,9 +431,11 @@ def editor_test(driver, base, sowdb, tables):
     pos = dict(pos, stores=[pos["stores"][0], 7])
     wait_key(driver, pos, "North's store set to 7")
     driver.find_element(By.CSS_SELECTOR, '#edit-side button[data-side="north"]').click()
-    pos = dict(pos, side="north", board=pos["board"][6:] + pos["board"][:6], stores=pos["stores"][::-1])
+    pos = dict(pos, side="north", board=pos["board"][6:] + pos["board"][:6],
+               stores=pos["stores"][::-1])
     wait_key(driver, pos, "North to move")
-    check_page(driver, pos, probe(sowdb, t, pos["board"], pos["stores"]), "North to move after editing")
+    check_page(driver, pos, probe(sowdb, t, pos["board"], pos["stores"]),
+               "North to move after editing")
     driver.find_element(By.ID, "swap").click()
     pos = dict(pos, board=pos["board"][6:] + pos["board"][:6], stores=pos["stores"][::-1])
     wait_key(driver, pos, "sides swapped")
@@ -426,7 +446,8 @@ def editor_test(driver, base, sowdb, tables):
     check(rep["game_over"], "an empty board is a finished game")
     check_page(driver, cleared, rep, "cleared board")
     driver.find_element(By.ID, "edit-done").click()
-    wait_for(driver, "the editor closes", lambda d: d.find_element(By.ID, "editor").get_attribute("hidden") is not None)
+    wait_for(driver, "the editor closes",
+             lambda d: d.find_element(By.ID, "editor").get_attribute("hidden") is not None)
     # Too many seeds: the page says the position is outside the tables.
     driver.find_element(By.CSS_SELECTOR, '#modes button[data-mode="edit"]').click()
     driver.find_element(By.ID, "start-pos").click()
@@ -439,19 +460,21 @@ def editor_test(driver, base, sowdb, tables):
 
 def game_test(driver, base, sowdb, tables):
     """Game mode: the player's move, the tables' best answer, undo."""
-    start = {"variant": "kalah/6x4", "board": [2, 1, 3, 0, 2, 1, 1, 2, 0, 3, 1, 2], "stores": [8, 6],
-             "side": "south"}
+    start = {"variant": "kalah/6x4", "board": [2, 1, 3, 0, 2, 1, 1, 2, 0, 3, 1, 2],
+             "stores": [8, 6], "side": "south"}
     t = os.path.join(tables, "kalah")
     driver.get(base + "/" + query(start) + "&mode=play&you=south")
     wait_key(driver, start, "game mode opens")
-    check(driver.find_elements(By.CSS_SELECTOR, "#board g.badge") == [], "game mode hides the worths")
+    check(driver.find_elements(By.CSS_SELECTOR, "#board g.badge") == [],
+          "game mode hides the worths")
     rep = probe(sowdb, t, start["board"], start["stores"])
     # A move that ends the player's turn, so that the tables answer.
     move = next(m for m in sorted(rep["moves"], key=lambda m: -m["worth"]) if not m["extra_turn"])
     mid = after(start, move)
     click_pit(driver, "south", move["pit"])
     wait_for(driver, "the tables answer", lambda d: d.execute_script(
-        "return document.body.dataset.state === 'ready' && document.body.dataset.key !== arguments[0]"
+        "return document.body.dataset.state === 'ready'"
+        " && document.body.dataset.key !== arguments[0]"
         " && document.getElementById('game-msg').dataset.turn !== 'tables'", key(mid)))
     mrep = probe(sowdb, t, mid["board"], mid["stores"])
     # The tables play best moves until it is South's turn again (extra turns included).
@@ -461,15 +484,15 @@ def game_test(driver, base, sowdb, tables):
         pos = after(pos, best)
         r = probe(sowdb, t, pos["board"], pos["stores"])
         plies += 1
-    check(driver.execute_script("return document.body.dataset.key") == key(pos),
-          f"the tables' answer: page shows {driver.execute_script('return document.body.dataset.key')}, "
-          f"best play gives {key(pos)}")
+    shown = driver.execute_script("return document.body.dataset.key")
+    check(shown == key(pos), f"the tables' answer: page shows {shown}, best play gives {key(pos)}")
     check(plies >= 1, "the tables played at least one move")
     driver.find_element(By.ID, "undo").click()
     wait_key(driver, start, "undo takes the move back")
     hints = driver.find_element(By.ID, "hints")
     hints.click()
-    wait_for(driver, "hints show the worths", lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board g.badge")) > 0)
+    wait_for(driver, "hints show the worths",
+             lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board g.badge")) > 0)
     check_page(driver, start, rep, "game mode with hints")
     driver.find_element(By.CSS_SELECTOR, '#modes button[data-mode="analyse"]').click()
 
@@ -495,14 +518,19 @@ def cooperative_test(driver, base, sowdb, tables):
     check("objective=cooperative" in driver.current_url, f"co-operative URL {driver.current_url}")
 
 
+def page_error(driver):
+    return driver.execute_script("return document.body.dataset.state === 'error'")
+
+
 def bad_link_test(driver, base):
     driver.get(base + "/?variant=oware/6x4&board=1,2,x&stores=0,0")
     wait_for(driver, "a malformed link", lambda d: d.execute_script(
-        "return document.body.dataset.state === 'ready' && !document.getElementById('status').hidden"))
+        "return document.body.dataset.state === 'ready'"
+        " && !document.getElementById('status').hidden"))
     check("malformed" in driver.find_element(By.ID, "status").text,
           f"malformed link: status {driver.find_element(By.ID, 'status').text!r}")
     driver.get(base + "/?variant=nosuch/6x4&board=" + ",".join(["1"] * 12) + "&stores=0,0")
-    wait_for(driver, "an unknown variant", lambda d: d.execute_script("return document.body.dataset.state === 'error'"))
+    wait_for(driver, "an unknown variant", page_error)
     check("nosuch" in driver.find_element(By.ID, "status").text,
           f"unknown variant: status {driver.find_element(By.ID, 'status').text!r}")
 
@@ -514,14 +542,14 @@ def server_gone_test(driver, proc):
     # A position not seen before, so that the page's cache cannot answer.
     driver.find_element(By.CSS_SELECTOR, '#modes button[data-mode="edit"]').click()
     driver.find_element(By.ID, "random").click()
-    wait_for(driver, "the server is gone", lambda d: d.execute_script("return document.body.dataset.state === 'error'"))
+    wait_for(driver, "the server is gone", page_error)
     check("does not answer" in driver.find_element(By.ID, "status").text,
           f"server gone: status {driver.find_element(By.ID, 'status').text!r}")
 
 
 def screenshots(driver, base, out):
-    pos = {"variant": "oware/6x4", "board": [3, 0, 2, 1, 4, 2, 1, 0, 2, 3, 1, 1], "stores": [13, 15],
-           "side": "south"}
+    pos = {"variant": "oware/6x4", "board": [3, 0, 2, 1, 4, 2, 1, 0, 2, 3, 1, 1],
+           "stores": [13, 15], "side": "south"}
     viewport(driver, 1280, 800)
     open_position(driver, base, pos)
     best = driver.execute_script("return document.querySelector('#board g.badge.best').dataset.pit")
@@ -583,9 +611,11 @@ def main():
         if proc is not None and proc.poll() is None:
             proc.kill()
             proc.wait()
-    print(f"screenshots: {os.path.join(a.out, 'page-desktop.png')}, {os.path.join(a.out, 'page-phone.png')}")
+    print(f"screenshots: {os.path.join(a.out, 'page-desktop.png')}, "
+          f"{os.path.join(a.out, 'page-phone.png')}")
     if failures:
-        print(f"{failures} of {checks} checks failed ({time.monotonic() - t0:.1f} s)", file=sys.stderr)
+        print(f"{failures} of {checks} checks failed ({time.monotonic() - t0:.1f} s)",
+              file=sys.stderr)
         return 1
     print(f"all {checks} checks passed ({time.monotonic() - t0:.1f} s)")
     return 0
