@@ -244,7 +244,7 @@ Server::Server(std::shared_ptr<const Api> api, ServerOptions options)
   beast::error_code ec;
   const asio::ip::address address = asio::ip::make_address(o.bind, ec);
   if (ec)
-    throw std::runtime_error("--bind " + o.bind + ": not an IP address (" + ec.message() + ")");
+    throw std::invalid_argument(o.bind + " is not an IP address (" + ec.message() + ")");
   const tcp::endpoint endpoint(address, static_cast<unsigned short>(o.port));
   const std::string where = o.bind + ":" + std::to_string(o.port);
   if (m.acceptor.open(endpoint.protocol(), ec) ||
