@@ -31,8 +31,8 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # keeps it, and every sowdb command it runs is covered here by the other tests. doc_examples
 # (the documents' output, table builds to 24 seeds) is left out for the same reason: it checks
 # text the Release run checks, over commands the other CLI tests run here. page_browser (the page
-# in Chromium) and its fixture server_tables too: their time goes to the browser and to tables of
-# 20 seeds; the server's own tests run here (a test that needs the fixture brings it back).
+# in Chromium) and its fixture page_tables too: their time goes to the browser and to tables of
+# 20 seeds; the server's own tests (server_*) run here.
 ctest --test-dir "${build}" --output-on-failure --parallel "${jobs}" \
-  -E '^(independent_solver|doc_examples|page_browser|server_tables)$'
+  -E '^(independent_solver|doc_examples|page_browser|page_tables)$'
 echo "==> sanitize: passed"

@@ -24,6 +24,8 @@ packages=(
   clang-format clang-tidy  # scripts/lint.sh
   libclang-rt-14-dev  # libFuzzer runtime for clang 14
   openmpi-bin libopenmpi-dev  # sowdb-mpi, the generator over MPI ranks (SOWDB_WITH_MPI)
+  libboost-dev      # Boost.Beast/Asio: the HTTP of sowdb serve (server/, SOWDB_BUILD_SERVER)
+  wrk               # the server's load benchmark (bench/server/)
   chromium chromium-driver python3-selenium  # the page of sowdb serve in a browser (tests/server)
 )
 

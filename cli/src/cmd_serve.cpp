@@ -24,7 +24,7 @@ struct ServeArgs {
   int threads = 2;
   int workers = 0;  // 0: all cores
   long long cache_mb = 64;
-  long long table_cache_mb = 4;
+  long long table_cache_mb = 32;
   long long max_batch = 1000;
   long long max_body_kb = 1024;
   int read_timeout = 10;
@@ -120,7 +120,7 @@ int run_serve(const ServeArgs& args) {
   try {
     server = std::make_unique<server::Server>(api, options);
   } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
+    throw UsageError("--bind " + args.bind + ": " + e.what());
   }
   for (const std::string& line : api->describe_tables())
     std::printf("serving %s\n", line.c_str());

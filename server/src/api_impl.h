@@ -49,6 +49,9 @@ struct Api::Impl {
                      int& status,
                      std::string& error) const;
 
+  /// The served set of the canonical variant text and `objective` (as find), or nullptr.
+  const Served* find_canonical(std::string_view canonical, std::string_view objective) const;
+
   /// The report of `board` with `stores` in `s`, from the cache or (with `may_probe`) the tables.
   PositionAnswer report(const Served& s,
                         const std::vector<int>& board,

@@ -156,9 +156,26 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!response_.keep_alive()) {
       beast::error_code ignored;
       stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      drain();
       return;
     }
     read();
+  }
+
+  // After an answer that closes the connection (413 before the body was read, 400), reads and
+  // drops what the client still sends, up to kDrainBytes or the read timeout: closing a socket
+  // with unread data resets it, and the client would lose the answer.
+  void drain() {
+    static constexpr std::size_t kDrainBytes = std::size_t{8} << 20;
+    if (drained_ >= kDrainBytes)
+      return;
+    drain_buffer_.resize(16384);
+    stream_.async_read_some(asio::buffer(drain_buffer_),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                              self->drained_ += n;
+                              if (!ec)
+                                self->drain();
+                            });
   }
 
   beast::tcp_stream stream_;
@@ -168,6 +185,8 @@ class Session : public std::enable_shared_from_this<Session> {
   http::response<http::string_body> response_;
   Request request_;
   std::chrono::steady_clock::time_point started_;
+  std::vector<char> drain_buffer_;
+  std::size_t drained_ = 0;
 };
 
 }  // namespace
@@ -225,7 +244,7 @@ Server::Server(std::shared_ptr<const Api> api, ServerOptions options)
   beast::error_code ec;
   const asio::ip::address address = asio::ip::make_address(o.bind, ec);
   if (ec)
-    throw std::runtime_error("--bind " + o.bind + ": not an IP address (" + ec.message() + ")");
+    throw std::invalid_argument(o.bind + " is not an IP address (" + ec.message() + ")");
   const tcp::endpoint endpoint(address, static_cast<unsigned short>(o.port));
   const std::string where = o.bind + ":" + std::to_string(o.port);
   if (m.acceptor.open(endpoint.protocol(), ec) ||

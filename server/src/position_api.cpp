@@ -21,6 +21,10 @@ constexpr int kMaxStoreValue = 1000000;
 // Nesting in a batch body: the format needs 3 levels.
 constexpr int kMaxNesting = 8;
 
+const char* objective_name(Objective o) {
+  return o == Objective::kCooperative ? "cooperative" : "competitive";
+}
+
 std::string served_list(const std::vector<Served>& served) {
   std::string out;
   for (const Served& s : served) {
@@ -114,6 +118,11 @@ const Served* Api::Impl::find(std::string_view variant,
     error = "objective must be competitive or cooperative, not '" + printable(objective) + "'";
     return nullptr;
   }
+  // The canonical text, as a page or a script sends it, needs no parsing.
+  for (const Served& s : served) {
+    if (s.variant == variant && (objective.empty() || objective == objective_name(s.objective)))
+      return find_canonical(s.variant, objective);
+  }
   std::string reason;
   const std::optional<Variant> v = parse_variant(variant, &reason);
   if (!v) {
@@ -122,7 +131,18 @@ const Served* Api::Impl::find(std::string_view variant,
             "; served: " + served_list(served);
     return nullptr;
   }
-  const std::string canonical = v->to_string();
+  const Served* found = find_canonical(v->to_string(), objective);
+  if (found == nullptr) {
+    status = 404;
+    error = "variant " + v->to_string() +
+            (objective.empty() ? std::string() : " (" + std::string(objective) + ")") +
+            " is not served; served: " + served_list(served);
+  }
+  return found;
+}
+
+const Served* Api::Impl::find_canonical(std::string_view canonical,
+                                        std::string_view objective) const {
   const Served* competitive = nullptr;
   const Served* cooperative = nullptr;
   for (const Served& s : served) {
@@ -133,12 +153,6 @@ const Served* Api::Impl::find(std::string_view variant,
                         : objective == "competitive" ? competitive
                         : competitive != nullptr     ? competitive
                                                      : cooperative;
-  if (found == nullptr) {
-    status = 404;
-    error = "variant " + canonical +
-            (objective.empty() ? std::string() : " (" + std::string(objective) + ")") +
-            " is not served; served: " + served_list(served);
-  }
   return found;
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The tables the server tests serve, generated once into a build-directory cache: Oware and Kalah
-# (6x4) layers 0..20, and wari-kc/3x2 layers 0..12 of both objectives (the co-operative view).
+# The tables the page test (page_test.py) serves, generated once into a build-directory cache:
+# Oware and Kalah (6x4) layers 0..20, and wari-kc/3x2 layers 0..12 of both objectives (the
+# co-operative view).
 # A directory is solved again unless its stamp says a run of this script completed it (gen
 # resumes, but even reading 21 complete layers back costs seconds).
 #

@@ -33,8 +33,9 @@ struct ServerOptions {
 class Server {
  public:
   /// Listens on options.bind:options.port and serves `api` until stop() or destruction.
-  /// ERRORS throws std::runtime_error naming the address when it cannot listen (a bad address,
-  /// a port in use, no permission), and std::invalid_argument for options out of range.
+  /// ERRORS throws std::runtime_error naming the address when it cannot listen (a port in use,
+  /// no permission), and std::invalid_argument for a bind address that is not an IP address
+  /// and options out of range.
   Server(std::shared_ptr<const Api> api, ServerOptions options);
   /// Stops (as stop()).
   ~Server();

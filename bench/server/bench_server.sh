@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The load benchmark of `sowdb serve` (docs/BENCHMARKS.md): wrk on one hot position and on
+# random positions of Oware layers 0..20, with the server's peak RSS.
+# Usage: bench/server/bench_server.sh SOWDB OWARE_TABLES [SECONDS=30] [CONNECTIONS=256] [extra serve flags]
+# OWARE_TABLES: `sowdb gen --variant oware --max-stones 20 --out DIR`. Binds 127.0.0.1 only.
+set -euo pipefail
+sowdb="$1"
+tables="$2"
+seconds="${3:-30}"
+connections="${4:-256}"
+shift $(( $# < 4 ? $# : 4 ))
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+log="$(mktemp)"
+"${sowdb}" serve --tables "${tables}" --port 0 "$@" >"${log}" 2>&1 &
+pid=$!
+trap 'kill -TERM ${pid} 2>/dev/null || true; wait ${pid} 2>/dev/null || true; rm -f "${log}"' EXIT
+port=""
+for _ in $(seq 1 600); do  # the URL appears once the tables are open: poll the log, bounded
+  port="$(grep -o 'http://127.0.0.1:[0-9]*' "${log}" | cut -d: -f3 || true)"
+  [[ -n "${port}" ]] && break
+  sleep 0.1
+done
+[[ -n "${port}" ]] || { cat "${log}"; exit 1; }
+url="http://127.0.0.1:${port}"
+hot="${url}/api/v1/position?variant=oware/6x4&board=1,0,0,2,0,0,0,1,0,1,0,0&stores=0,0"
+echo "== load before: $(uptime)"
+echo "== hot position, ${connections} connections, ${seconds} s (body $(curl -s "${hot}" | wc -c) bytes)"
+wrk -t2 -c"${connections}" -d"${seconds}s" --latency "${hot}"
+echo "== load: $(uptime)"
+echo "== random positions of layers 0..20, ${connections} connections, ${seconds} s"
+wrk -t2 -c"${connections}" -d"${seconds}s" --latency -s "${here}/random_positions.lua" "${url}"
+echo "== load: $(uptime)"
+grep -E '^(VmHWM|VmRSS)' "/proc/${pid}/status"
+curl -s "${url}/metrics" | grep -E '^sowdb_cache_(hits|misses|bytes|entries)'

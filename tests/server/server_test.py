@@ -1,0 +1,388 @@
+#!/usr/bin/python3
+"""`sowdb serve` against its contract (docs/API.md), over real connections to a running server.
+
+Usage: server_test.py SOWDB TABLES_DIR CASE
+  CASE tables: writes the table directories the other cases serve (a ctest fixture);
+  CASE contract: every endpoint and every error status; the position endpoint's JSON equals
+    `sowdb probe --json` for random positions of Oware, Kalah(4,3) and co-operative Oware;
+  CASE safety_<name>: one hostile client (body_size, header_size, slowloris, malformed, path,
+    batch, variant, seeds); each gets the right 4xx with a JSON message or a closed
+    connection, and the server answers the next request.
+The server is started on a free port (--port 0) and found by the URL it prints; no sleeping:
+every wait is a blocking read with a bounded timeout.
+"""
+import http.client
+import json
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+SOWDB, TABLES, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
+OWARE = os.path.join(TABLES, "oware")
+KALAH = os.path.join(TABLES, "kalah43")
+COOP = os.path.join(TABLES, "oware_coop")
+MAX = {"oware": 8, "kalah43": 8, "oware_coop": 6}
+LIMITS = ["--max-batch", "20", "--max-body-kb", "16", "--read-timeout", "2"]
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL: " + what, flush=True)
+
+
+def make_tables():
+    os.makedirs(TABLES, exist_ok=True)
+    jobs = [
+        ["--variant", "oware", "--max-stones", "8", "--out", OWARE],
+        ["--variant", "kalah/4x3", "--max-stones", "8", "--out", KALAH],
+        ["--variant", "oware", "--objective", "cooperative", "--max-stones", "6", "--out", COOP],
+    ]
+    for args in jobs:
+        subprocess.run([SOWDB, "gen", "--quiet", "--zstd-level", "1", *args], check=True)
+
+
+class Server:
+    """`sowdb serve --port 0` on the test tables; `port` is what it printed."""
+
+    def __init__(self, *extra):
+        self.proc = subprocess.Popen(
+            [SOWDB, "serve", "--port", "0", "--tables", OWARE, "--tables", KALAH, "--tables",
+             COOP, *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.port = None
+        for line in self.proc.stdout:
+            m = re.match(r"listening on http://127\.0\.0\.1:(\d+)/", line)
+            if m:
+                self.port = int(m.group(1))
+                break
+        if self.port is None:
+            raise SystemExit("sowdb serve printed no URL: " + self.proc.stderr.read())
+
+    def request(self, method, path, body=None, headers=None):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        c.request(method, path, body=body, headers=headers or {})
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+        return r.status, dict(r.getheaders()), data
+
+    def get_json(self, path):
+        status, headers, data = self.request("GET", path)
+        return status, json.loads(data)
+
+    def raw(self, data, timeout=10):
+        """Sends `data` on a new connection; returns everything read until the server closes."""
+        s = socket.create_connection(("127.0.0.1", self.port), timeout=timeout)
+        try:
+            s.sendall(data)
+        except OSError:
+            pass  # the server may close before reading everything
+        out = b""
+        try:
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                out += chunk
+        except OSError:
+            pass
+        s.close()
+        return out
+
+    def healthy(self, what):
+        status, j = self.get_json("/api/v1/health")
+        check(status == 200 and j.get("status") == "ok", what + ": the next request is answered")
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        out, err = self.proc.communicate(timeout=30)
+        check(self.proc.returncode == 0, "SIGTERM: exit 0, got %d (%s)" % (self.proc.returncode, err))
+        check("stopped on SIGTERM" in out, "SIGTERM: says it stopped")
+
+
+def status_of(raw):
+    m = re.match(rb"HTTP/1\.[01] (\d{3})", raw)
+    return int(m.group(1)) if m else None
+
+
+def body_of(raw):
+    return raw.split(b"\r\n\r\n", 1)[1] if b"\r\n\r\n" in raw else b""
+
+
+def expect_error(srv, method, path, status, fragment, body=None):
+    got, headers, data = srv.request(method, path, body=body)
+    try:
+        j = json.loads(data)
+    except ValueError:
+        j = {}
+    check(got == status and j.get("status") == status and fragment in j.get("error", ""),
+          "%s %s: want %d with '%s', got %d %s" % (method, path[:80], status, fragment, got, data[:200]))
+
+
+def random_board(rng, pits, max_seeds):
+    n = rng.randint(0, max_seeds)
+    board = [0] * pits
+    for _ in range(n):
+        board[rng.randrange(pits)] += 1
+    return board
+
+
+def probe_bulk(directory, boards):
+    """`sowdb probe --json -` over `boards`, one JSON object each."""
+    text = "".join(" ".join(map(str, b)) + "\n" for b in boards)
+    out = subprocess.run([SOWDB, "probe", "--tables", directory, "--json", "-"], input=text,
+                         capture_output=True, text=True, check=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def compare_with_probe(srv, variant, directory, pits, max_seeds, count, rng, objective=None):
+    boards = [random_board(rng, pits, max_seeds) for _ in range(count)]
+    expected = probe_bulk(directory, boards)
+    extra = "&objective=" + objective if objective else ""
+    for board, want in zip(boards, expected):
+        status, got = srv.get_json("/api/v1/position?variant=%s&board=%s&stores=0,0%s" % (
+            variant, ",".join(map(str, board)), extra))
+        check(status == 200 and got.get("api") == 1, "position %s: 200 with api 1" % board)
+        got.pop("api", None)
+        check(got == want, "position %s %s equals sowdb probe --json" % (variant, board))
+    return boards, expected
+
+
+def contract():
+    srv = Server(*LIMITS)
+    rng = random.Random(31)
+    # Variants: each served set, no filesystem path.
+    status, headers, data = srv.request("GET", "/api/v1/variants")
+    j = json.loads(data)
+    check(status == 200 and j["api"] == 1, "variants: 200")
+    got = sorted((t["variant"], t["objective"], t["layers"]["max"]) for t in j["tables"])
+    check(got == [("kalah/4x3", "competitive", 8), ("oware/6x4", "competitive", 8),
+                  ("oware/6x4", "cooperative", 6)], "variants: the three sets, got %s" % got)
+    check(all(t["positions"] > 0 and t["bytes"] > 0 and "rules" in t for t in j["tables"]),
+          "variants: positions, bytes, rules")
+    check(TABLES.encode() not in data, "variants: no filesystem path")
+    srv.healthy("health")
+    # The position endpoint against the command line, with stores too.
+    compare_with_probe(srv, "oware/6x4", OWARE, 12, 8, 60, rng)
+    compare_with_probe(srv, "kalah/4x3", KALAH, 8, 8, 40, rng)
+    compare_with_probe(srv, "oware/6x4", COOP, 12, 6, 20, rng, "cooperative")
+    for _ in range(5):
+        board = random_board(rng, 12, 8)
+        stores = [rng.randint(0, 20), rng.randint(0, 20)]
+        want = json.loads(subprocess.run(
+            [SOWDB, "probe", "--tables", OWARE, "--json", "--stores", "%d,%d" % tuple(stores),
+             *map(str, board)], capture_output=True, text=True, check=True).stdout)
+        status, got = srv.get_json("/api/v1/position?variant=oware&board=%s&stores=%d,%d" % (
+            ",".join(map(str, board)), *stores))
+        got.pop("api", None)
+        check(status == 200 and got == want, "position %s stores %s equals probe" % (board, stores))
+    # A repeated position comes from the cache, and says so in the metrics.
+    path = "/api/v1/position?variant=oware/6x4&board=1,2,0,0,0,0,0,0,0,0,1,0"
+    first = srv.request("GET", path)
+    second = srv.request("GET", path)
+    check(first[0] == 200 and first[2] == second[2], "position: a repeat answers the same")
+    check("max-age" in first[1].get("Cache-Control", ""), "position: Cache-Control")
+    # Batch: the same objects as the position endpoint, errors in place.
+    boards = [random_board(rng, 8, 8) for _ in range(6)]
+    items = [{"board": b, "stores": [0, 0]} for b in boards]
+    items.insert(2, {"board": [9, 0, 0, 0, 0, 0, 0, 0]})
+    items.insert(4, {"board": [1, 2]})
+    status, headers, data = srv.request(
+        "POST", "/api/v1/batch", body=json.dumps({"variant": "kalah/4x3", "positions": items}))
+    j = json.loads(data)
+    check(status == 200 and j["api"] == 1 and len(j["results"]) == 8, "batch: 8 results")
+    expected = probe_bulk(KALAH, boards)
+    results = j["results"]
+    check(results[2].get("status") == 422 and "9 seeds" in results[2].get("error", ""),
+          "batch: too many seeds is 422 in place, got %s" % results[2])
+    check(results[4].get("status") == 400 and "expected 8 pit counts" in results[4].get("error", ""),
+          "batch: a short board is 400 in place, got %s" % results[4])
+    rest = [r for i, r in enumerate(results) if i not in (2, 4)]
+    for r, want in zip(rest, expected):
+        r.pop("api", None)
+        check(r == want, "batch: a result equals sowdb probe --json")
+    # Metrics in Prometheus text.
+    status, headers, data = srv.request("GET", "/metrics")
+    text = data.decode()
+    check(status == 200 and headers.get("Content-Type", "").startswith("text/plain"), "metrics: 200 text")
+    m = re.search(r'sowdb_http_requests_total\{endpoint="position",status="200"\} (\d+)', text)
+    check(m is not None and int(m.group(1)) >= 120, "metrics: position requests counted")
+    m = re.search(r"^sowdb_cache_hits_total (\d+)$", text, re.M)
+    check(m is not None and int(m.group(1)) >= 1, "metrics: cache hits counted")
+    check(re.search(r'^sowdb_http_request_duration_seconds_bucket\{le="\+Inf"\} \d+$', text, re.M)
+          is not None, "metrics: latency histogram")
+    check(re.search(r"^sowdb_cache_bytes \d+$", text, re.M) is not None, "metrics: cache bytes")
+    # The page: / with any query is index.html; an ETag answers 304.
+    for path in ["/", "/?variant=oware/6x4&board=4,4,4,4,4,4,4,4,4,4,4,4&stores=0,0",
+                 "/index.html"]:
+        status, headers, data = srv.request("GET", path)
+        check(status == 200 and headers.get("Content-Type", "").startswith("text/html") and
+              b"<html" in data, "page: %s is index.html" % path)
+    etag = srv.request("GET", "/")[1].get("ETag")
+    status, headers, data = srv.request("GET", "/", headers={"If-None-Match": etag})
+    check(etag and status == 304 and data == b"", "page: If-None-Match answers 304")
+    # Every error status.
+    expect_error(srv, "GET", "/api/v1/position?variant=oware&board=4,4,x", 400, "not a whole number")
+    expect_error(srv, "GET", "/api/v1/position?variant=oware", 400, "missing parameter 'board'")
+    expect_error(srv, "GET", "/api/v1/position?variant=nosuch&board=1", 404, "unknown variant")
+    expect_error(srv, "GET", "/api/v2/position", 404, "no such endpoint")
+    expect_error(srv, "GET", "/static/nothing.js", 404, "no such file")
+    expect_error(srv, "POST", "/api/v1/position?variant=oware&board=1", 405, "use GET")
+    expect_error(srv, "GET", "/api/v1/batch", 405, "use POST")
+    expect_error(srv, "POST", "/api/v1/batch", 413, "at most 20",
+                 body=json.dumps({"variant": "oware", "positions": [{"board": [0] * 12}] * 21}))
+    expect_error(srv, "GET", "/api/v1/position?variant=oware&board=9,0,0,0,0,0,0,0,0,0,0,0", 422,
+                 "9 seeds")
+    expect_error(srv, "GET", "/api/v1/position?variant=oware&board=0,0,0,0,0,0,0,0,0,0,0,1&stores=40,9",
+                 422, "")
+    status, headers, data = srv.request("POST", "/api/v1/position?variant=oware&board=1")
+    check(headers.get("Allow") == "GET", "405: an Allow header")
+    srv.stop()
+
+
+def safety_body_size(srv):
+    # A Content-Length beyond the bound: 413 before the body is read.
+    raw = srv.raw(b"POST /api/v1/batch HTTP/1.1\r\nHost: t\r\nContent-Length: 100000000000\r\n\r\n{")
+    check(status_of(raw) == 413 and b"larger than" in body_of(raw), "huge Content-Length: 413, got %r" % raw[:200])
+    # A chunked body that never ends: 413 once past the bound, or the connection closed.
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+    s.sendall(b"POST /api/v1/batch HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
+    chunk = b"4000\r\n" + b" " * 0x4000 + b"\r\n"
+    out = b""
+    try:
+        for _ in range(1000):  # 16 MiB at most; the bound is 16 KiB
+            s.sendall(chunk)
+    except OSError:
+        pass
+    try:
+        while True:
+            data = s.recv(65536)
+            if not data:
+                break
+            out += data
+    except OSError:
+        pass
+    s.close()
+    check(out == b"" or status_of(out) == 413, "endless chunked body: 413 or closed, got %r" % out[:100])
+
+
+def safety_header_size(srv):
+    raw = srv.raw(b"GET /api/v1/health HTTP/1.1\r\nHost: t\r\nX-Big: " + b"a" * 100000 + b"\r\n\r\n")
+    check(raw == b"" or status_of(raw) == 413, "100 kB header: 413 or closed, got %r" % raw[:100])
+
+
+def safety_slowloris(srv):
+    # A client that trickles a request, a byte at a time, never finishing it: the server still
+    # answers others, and the read timeout (2 s for the whole request) closes it.
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+    s.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: t\r\n")
+    srv.healthy("during a slow client")
+    start = time.monotonic()
+    closed = False
+    s.settimeout(0.2)  # the pace of the trickle: each byte waits for the server to close
+    while time.monotonic() - start < 15:
+        try:
+            s.sendall(b"X")
+            if s.recv(4096) == b"":
+                closed = True
+                break
+        except socket.timeout:
+            continue
+        except OSError:
+            closed = True
+            break
+    elapsed = time.monotonic() - start
+    check(closed and elapsed < 10, "slow client closed by the read timeout (after %.1f s)" % elapsed)
+    s.close()
+
+
+def safety_malformed(srv):
+    raw = srv.raw(b"HELLO THERE\r\n\r\n")
+    check(status_of(raw) == 400 and b"malformed HTTP request" in body_of(raw), "garbage request: 400, got %r" % raw[:200])
+    srv.healthy("after garbage")
+    for path, fragment in [
+            ("/api/v1/position?variant=oware&board=%zz", "bad percent escape"),
+            ("/api/v1/position?variant=oware&board=4,4,4,4,4,4,4,4,4,4,4", "expected 12 pit counts"),
+            ("/api/v1/position?variant=oware&board=1,,1", "not a whole number"),
+            ("/api/v1/position?variant=oware&board=-1,0,0,0,0,0,0,0,0,0,0,0", "negative"),
+            ("/api/v1/position?variant=oware&board=1&bord=2", "unknown parameter"),
+            ("/api/v1/position?variant=oware&board=1&board=2", "given twice"),
+            ("/api/v1/position?variant=oware&board=0,0,0,0,0,0,0,0,0,0,0,1&stores=1", "expected 2 numbers"),
+            ("/api/v1/position?variant=oware&objective=selfish&board=1", "objective must be")]:
+        expect_error(srv, "GET", path, 400, fragment)
+    expect_error(srv, "POST", "/api/v1/batch", 400, "not JSON", body="{not json")
+    expect_error(srv, "POST", "/api/v1/batch", 400, "nests deeper", body="[" * 5000 + "]" * 5000)
+    expect_error(srv, "POST", "/api/v1/batch", 400, "body must be", body='{"variant": 3}')
+
+
+def safety_path(srv):
+    for target in [b"/static/../../etc/passwd", b"/static/%2e%2e/%2e%2e/etc/passwd",
+                   b"/..%2f..%2fetc/passwd", b"/static/..%2Findex.html", b"/../index.html"]:
+        raw = srv.raw(b"GET " + target + b" HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        j = json.loads(body_of(raw) or b"{}")
+        check(status_of(raw) == 404 and j.get("status") == 404 and b"root:" not in raw,
+              "%s: 404, got %r" % (target, raw[:120]))
+    srv.healthy("after paths outside the page")
+
+
+def safety_batch(srv):
+    many = {"variant": "oware", "positions": [{"board": [0] * 12}] * 100000}
+    expect_error(srv, "POST", "/api/v1/batch", 413, "larger than", body=json.dumps(many))
+    expect_error(srv, "POST", "/api/v1/batch", 413, "at most 20",
+                 body=json.dumps({"variant": "oware", "positions": [{"board": [0] * 12}] * 21}))
+    status, headers, data = srv.request("POST", "/api/v1/batch", body=json.dumps(
+        {"variant": "oware", "positions": [{"board": [0] * 12}] * 20}))
+    check(status == 200 and len(json.loads(data)["results"]) == 20, "a batch at the bound: 200")
+
+
+def safety_variant(srv):
+    expect_error(srv, "GET", "/api/v1/position?variant=nosuch&board=1", 404, "unknown variant")
+    expect_error(srv, "GET", "/api/v1/position?variant=oware/5x4&board=1", 404, "is not served")
+    expect_error(srv, "GET", "/api/v1/position?variant=kalah/4x3&objective=cooperative&board=1",
+                 404, "is not served")
+    expect_error(srv, "POST", "/api/v1/batch", 404, "unknown variant",
+                 body=json.dumps({"variant": "x" * 5000, "positions": []}))
+
+
+def safety_seeds(srv):
+    expect_error(srv, "GET", "/api/v1/position?variant=oware&board=9,0,0,0,0,0,0,0,0,0,0,0", 422,
+                 "position has 9 seeds; the oware/6x4 tables served hold up to 8")
+    expect_error(srv, "GET", "/api/v1/position?variant=oware&board=200,200,0,0,0,0,0,0,0,0,0,0",
+                 422, "too many seeds")
+    expect_error(srv, "GET", "/api/v1/position?variant=oware&board=256,0,0,0,0,0,0,0,0,0,0,0", 400,
+                 "more than 255")
+    expect_error(srv, "GET", "/api/v1/position?variant=oware&board=99999999999999999999999,0", 400,
+                 "more than 255")
+    expect_error(srv, "GET",
+                 "/api/v1/position?variant=oware&board=1,0,0,0,0,0,0,0,0,0,0,0&stores=40,9", 422,
+                 "")
+
+
+def main():
+    if CASE == "tables":
+        make_tables()
+    elif CASE == "contract":
+        contract()
+    elif CASE.startswith("safety_"):
+        srv = Server(*LIMITS)
+        try:
+            globals()[CASE](srv)
+            srv.healthy(CASE)
+        finally:
+            srv.stop()
+    else:
+        raise SystemExit("unknown case " + CASE)
+    if failures:
+        print("%d check(s) failed" % len(failures))
+        sys.exit(1)
+    print("ok")
+
+
+main()
