@@ -194,6 +194,10 @@ function play(pit) {
     flash("The game is over: no move is left.");
     return;
   }
+  if (st.mode === "play" && st.report.decided) {
+    flash("The game is decided: a store holds more than half of the seeds (the majority rule).");
+    return;
+  }
   const move = moveAt(st.report, pit);
   if (!move) {
     const seeds = st.pos.board[pit];
@@ -263,7 +267,8 @@ async function followLine(k) {
 
 /** In game mode, the tables answer when it is their side's turn. */
 function scheduleReply() {
-  if (st.mode !== "play" || !st.report || st.report.game_over || st.pos.side === st.you) return;
+  const r = st.report;
+  if (st.mode !== "play" || !r || r.game_over || r.decided || st.pos.side === st.you) return;
   const key = positionKey(st.pos);
   clearTimeout(moveTimer);
   moveTimer = setTimeout(() => {
