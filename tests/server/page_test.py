@@ -225,10 +225,15 @@ def wait_key(driver, pos, what, state="ready"):
 
 # What the page shows, read in one round trip.
 READ_PAGE = """
+const box = (g) => {
+  const r = g.getBoundingClientRect();
+  return [r.x + r.width / 2, r.y + r.height / 2];
+};
 const pits = [...document.querySelectorAll('#board g.pit')].map(g => ({
   side: g.dataset.side, index: Number(g.dataset.index), pit: g.dataset.pit,
-  seeds: g.querySelector('text.count').textContent}));
+  seeds: g.querySelector('text.count').textContent, at: box(g)}));
 const stores = [...document.querySelectorAll('#board g.store')].map(g => ({
+  at: box(g),
   side: g.dataset.store, seeds: g.querySelector('text.store-count').textContent}));
 const badges = [...document.querySelectorAll('#board g.badge')].map(g => ({
   pit: Number(g.dataset.pit), kind: g.dataset.kind, text: g.querySelector('text').textContent}));
@@ -249,6 +254,21 @@ return {pits, stores, badges, rows, value: value ? value.textContent : null,
 """
 
 
+def check_layout(page, what):
+    """South's row at the bottom, left to right; North's above it, right to left (counter-clockwise
+    sowing); each store on its owner's right."""
+    at = {(g["side"], g["index"]): g["at"] for g in page["pits"]}
+    store = {s["side"]: s["at"] for s in page["stores"]}
+    p = len(at) // 2
+    south = [at[("south", i)] for i in range(p)]
+    north = [at[("north", i)] for i in range(p)]
+    check(all(a[0] < b[0] for a, b in zip(south, south[1:])) and
+          all(a[0] > b[0] for a, b in zip(north, north[1:])) and
+          all(n[1] < s[1] for n, s in zip(north, south)) and
+          store["south"][0] > south[-1][0] and store["north"][0] < north[-1][0],
+          f"{what}: board layout (pit centres {page['pits']}, stores {page['stores']})")
+
+
 def check_page(driver, pos, report, what):
     """The page's board, value and moves against the probe's report of pos."""
     page = driver.execute_script(READ_PAGE)
@@ -262,6 +282,7 @@ def check_page(driver, pos, report, what):
         check((g["pit"] is not None) == (g["side"] == mover),
               f"{what}: {g['side']} pit {g['index']} playable?")
     check(len(page["pits"]) == 2 * p, f"{what}: {len(page['pits'])} pits drawn, want {2 * p}")
+    check_layout(page, what)
     for s in page["stores"]:
         want = pos["stores"][0] if s["side"] == mover else pos["stores"][1]
         check(s["seeds"] == str(want),
@@ -406,6 +427,14 @@ def keyboard_test(driver, base, sowdb, tables):
     driver.find_element(By.ID, "back").click()
     body.send_keys(Keys.HOME)
     wait_key(driver, start, "Home goes to the first position")
+    # f turns the board round: North's row below South's, each row read from its owner's side.
+    body.send_keys("f")
+    flipped = driver.execute_script(READ_PAGE)
+    at = {(g["side"], g["index"]): g["at"] for g in flipped["pits"]}
+    check(at[("north", 0)][1] > at[("south", 0)][1] and at[("north", 0)][0] < at[("north", 5)][0]
+          and at[("south", 0)][0] > at[("south", 5)][0], f"flipped board: {flipped['pits']}")
+    check("flip=1" in driver.current_url, f"flipped URL {driver.current_url}")
+    body.send_keys("f")
 
 
 def editor_test(driver, base, sowdb, tables):
