@@ -5,6 +5,8 @@ set(SOWDB_WEB_FILES
   style.css
   favicon.svg
   app.js
+  render.js
+  state.js
   api.js
   board.js
   position.js

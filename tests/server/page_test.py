@@ -260,6 +260,9 @@ def check_layout(page, what):
     at = {(g["side"], g["index"]): g["at"] for g in page["pits"]}
     store = {s["side"]: s["at"] for s in page["stores"]}
     p = len(at) // 2
+    if not p or sorted(store) != ["north", "south"]:
+        check(False, f"{what}: no board drawn")
+        return
     south = [at[("south", i)] for i in range(p)]
     north = [at[("north", i)] for i in range(p)]
     check(all(a[0] < b[0] for a, b in zip(south, south[1:])) and

@@ -1,0 +1,63 @@
+// The page's state (one object, shared by app.js, which changes it, and render.js, which draws
+// it) and what the server says it serves.
+
+import {parseVariant, SOUTH} from "./position.js";
+
+/** The element of an id. */
+export const $ = (id) => document.getElementById(id);
+
+/** The page's state: app.js changes it, render.js draws it. */
+export const st = {
+  tables: [],    // /api/v1/variants
+  pos: null,     // the position on show
+  report: null,  // its report, once it arrives
+  coop: null,    // its co-operative report (competitive view, co-operative tables served)
+  error: null,   // the ApiError of its request
+  record: [],    // the positions of the game so far; pos is record[cursor]
+  cursor: 0,
+  mode: "analyse",  // analyse, play or edit
+  you: SOUTH,       // game mode: the player's side
+  hints: false,     // game mode: show the values
+  flip: false,      // North at the bottom
+  hover: null,      // the mover's pit under the pointer
+  tool: 1,          // editor: a click adds (1) or removes (-1) a seed
+  notice: null,     // a message that is not an error of the request: {text, kind}
+  lineAll: false,   // the whole principal line, not its first plies
+};
+// ---- tables served -------------------------------------------------------------------------
+
+/** The served table set of a variant and objective, or undefined. */
+export function tableFor(variant, objective) {
+  return st.tables.find(
+      (t) => t.variant === variant && (t.objective || "competitive") === objective);
+}
+
+/** The most seeds on the board the tables of a variant hold (0 when none is served). */
+export function maxStones(variant, objective) {
+  const t = tableFor(variant, objective) || tableFor(variant, "competitive") ||
+      tableFor(variant, "cooperative");
+  if (!t) return 0;
+  if (t.layers && typeof t.layers.max === "number") return t.layers.max;
+  return typeof t.max_stones === "number" ? t.max_stones : 0;
+}
+
+/** The variants served, in the server's order, each once. */
+export function variants() {
+  const seen = [];
+  for (const t of st.tables)
+    if (!seen.includes(t.variant)) seen.push(t.variant);
+  return seen;
+}
+
+/** "kalah" or "oware": which family's words (store or taken) the board uses. */
+export function familyOf(variant) {
+  const t = st.tables.find((x) => x.variant === variant);
+  const rules = t && typeof t.rules === "string" ? t.rules : "";
+  return rules.startsWith("kalah") || variant.startsWith("kalah") ? "kalah" : "oware";
+}
+
+/** The seeds of a whole game of a variant (2PS). */
+export function gameSeeds(variant) {
+  const v = parseVariant(variant);
+  return 2 * v.pits * v.seeds;
+}
