@@ -354,7 +354,8 @@ function onBoardClick(event, delta) {
   play(Number(g.dataset.pit));
 }
 
-function bindEvents() {
+/** The board and the lists beside it: clicks, hovers and Enter. */
+function bindBoardAndLists() {
   const board = $("board");
   board.addEventListener("click", (e) => onBoardClick(e));
   board.addEventListener("contextmenu", (e) => {
@@ -406,6 +407,10 @@ function bindEvents() {
     const li = e.target.closest("li[data-step]");
     if (li && e.key === "Enter") followLine(Number(li.dataset.step));
   });
+}
+
+/** The buttons and switches of the header, the navigation, the game and the share panel. */
+function bindControls() {
   $("first").addEventListener("click", () => goTo(0));
   $("back").addEventListener("click", () => goTo(st.cursor - 1));
   $("forward").addEventListener("click", forward);
@@ -439,6 +444,15 @@ function bindEvents() {
     const b = e.target.closest("button[data-mode]");
     if (b) setMode(b.dataset.mode);
   });
+  $("copy").addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(location.href);
+      flash("Link copied.");
+    } catch (e) {
+      $("permalink").select();
+      flash("Press Ctrl+C to copy the selected link.");
+    }
+  });
   // Game mode.
   $("you").addEventListener("click", (e) => {
     const b = e.target.closest("button[data-you]");
@@ -456,7 +470,10 @@ function bindEvents() {
     writeUrl("replace");
     render();
   });
-  // The editor.
+}
+
+/** The editor's tools. */
+function bindEditor() {
   $("tool").addEventListener("click", (e) => {
     const b = e.target.closest("button[data-tool]");
     if (b) {
@@ -478,15 +495,12 @@ function bindEvents() {
   $("swap").addEventListener("click", swapSides);
   $("random").addEventListener("click", randomPosition);
   $("edit-done").addEventListener("click", () => setMode("analyse"));
-  $("copy").addEventListener("click", async () => {
-    try {
-      await navigator.clipboard.writeText(location.href);
-      flash("Link copied.");
-    } catch (e) {
-      $("permalink").select();
-      flash("Press Ctrl+C to copy the selected link.");
-    }
-  });
+}
+
+function bindEvents() {
+  bindBoardAndLists();
+  bindControls();
+  bindEditor();
   document.addEventListener("keydown", onKey);
   let resizeTimer = 0;
   window.addEventListener("resize", () => {
