@@ -43,4 +43,7 @@ echo "==> tsan: the generator's threaded tests (solvers at 1 and 2 threads, the 
 # With SOWDB_STD_THREADS the acyclic solver's tables come out wrong through generate (kalah
 # 0..3: "value -5 outside [-3, 3]"), in a plain -O2 build too and at one thread, while the oneTBB
 # build is right (compare_tables); the std::thread backend has a bug of its own to find first.
+echo "==> tsan: the server (I/O threads, probe workers, the response cache), its ctest cases"
+cmake --build "${build}" --parallel "${jobs}" --target sowdb
+ctest --test-dir "${build}" --output-on-failure -R '^server_'
 echo "==> tsan: passed"

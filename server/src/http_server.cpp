@@ -52,13 +52,41 @@ class Session : public std::enable_shared_from_this<Session> {
     // The whole request (headers and body) must arrive within the timeout: a client that
     // trickles bytes is cut off however steadily it trickles.
     stream_.expires_after(shared_.options.read_timeout);
+    http::async_read_header(
+        stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+          self->on_header(ec);
+        });
+  }
+
+ private:
+  // A client that asks before sending its body (curl does above 1 KiB) is told to go on, or it
+  // waits a second; a body the bound refuses was refused from the Content-Length already.
+  void on_header(beast::error_code ec) {
+    if (ec) {
+      on_read(ec);
+      return;
+    }
+    const auto expect = parser_->get().find(http::field::expect);
+    if (expect != parser_->get().end() && beast::iequals(expect->value(), "100-continue")) {
+      auto go_on = std::make_shared<http::response<http::empty_body>>(http::status::continue_,
+                                                                      parser_->get().version());
+      http::async_write(
+          stream_, *go_on, [self = shared_from_this(), go_on](beast::error_code e, std::size_t) {
+            if (!e)
+              self->read_body();
+          });
+      return;
+    }
+    read_body();
+  }
+
+  void read_body() {
     http::async_read(
         stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
           self->on_read(ec);
         });
   }
 
- private:
   void on_read(beast::error_code ec) {
     if (ec == http::error::end_of_stream) {
       beast::error_code ignored;

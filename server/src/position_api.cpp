@@ -1,4 +1,5 @@
 // The endpoints that read tables: GET /api/v1/position and POST /api/v1/batch.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <utility>

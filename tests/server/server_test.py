@@ -208,6 +208,22 @@ def contract():
     for r, want in zip(rest, expected):
         r.pop("api", None)
         check(r == want, "batch: a result equals sowdb probe --json")
+    # A client that asks before sending its body (curl above 1 KiB) is told to go on.
+    body = json.dumps({"variant": "kalah/4x3", "positions": items}).encode()
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+    s.sendall(b"POST /api/v1/batch HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n"
+              b"Content-Length: %d\r\n\r\n" % len(body))
+    check(s.recv(4096).startswith(b"HTTP/1.1 100 Continue"), "Expect: 100-continue is answered")
+    s.sendall(body)
+    reply = b""
+    while b"]}" not in reply:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        reply += chunk
+    s.close()
+    check(status_of(reply) == 200 and len(json.loads(body_of(reply))["results"]) == 8,
+          "batch after 100 Continue: 200")
     # Metrics in Prometheus text.
     status, headers, data = srv.request("GET", "/metrics")
     text = data.decode()
