@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""The Python side of scripts/bench_python.sh: sowdb.TableSet.values() on the boards of a file
+(rows of 2P bytes), as uint8 and as int64 (numpy's default integer, converted by the module).
+One untimed pass fills the caches; then one timed pass per thread count, each a JSON line.
+
+    python3 bench/python_values.py TABLES BOARDS_FILE CACHE_BYTES THREADS...
+"""
+
+import json
+import sys
+import time
+
+import numpy as np
+
+import sowdb
+
+
+def main() -> None:
+    tables, boards_file, cache_bytes = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    thread_counts = [int(t) for t in sys.argv[4:]]
+    with sowdb.open(tables, cache_bytes=cache_bytes) as tb:
+        boards = np.fromfile(boards_file, dtype=np.uint8).reshape(-1, tb.variant.board_pits)
+        wide = boards.astype(np.int64)
+        labels = tb.values(boards)  # warm
+        unanswered = int((~labels.ok).sum())
+        for threads in thread_counts:
+            for name, array in (("uint8", boards), ("int64", wide)):
+                t0 = time.perf_counter()
+                tb.values(array, threads=threads)
+                s = time.perf_counter() - t0
+                print(json.dumps({"side": "python", "dtype": name, "threads": threads,
+                                  "positions": len(array), "unanswered": unanswered,
+                                  "seconds": round(s, 3), "positions_per_s": round(len(array) / s)}),
+                      flush=True)
+
+
+if __name__ == "__main__":
+    main()
