@@ -8,17 +8,20 @@
 #     (sowdb.Variant.random_positions, seed 1), written to a file.
 #  3. probe_bulk on them in C++ (bench/bulk_values.cpp) and TableSet.values() in Python
 #     (bench/python_values.py), each after an untimed pass that fills the caches, at 1 and 2
-#     threads; Python with uint8 boards and with int64 ones (numpy's default integer).
+#     threads, the fastest of SOWDB_BENCH_REPEAT passes; Python with uint8 boards and with int64
+#     ones (numpy's default integer). C++ and Python alternate, each thread count in turn.
 #
 # Usage: scripts/bench_python.sh
 # Environment: SOWDB_BENCH_BUILD_DIR (default build-bench), SOWDB_BENCH_TABLES (default: a
-#   temporary directory), SOWDB_BENCH_POSITIONS (default 10000000), SOWDB_BENCH_STONES (20).
+#   temporary directory), SOWDB_BENCH_POSITIONS (default 10000000), SOWDB_BENCH_STONES (20),
+#   SOWDB_BENCH_REPEAT (timed passes of each measurement, the fastest kept; default 3).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${SOWDB_BENCH_BUILD_DIR:-${root}/build-bench}"
 positions="${SOWDB_BENCH_POSITIONS:-10000000}"
 stones="${SOWDB_BENCH_STONES:-20}"
+repeat="${SOWDB_BENCH_REPEAT:-3}"
 work="$(mktemp -d)"
 trap 'rm -rf "${work}"' EXIT
 tables="${SOWDB_BENCH_TABLES:-${work}/oware}"
@@ -43,7 +46,7 @@ b.tofile('${boards}')
 "
 for threads in 1 2; do
   echo "== load: $(uptime)" >&2
-  "${build}/bench/sowdb_bulk_bench" "${tables}" "${boards}" "${cache_bytes}" "${threads}"
+  "${build}/bench/sowdb_bulk_bench" "${tables}" "${boards}" "${cache_bytes}" "${repeat}" "${threads}"
   echo "== load: $(uptime)" >&2
-  "${python}" "${root}/bench/python_values.py" "${tables}" "${boards}" "${cache_bytes}" "${threads}"
+  "${python}" "${root}/bench/python_values.py" "${tables}" "${boards}" "${cache_bytes}" "${repeat}" "${threads}"
 done

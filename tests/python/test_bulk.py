@@ -178,3 +178,17 @@ def test_random_positions_cover_the_layers():
     expected = v.layer_size(8) / sum(v.layer_size(n) for n in range(2, 9))
     assert abs(share - expected) < 0.02
     np.testing.assert_array_equal(v.random_positions(10, 8, seed=3), v.random_positions(10, 8, seed=3))
+
+
+def test_status_codes_mirror_the_library():
+    names = {"OK": "Ok", "BAD_POSITION": "BadPosition", "TOO_MANY_STONES": "TooManyStones",
+             "MISSING_TABLE": "MissingTable", "CORRUPT_TABLE": "CorruptTable",
+             "GAME_OVER": "GameOver", "WRONG_OBJECTIVE": "WrongObjective"}
+    for status in sowdb.Status:
+        assert sowdb._sowdb.status_name(int(status)) == names[status.name]
+
+
+def test_version_is_the_programs(sowdb_bin):
+    import subprocess
+    out = subprocess.run([sowdb_bin, "--version"], capture_output=True, text=True).stdout
+    assert sowdb.__version__ in out

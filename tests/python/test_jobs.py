@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -50,16 +51,26 @@ def test_ctrl_c_stops_generate_cleanly(tmp_path):
     """SIGINT, delivered while layer 9 is solved, raises KeyboardInterrupt; layers 0..8 stay
     valid, layer 9 leaves nothing; a second run completes the directory."""
     out = tmp_path / "t"
-    sent = []
+    handled = threading.Event()
+
+    def on_sigint(signum, frame):  # Python's own handler, plus a note that it ran
+        handled.set()
+        raise KeyboardInterrupt
 
     def interrupt_at_layer_9(p: sowdb.Progress) -> None:
-        if p.stones == 9 and p.phase == "solve" and not sent:
-            sent.append(p)
+        if p.stones == 9 and p.phase == "solve" and not handled.is_set():
             os.kill(os.getpid(), signal.SIGINT)
+            # Without the GIL until the main thread has run the handler: the stop reaches the
+            # library before layer 9 can end, whatever the machine's load.
+            assert handled.wait(60)
 
-    with pytest.raises(KeyboardInterrupt):
-        sowdb.generate("oware/6x4", 10, str(out), progress=interrupt_at_layer_9)
-    assert sent
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sowdb.generate("oware/6x4", 10, str(out), progress=interrupt_at_layer_9)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert handled.is_set()
     assert layer_files(out) == [f"layer-{n:03d}.sdb" for n in range(9)]
     assert temporaries(out) == []
     with sowdb.open(out) as tb:

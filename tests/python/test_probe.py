@@ -180,3 +180,17 @@ def test_context_manager_closes(table_dirs):
     with sowdb.open(table_dirs["oware/6x4"]) as tb:
         assert tb.value((0,) * 12) == 0
     assert tb.closed
+
+
+def test_cooperative_tables_raise_wrong_objective(tmp_path, sowdb_bin):
+    subprocess.run([sowdb_bin, "gen", "--variant", "wari-kc/3x2", "--max-stones", "6",
+                    "--objective", "cooperative", "--out", str(tmp_path / "coop")],
+                   check=True, capture_output=True)
+    with sowdb.open(tmp_path / "coop") as tb:
+        board = (1, 0, 1, 0, 1, 0)
+        with pytest.raises(sowdb.WrongObjectiveError):
+            tb.probe(board)
+        with pytest.raises(sowdb.WrongObjectiveError):
+            tb.value(board)
+        labels = tb.values(np.array([board]))
+        assert labels.status[0] == sowdb.Status.WRONG_OBJECTIVE
