@@ -134,3 +134,30 @@ def test_solve_refusals(tmp_path, table_dirs):
         sowdb.solve("oware/6x4", tables=str(table_dirs["kalah/4x3"]))
     with pytest.raises(sowdb.BadVariantError):
         sowdb.solve(42)  # type: ignore[arg-type]
+
+
+def test_ctrl_c_stops_solve_while_it_builds_its_cache(tmp_path):
+    """SIGINT during the cache build of a solve: KeyboardInterrupt, the layers built so far stay
+    in the cache, none is half written; the next solve reuses them."""
+    handled = threading.Event()
+
+    def on_sigint(signum, frame):
+        handled.set()
+        raise KeyboardInterrupt
+
+    def interrupt_at_layer_5(p: sowdb.Progress) -> None:
+        if p.kind == "build" and p.stones == 5 and not handled.is_set():
+            os.kill(os.getpid(), signal.SIGINT)
+            assert handled.wait(60)
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sowdb.solve("kalah/4x3", cache_dir=str(tmp_path), progress=interrupt_at_layer_5)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    (cache,) = [d for d in tmp_path.iterdir() if d.is_dir()]
+    assert layer_files(cache) == [f"layer-{n:03d}.sdb" for n in range(5)]
+    assert temporaries(cache) == []
+    r = sowdb.solve("kalah/4x3", cache_dir=str(tmp_path), worths=False)
+    assert r["complete"] and r["tables_built"]
