@@ -20,6 +20,8 @@ packages=(
   nlohmann-json3-dev  # sowdb --json output
   libxxhash-dev     # checksums
   python3           # helper scripts
+  python3-dev pybind11-dev  # the Python module (python/, SOWDB_BUILD_PYTHON)
+  python3-numpy python3-pytest python3-matplotlib mypy  # its tests, example and stub checks
   clang             # the libFuzzer target (SOWDB_BUILD_FUZZ)
   clang-format clang-tidy  # scripts/lint.sh
   libclang-rt-14-dev  # libFuzzer runtime for clang 14

@@ -25,7 +25,7 @@ cmake -S "${root}" -B "${build}" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_C_FLAGS="${flags}" -DCMAKE_CXX_FLAGS="${flags}" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
   -DSOWDB_BUILD_GEN=ON -DSOWDB_STD_THREADS=ON -DSOWDB_BUILD_BENCH=OFF \
-  -DSOWDB_BUILD_EXAMPLES=OFF >/dev/null
+  -DSOWDB_BUILD_EXAMPLES=OFF -DSOWDB_BUILD_PYTHON=OFF >/dev/null
 echo "==> tsan: build, ${jobs} jobs"
 cmake --build "${build}" --parallel "${jobs}" --target sowdb_format_tests sowdb_probe_tests \
   sowdb_gen_tests

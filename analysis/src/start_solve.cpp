@@ -283,6 +283,8 @@ class StartSolver {
     options.max_stones = want;
     options.out = dir;
     options.on_progress = events_.on_build_progress;
+    // A stop during the build throws gen::Stopped (the layers built so far stay in the cache).
+    options.stop = request_.stop;
     options.on_rebuild = [this](int n, const std::string& why) {
       report_.repaired_layers.push_back(n);
       if (events_.on_rebuild)

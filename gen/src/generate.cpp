@@ -382,6 +382,9 @@ struct Run {
   void progress(int n, Phase phase, double f) const {
     if (options.on_progress)
       options.on_progress(n, phase, f);
+    // Thrown from inside the solver's loops too: they rethrow it on the calling thread, and the
+    // writer's temporary file removes itself as the exception passes.
+    stop_if_asked(options, n);
   }
 };
 
@@ -492,6 +495,14 @@ bool continue_to(const Run& run, int n, const fs::path& path) {
 
 }  // namespace
 
+void stop_if_asked(const GenerateOptions& options, int n) {
+  if (!options.stop || !options.stop())
+    return;
+  throw Stopped(
+      "stopped: " + (n == 0 ? std::string("no layer") : "layers 0.." + std::to_string(n - 1)) +
+      " of " + options.out.string() + " complete");
+}
+
 void generate(const GenerateOptions& options) {
   const RuleSet rules = options.variant.rules.normalised();
   const auto lock = prepare_output(
@@ -507,6 +518,7 @@ void generate(const GenerateOptions& options) {
     const fs::path path = options.out / layer_file_name(n);
     if (!continue_to(run, n, path))
       break;
+    stop_if_asked(options, n);
     // The last layer of the run (no layer above it follows, even past --max-stones) reads no
     // layer that its moves cannot reach, and nothing reads it: memory_needed counts on that.
     const bool last = last_layer(options.out, options.max_stones, n);

@@ -43,10 +43,12 @@ void generate_reach_layers(const GenerateOptions& options,
   const auto progress = [&](int n, Phase phase, double f) {
     if (options.on_progress)
       options.on_progress(n, phase, f);
+    stop_if_asked(options, n);
   };
   std::vector<ReachLayer> layers;
   bool writable_checked = false;
   for (int n = 0; n <= options.max_stones; ++n) {
+    stop_if_asked(options, n);
     const fs::path path = options.out / layer_file_name(n);
     const auto start = std::chrono::steady_clock::now();
     LayerReport report;

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -21,6 +23,11 @@ namespace {
 
 using test::generate_into;
 using test::TempDir;
+
+std::string file_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 long double positions(int pits, int n) {
   return static_cast<long double>(layer_size(pits, n));
@@ -104,6 +111,39 @@ TEST(GenerateProgress, EveryPhaseRunsToTheEnd) {
   generate_into(dir.path(), {"oware/3x4", kMax}, record);
   check({gen::Phase::kRead});
   EXPECT_STREQ(gen::to_string(gen::Phase::kWrite), "write");
+}
+
+// GenerateOptions::stop, asked in each phase: generate throws Stopped, the layer in progress
+// leaves no file and no temporary, the layers before it stay, and a later run completes the
+// directory with the bytes of an uninterrupted run.
+TEST(GenerateStop, LeavesOnlyCompleteLayers) {
+  for (const char* variant : {"oware/3x4", "kalah/3x3"}) {
+    for (const gen::Phase at : {gen::Phase::kSolve, gen::Phase::kWrite}) {
+      SCOPED_TRACE(std::string(variant) + " " + gen::to_string(at));
+      TempDir dir("stop");
+      constexpr int kStopLayer = 7;
+      bool in_phase = false;
+      const auto stop_at = [&](gen::GenerateOptions& options) {
+        options.on_progress = [&](int n, gen::Phase phase, double f) {
+          in_phase = n == kStopLayer && phase == at && f > 0;
+        };
+        options.stop = [&] { return in_phase; };
+      };
+      EXPECT_THROW(generate_into(dir / "t", {variant, 9}, stop_at), gen::Stopped);
+      for (const auto& entry : std::filesystem::directory_iterator(dir / "t"))
+        EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos);
+      for (int n = 0; n < kStopLayer; ++n)
+        EXPECT_TRUE(std::filesystem::exists(dir / "t" / gen::layer_file_name(n))) << n;
+      EXPECT_FALSE(std::filesystem::exists(dir / "t" / gen::layer_file_name(kStopLayer)));
+      generate_into(dir / "t", {variant, 9});
+      generate_into(dir / "fresh", {variant, 9});
+      for (int n = 0; n <= 9; ++n) {
+        EXPECT_EQ(file_bytes(dir / "t" / gen::layer_file_name(n)),
+                  file_bytes(dir / "fresh" / gen::layer_file_name(n)))
+            << n;
+      }
+    }
+  }
 }
 
 // The manifest names a seed count the tables do not hold: a run for another count refuses to

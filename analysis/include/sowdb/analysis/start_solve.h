@@ -76,7 +76,9 @@ struct StartSolveRequest {
   /// cache is never counted (it cannot be stopped half way and is kept for later runs). 0: none.
   double time_limit = 0;
   /// Asked during the search (from its threads, possibly concurrently): true stops it, and the
-  /// report gives the bounds proved so far. May be empty.
+  /// report gives the bounds proved so far. Also asked while the cache is built (from the
+  /// calling thread, GenerateOptions::stop): true there makes solve_start_position throw
+  /// gen::Stopped, the layers written so far kept in the cache. May be empty.
   std::function<bool()> stop;
   /// The word StartSolveReport::stopped_by gives when `stop` stopped the search.
   std::string stop_name = "stopped";

@@ -170,7 +170,8 @@ struct WriteOptions {
   /// so the file's bytes do not depend on the executor.
   Executor executor;
   /// When set, called from the calling thread as blocks are written: entries written so far, of
-  /// the layer's total. It must not throw.
+  /// the layer's total. An exception it throws propagates out of write_layer, which then
+  /// removes its temporary file (the generator's stop hook relies on this).
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
 };
 

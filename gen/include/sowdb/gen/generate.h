@@ -71,6 +71,18 @@ struct GenerateOptions {
   /// Called when a layer's file is present but fails a check, before the layer is solved again:
   /// stones, and the reader's message naming the file and the check (from the calling thread).
   std::function<void(int, const std::string&)> on_rebuild;
+  /// Asked from the calling thread as the work goes on (before each layer and wherever
+  /// on_progress is called, so at least every block written and every step of a solve; a caller
+  /// that wants it rarely checks the clock itself): true stops the run, and generate throws
+  /// Stopped. The layer in progress leaves no file (its temporary is removed); the layers written
+  /// before it stay valid and a later run reuses them. May be empty. It must not throw.
+  std::function<bool()> stop;
+};
+
+/// What generate() throws when GenerateOptions::stop asked it to stop: the message names the
+/// directory and the layers complete in it.
+struct Stopped : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 /// Bytes of memory `generate` plans for layers 0..max_stones of `rules`: the most it holds at

@@ -1,0 +1,254 @@
+#include "convert.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "sowdb/gen/generate.h"
+#include "sowdb/probe/variant.h"
+
+namespace sowdb::python {
+namespace {
+
+const char* class_name(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kError:
+      return "Error";
+    case ErrorKind::kMissingTable:
+      return "MissingTableError";
+    case ErrorKind::kCorruptTable:
+      return "CorruptTableError";
+    case ErrorKind::kBadPosition:
+      return "BadPositionError";
+    case ErrorKind::kBadArray:
+      return "BadArrayError";
+    case ErrorKind::kBadVariant:
+      return "BadVariantError";
+    case ErrorKind::kIllegalMove:
+      return "IllegalMoveError";
+    case ErrorKind::kWrongObjective:
+      return "WrongObjectiveError";
+    case ErrorKind::kOpen:
+      return "OpenError";
+    case ErrorKind::kClosed:
+      return "ClosedError";
+    case ErrorKind::kInvalidRequest:
+      return "InvalidRequestError";
+  }
+  return "Error";
+}
+
+void set_error(ErrorKind kind, const char* message) {
+  // sowdb.errors is imported by the package before the extension, so this finds it loaded.
+  const py::object cls = py::module_::import("sowdb.errors").attr(class_name(kind));
+  PyErr_SetString(cls.ptr(), message);
+}
+
+// The row and pit of the first bad entry of an (N, pits) array of T, or none.
+struct BadEntry {
+  std::size_t row = std::numeric_limits<std::size_t>::max();
+  long long seeds = 0;
+  int pit = -1;  // -1: the row's sum is the problem
+};
+
+template <typename T>
+BadEntry scan(const T* in, std::size_t rows, int pits, std::uint8_t* out) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    int sum = 0;
+    for (int p = 0; p < pits; ++p) {
+      const T v = in[r * static_cast<std::size_t>(pits) + static_cast<std::size_t>(p)];
+      if constexpr (std::numeric_limits<T>::is_signed) {
+        if (v < 0)
+          return {r, static_cast<long long>(v), p};
+      }
+      if (v > 255)
+        return {r, static_cast<long long>(v), p};
+      sum += static_cast<int>(v);
+      if (out)
+        out[r * static_cast<std::size_t>(pits) + static_cast<std::size_t>(p)] =
+            static_cast<std::uint8_t>(v);
+    }
+    if (sum > kMaxBoardStones)
+      return {r, sum, -1};
+  }
+  return {};
+}
+
+template <typename T>
+BadEntry scan_rows(const void* data, std::size_t rows, int pits, Rows& out, bool copy) {
+  if (copy)
+    out.owned.resize(rows * static_cast<std::size_t>(pits));
+  return scan(static_cast<const T*>(data), rows, pits, copy ? out.owned.data() : nullptr);
+}
+
+}  // namespace
+
+void register_errors() {
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p)
+        std::rethrow_exception(p);
+    } catch (const PyError& e) {
+      set_error(e.kind, e.what());
+    } catch (const TableSetError& e) {
+      set_error(ErrorKind::kOpen, e.what());
+    } catch (const gen::InvalidRequest& e) {
+      set_error(ErrorKind::kInvalidRequest, e.what());
+    } catch (const py::builtin_exception&) {
+      throw;  // pybind11's own (a failed cast): its translator raises them
+    } catch (const std::runtime_error& e) {
+      // The library's failures on the way (I/O, a full disk, a busy directory).
+      set_error(ErrorKind::kError, e.what());
+    }
+  });
+}
+
+ErrorKind kind_of(ProbeStatus status) {
+  switch (status) {
+    case ProbeStatus::kTooManyStones:
+    case ProbeStatus::kMissingTable:
+      return ErrorKind::kMissingTable;
+    case ProbeStatus::kCorruptTable:
+      return ErrorKind::kCorruptTable;
+    case ProbeStatus::kBadPosition:
+      return ErrorKind::kBadPosition;
+    case ProbeStatus::kWrongObjective:
+      return ErrorKind::kWrongObjective;
+    default:
+      return ErrorKind::kError;
+  }
+}
+
+Pits board_from(py::handle board, const Rules& rules) {
+  const int k = rules.pits();
+  if (!py::isinstance<py::sequence>(board) && !py::isinstance<py::array>(board))
+    throw PyError(ErrorKind::kBadPosition,
+                  "a board is a sequence of " + std::to_string(k) + " pit counts, not " +
+                      py::type::of(board).attr("__name__").cast<std::string>());
+  const py::sequence seq = py::reinterpret_borrow<py::sequence>(board);
+  if (py::len(seq) != static_cast<std::size_t>(k))
+    throw PyError(ErrorKind::kBadPosition,
+                  "a board of this variant has " + std::to_string(k) + " pits (2 x " +
+                      std::to_string(rules.pits_per_side()) + "), not " +
+                      std::to_string(py::len(seq)));
+  Pits out{};
+  int sum = 0;
+  for (int i = 0; i < k; ++i) {
+    const py::object item = seq[static_cast<std::size_t>(i)];
+    long long v = 0;
+    // Whole numbers only (int, numpy integers): not floats, not bools.
+    if (PyBool_Check(item.ptr()) || !PyIndex_Check(item.ptr()))
+      throw PyError(
+          ErrorKind::kBadPosition,
+          "pit " + std::to_string(i) + " is not a whole number: " + std::string(py::repr(item)));
+    v = PyLong_AsLongLong(py::reinterpret_steal<py::object>(PyNumber_Index(item.ptr())).ptr());
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      v = std::numeric_limits<long long>::max();
+    }
+    if (v < 0 || v > 255)
+      throw PyError(ErrorKind::kBadPosition,
+                    "pit " + std::to_string(i) + " holds " + std::to_string(v) +
+                        " seeds: a pit holds 0..255");
+    sum += static_cast<int>(v);
+    out[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v);
+  }
+  if (sum > kMaxBoardStones)
+    throw PyError(ErrorKind::kBadPosition,
+                  "the board holds " + std::to_string(sum) + " seeds; a board holds at most " +
+                      std::to_string(kMaxBoardStones));
+  return out;
+}
+
+py::tuple board_tuple(const Pits& board, int pits) {
+  py::tuple t(static_cast<std::size_t>(pits));
+  for (int i = 0; i < pits; ++i)
+    t[static_cast<std::size_t>(i)] = py::int_(board[static_cast<std::size_t>(i)]);
+  return t;
+}
+
+Rows rows_from(py::handle boards, int pits) {
+  const std::string shape_hint = "(N, " + std::to_string(pits) + ")";
+  py::array array;
+  if (py::isinstance<py::array>(boards)) {
+    array = py::reinterpret_borrow<py::array>(boards);
+  } else if (py::isinstance<py::list>(boards) || py::isinstance<py::tuple>(boards)) {
+    array = py::module_::import("numpy").attr("asarray")(boards);
+  } else {
+    throw PyError(ErrorKind::kBadArray,
+                  "boards must be a numpy array of shape " + shape_hint + ", not " +
+                      py::type::of(boards).attr("__name__").cast<std::string>());
+  }
+  const py::dtype dtype = array.dtype();
+  const char kind = dtype.kind();
+  const std::string dtype_text = dtype.attr("name").cast<std::string>();
+  if ((kind != 'i' && kind != 'u') || array.ndim() == 0) {
+    throw PyError(ErrorKind::kBadArray,
+                  "boards must be an integer array (int8, int16, int32, int64, uint8, uint16, "
+                  "uint32 or uint64), not " +
+                      dtype_text);
+  }
+  if (array.ndim() != 2 || array.shape(1) != pits) {
+    std::string shape = "(";
+    for (py::ssize_t d = 0; d < array.ndim(); ++d)
+      shape += (d ? ", " : "") + std::to_string(array.shape(d));
+    shape += array.ndim() == 1 ? ",)" : ")";
+    throw PyError(ErrorKind::kBadArray,
+                  "boards must have shape " + shape_hint +
+                      " (one row of 2P pit counts per position), not " + shape +
+                      (array.ndim() == 1 ? "; one board: boards.reshape(1, -1)" : ""));
+  }
+  if (!(array.flags() & py::array::c_style)) {
+    throw PyError(ErrorKind::kBadArray,
+                  "boards is not C-contiguous (a slice, a transpose or a view with strides): "
+                  "pass numpy.ascontiguousarray(boards)");
+  }
+  if (!dtype.attr("isnative").cast<bool>()) {
+    throw PyError(ErrorKind::kBadArray,
+                  "boards has a non-native byte order (" + dtype_text +
+                      "): pass boards.astype(boards.dtype.newbyteorder('='))");
+  }
+  Rows out;
+  out.keep = array;
+  out.rows = static_cast<std::size_t>(array.shape(0));
+  const void* data = array.data();
+  const std::size_t size = dtype.itemsize();
+  const bool is_signed = kind == 'i';
+  BadEntry bad;
+  {
+    py::gil_scoped_release release;
+    if (!is_signed && size == 1) {
+      bad = scan_rows<std::uint8_t>(data, out.rows, pits, out, false);
+      out.data = static_cast<const std::uint8_t*>(data);
+    } else {
+      if (is_signed && size == 1)
+        bad = scan_rows<std::int8_t>(data, out.rows, pits, out, true);
+      else if (is_signed && size == 2)
+        bad = scan_rows<std::int16_t>(data, out.rows, pits, out, true);
+      else if (is_signed && size == 4)
+        bad = scan_rows<std::int32_t>(data, out.rows, pits, out, true);
+      else if (is_signed && size == 8)
+        bad = scan_rows<std::int64_t>(data, out.rows, pits, out, true);
+      else if (size == 2)
+        bad = scan_rows<std::uint16_t>(data, out.rows, pits, out, true);
+      else if (size == 4)
+        bad = scan_rows<std::uint32_t>(data, out.rows, pits, out, true);
+      else
+        bad = scan_rows<std::uint64_t>(data, out.rows, pits, out, true);
+      out.data = out.owned.data();
+    }
+  }
+  if (bad.row != std::numeric_limits<std::size_t>::max()) {
+    if (bad.pit >= 0) {
+      throw PyError(ErrorKind::kBadPosition,
+                    "row " + std::to_string(bad.row) + ", pit " + std::to_string(bad.pit) +
+                        " holds " + std::to_string(bad.seeds) + " seeds: a pit holds 0..255");
+    }
+    throw PyError(ErrorKind::kBadPosition,
+                  "row " + std::to_string(bad.row) + " holds " + std::to_string(bad.seeds) +
+                      " seeds; a board holds at most " + std::to_string(kMaxBoardStones));
+  }
+  return out;
+}
+
+}  // namespace sowdb::python

@@ -1,0 +1,70 @@
+// What every part of the extension shares: its exceptions (the classes of sowdb.errors), and
+// boards from Python objects and numpy arrays.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sowdb/probe/rules.h"
+#include "sowdb/probe/tables.h"
+
+namespace sowdb::python {
+
+namespace py = pybind11;
+
+/// The Python exception a PyError becomes: the class of the same name in sowdb.errors.
+enum class ErrorKind {
+  kError,           ///< Error
+  kMissingTable,    ///< MissingTableError (also a KeyError)
+  kCorruptTable,    ///< CorruptTableError
+  kBadPosition,     ///< BadPositionError (also a ValueError)
+  kBadArray,        ///< BadArrayError (also a ValueError and a TypeError)
+  kBadVariant,      ///< BadVariantError (also a ValueError)
+  kIllegalMove,     ///< IllegalMoveError (also a ValueError)
+  kWrongObjective,  ///< WrongObjectiveError
+  kOpen,            ///< OpenError (also an OSError)
+  kClosed,          ///< ClosedError (also a ValueError)
+  kInvalidRequest,  ///< InvalidRequestError (also a ValueError)
+};
+
+/// Thrown by the extension's C++ code and translated into the sowdb.errors class of `kind`.
+struct PyError : std::runtime_error {
+  PyError(ErrorKind k, const std::string& message) : std::runtime_error(message), kind(k) {}
+  ErrorKind kind;
+};
+
+/// Installs the translator of PyError (and of the library's exceptions) into Python errors.
+void register_errors();
+
+/// The exception kind of a failed probe's status.
+ErrorKind kind_of(ProbeStatus status);
+
+/// The board `board` (a sequence of 2P whole numbers: list, tuple, 1-D numpy array) for
+/// `rules`. ERRORS throws PyError(kBadPosition) for a wrong length, a pit outside 0..255, more
+/// than 255 seeds in all, or an item that is not a whole number.
+Pits board_from(py::handle board, const Rules& rules);
+
+/// The board's 2P pit counts as a tuple of ints.
+py::tuple board_tuple(const Pits& board, int pits);
+
+/// Boards given as an (N, pits) numpy array, as rows of bytes for probe_bulk.
+struct Rows {
+  const std::uint8_t* data = nullptr;  ///< rows * pits bytes.
+  std::size_t rows = 0;
+  std::vector<std::uint8_t> owned;  ///< The converted copy, when the input was not uint8.
+  py::object keep;                  ///< The input array, kept alive while `data` points into it.
+};
+
+/// Checks and converts `boards` (an integer numpy array of shape (N, pits), C-contiguous, any
+/// integer dtype of native byte order; a list of lists is taken as numpy.asarray takes it).
+/// Releases the GIL while it scans. ERRORS throws PyError(kBadArray) for a wrong type, shape,
+/// dtype or layout, PyError(kBadPosition) for a pit outside 0..255 or a row of more than 255
+/// seeds (naming the first such row).
+Rows rows_from(py::handle boards, int pits);
+
+}  // namespace sowdb::python
