@@ -1,8 +1,5 @@
 #include "sowdb/gen/start_search.h"
 
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -15,6 +12,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "parallel_loops.h"
 #include "sowdb/format/index.h"
 #include "sowdb/gen/generate.h"
 #include "start_searcher.h"
@@ -284,9 +282,9 @@ void StartSearch::watch(Searcher& searcher,
 // caller stops the search or `halt` (may be null) is set.
 void StartSearch::each_task(const std::function<void(Searcher&, std::size_t)>& each,
                             const std::atomic<bool>* halt) {
-  const int workers = std::max(1, tbb::this_task_arena::max_concurrency());
+  const int workers = std::max(1, parallel::max_concurrency());
   std::atomic<std::size_t> next_one{0};
-  tbb::parallel_for(0, workers, 1, [&](int) {
+  parallel::for_slots(workers, [&](int) {
     Searcher searcher(engine_, tables_, *table_);
     std::uint64_t published = 0;
     watch(searcher, published, halt);
@@ -327,10 +325,10 @@ void StartSearch::estimate() {
 void StartSearch::root_value() {
   // Every thread runs the same MTD(f) over the one table, the helpers ordering equal moves the
   // other way round; the first to finish stops the others.
-  const int workers = std::max(1, tbb::this_task_arena::max_concurrency());
+  const int workers = std::max(1, parallel::max_concurrency());
   std::atomic<bool> found{false};
   phase_ = SolvePhase::kValue;
-  tbb::parallel_for(0, workers, 1, [&](int w) {
+  parallel::for_slots(workers, [&](int w) {
     Searcher searcher(engine_, tables_, *table_);
     searcher.set_high_pits_first(w % 2 == 0);
     if (w == 0)
