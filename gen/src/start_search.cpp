@@ -170,17 +170,23 @@ void StartSearch::plan() {
   out_.tables_max = tables_ ? tables_->max_stones() : -1;
   out_.by_tables = out_.tables_max >= out_.stones;
   if (!out_.by_tables && rules_.family == Family::kOware) {
-    throw InvalidRequest(
+    throw NeedsCompleteTables(
         "Oware-family positions can repeat, so a search cannot prove the value of " +
-        variant_.to_string() + " without complete tables: it needs layers 0.." +
-        std::to_string(out_.stones) + " (sowdb gen --variant " + variant_.to_string() +
-        " --max-stones " + std::to_string(out_.stones) + ")" +
-        (tables_ ? "; the tables hold up to " + std::to_string(out_.tables_max) : ""));
+            variant_.to_string() + " without complete tables: it needs layers 0.." +
+            std::to_string(out_.stones) +
+            (tables_ ? "; the tables hold up to " + std::to_string(out_.tables_max) : ""),
+        variant_,
+        out_.stones,
+        Objective::kCompetitive);
   }
   // The table holds bounds of -128..127: a search of more seeds could not store them.
   if (!out_.by_tables && out_.stones > 127) {
-    throw InvalidRequest("a search keeps values of -128..127 only, and " + variant_.to_string() +
-                         " has " + std::to_string(out_.stones) + " seeds on the board");
+    throw NeedsCompleteTables("a search keeps values of -128..127 only, and " +
+                                  variant_.to_string() + " has " + std::to_string(out_.stones) +
+                                  " seeds on the board",
+                              variant_,
+                              out_.stones,
+                              Objective::kCompetitive);
   }
   // Keys count every position of up to 2PS seeds.
   key_bits_ =
