@@ -66,11 +66,14 @@ void refuse_up_front(const Variant& v, int tables_max) {
   if (tables_max >= stones)
     return;
   if (v.rules.family == Family::kOware) {
-    throw gen::InvalidRequest(
+    throw gen::NeedsCompleteTables(
         "Oware-family positions can repeat, so a search cannot prove the value of " +
-        v.to_string() + " without complete tables: it needs layers 0.." + std::to_string(stones) +
-        " (sowdb gen --variant " + v.to_string() + " --max-stones " + std::to_string(stones) + ")" +
-        (tables_max >= 0 ? "; the tables hold up to " + std::to_string(tables_max) : ""));
+            v.to_string() + " without complete tables: it needs layers 0.." +
+            std::to_string(stones) +
+            (tables_max >= 0 ? "; the tables hold up to " + std::to_string(tables_max) : ""),
+        v,
+        stones,
+        Objective::kCompetitive);
   }
   if (stones > 127) {
     std::string why = "a search keeps values of -128..127 only, and " + v.to_string() + " has " +
@@ -80,6 +83,7 @@ void refuse_up_front(const Variant& v, int tables_max) {
              "): it cannot be solved";
     } else {
       why += ": it needs complete tables, layers 0.." + std::to_string(stones);
+      throw gen::NeedsCompleteTables(why, v, stones, Objective::kCompetitive);
     }
     throw gen::InvalidRequest(why);
   }

@@ -73,9 +73,11 @@ CooperativeStartReport solve_cooperative_start(const Variant& variant,
     try {
       r.reach = gen::solve_reach_start(variant);
     } catch (const gen::TooLarge& e) {
-      throw gen::InvalidRequest(e.what() +
-                                std::string("; build co-operative tables with `sowdb gen "
-                                            "--objective cooperative` and pass them"));
+      // Complete co-operative tables answer any start their layers hold.
+      throw gen::NeedsCompleteTables(e.what() + std::string(": it needs co-operative tables"),
+                                     variant,
+                                     variant.total_stones(),
+                                     Objective::kCooperative);
     }
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -129,6 +129,8 @@ int solve_cooperative(const Variant& v, const SolveArgs& a) {
   CooperativeStartReport r;
   try {
     r = solve_cooperative_start(v, a.tables_given ? std::optional(a.tables) : std::nullopt);
+  } catch (const gen::NeedsCompleteTables& e) {
+    throw UsageError(std::string(a.tables_given ? "--tables: " : "") + e.what() + tables_remedy(e));
   } catch (const gen::InvalidRequest& e) {
     throw UsageError(std::string(a.tables_given ? "--tables: " : "") + e.what());
   }
@@ -211,6 +213,8 @@ int run_solve(const SolveArgs& a) {
   StartSolveReport r;
   try {
     r = solve_start_position(request, terminal_events(a, v.rules.pits()));
+  } catch (const gen::NeedsCompleteTables& e) {
+    throw UsageError(std::string(a.tables_given ? "--tables: " : "") + e.what() + tables_remedy(e));
   } catch (const gen::InvalidRequest& e) {
     throw UsageError(std::string(a.tables_given ? "--tables: " : "") + e.what());
   }

@@ -10,6 +10,10 @@
 #include "sowdb/format/table_file.h"
 #include "sowdb/probe/tables.h"
 
+namespace sowdb::gen {
+struct NeedsCompleteTables;
+}  // namespace sowdb::gen
+
 namespace sowdb::cli {
 
 using Runner = std::function<int()>;
@@ -26,6 +30,10 @@ std::unique_ptr<TableSet> open_tables(const std::string& dir, const TableSetOpti
 /// The command line that answers ProbeStatus::kWrongObjective on tables holding `held`
 /// ("; ask with --objective cooperative"), to append to TableSet::explain's cause.
 std::string objective_remedy(Objective held);
+
+/// The hint appended to a refusal that complete tables would answer: the `sowdb gen` command
+/// that builds them, and --tables to pass them.
+std::string tables_remedy(const gen::NeedsCompleteTables& e);
 
 /// The last layer a whole-directory command covers: every layer `tables` holds, or
 /// `max_stones` when that is >= 0. Asking for layers the directory does not hold throws

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "sowdb/format/index.h"
+#include "sowdb/gen/start_search.h"
 
 namespace sowdb::cli {
 namespace {
@@ -80,6 +81,13 @@ std::string objective_remedy(Objective held) {
   return held == Objective::kCooperative
              ? "; ask with --objective cooperative"
              : "; build co-operative tables with `sowdb gen --objective cooperative`";
+}
+
+std::string tables_remedy(const gen::NeedsCompleteTables& e) {
+  return "; build them with `sowdb gen --variant " + e.variant.to_string() + " --max-stones " +
+         std::to_string(e.stones) +
+         (e.objective == Objective::kCooperative ? " --objective cooperative" : "") +
+         " --out DIR` and pass --tables DIR";
 }
 
 int last_layer(const TableSet& tables, int max_stones, const std::string& dir) {

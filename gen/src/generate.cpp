@@ -1,8 +1,6 @@
 #include "sowdb/gen/generate.h"
 
 #include <fcntl.h>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +21,7 @@
 
 #include "generate_reach.h"
 #include "layer_ranges.h"
+#include "parallel_loops.h"
 #include "sowdb/format/index.h"
 #include "sowdb/gen/cooperative.h"
 #include "sowdb/gen/directory_lock.h"
@@ -203,11 +202,11 @@ class Solved {
       marks_[static_cast<std::size_t>(n)] = std::move(mask);
       return;
     }
-    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, v.size(), 1 << 16), [&](const auto& r) {
-      for (std::uint64_t i = r.begin(); i != r.end(); ++i) {
-        v[i] = marked_byte(v[i], internal::marked(mask, i));
-      }
-    });
+    parallel::for_ranges(
+        std::uint64_t{0}, std::uint64_t{v.size()}, std::uint64_t{1} << 16, [&](const auto& r) {
+          for (std::uint64_t i = r.begin(); i != r.end(); ++i)
+            v[i] = marked_byte(v[i], internal::marked(mask, i));
+        });
   }
   void release(int m) {
     std::vector<std::int8_t>().swap(values_[static_cast<std::size_t>(m)]);

@@ -5,17 +5,18 @@
 // library (its task queues hand work between threads with atomics TSan never instrumented), so a
 // TSan run over tbb::parallel_for reports races that are not there and would hide the real ones.
 // With SOWDB_STD_THREADS the same loop bodies run on std::threads that are started and joined
-// per loop, which TSan understands; the thread count is still oneTBB's
-// (tbb::this_task_arena::max_concurrency(), so tbb::global_control keeps working). Release
-// builds keep oneTBB: its work stealing is what the benchmarks measure.
+// per loop, which TSan understands; the thread count is still oneTBB's (max_concurrency(), so
+// tbb::global_control keeps working). Release builds keep oneTBB: its work stealing is what the
+// benchmarks measure.
 #pragma once
 
+#include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <cstddef>
 
 #if SOWDB_STD_THREADS
-#include <algorithm>
 #include <array>
 #include <atomic>
 #include <exception>
@@ -33,9 +34,14 @@
 
 namespace sowdb::gen::parallel {
 
-/// Threads a parallel loop may use: oneTBB's limit for the calling thread.
+/// Threads a parallel loop may use: the calling thread's arena's limit, capped by
+/// tbb::global_control's max_allowed_parallelism (which the arena's figure does not reflect:
+/// without the cap the std::thread backend ran 2 threads under a limit of 1).
 inline int max_concurrency() {
-  return tbb::this_task_arena::max_concurrency();
+  const auto allowed =
+      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
+  return static_cast<int>(std::min<std::size_t>(
+      static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency())), allowed));
 }
 
 #if SOWDB_STD_THREADS

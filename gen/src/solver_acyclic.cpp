@@ -344,14 +344,16 @@ class AcyclicSolver {
     std::array<std::uint64_t, kTile> row;  // index of (mover[0], opponent[j])
   };
 
+  // Zero-initialised, so that no byte the allocator left in PerThread's memory (recycled heap
+  // under either backend) can reach a board.
   struct PairScratch {
     explicit PairScratch(const AcyclicSolver& solver)
         : moves{TileMoves(solver), TileMoves(solver)} {}
-    std::array<Pits, kTile> sides[2];
+    std::array<Pits, kTile> sides[2]{};
     std::array<TileMoves, 2> moves;
     // The group's frames: a deque's operator[] cost 8% of the run time here.
-    std::array<Frame, kGroup> group;
-    TileWalk walk[2];
+    std::array<Frame, kGroup> group{};
+    TileWalk walk[2]{};
   };
 
   void start_walk(TileWalk& w, TileMoves& moves, int mover_seeds) {
@@ -417,12 +419,12 @@ class AcyclicSolver {
           const std::uint64_t jb = sum - ja;
           Frame& f = scratch.group[group];
           index[group] = walk.row[jb] + ja;
-          const Pits& sa = walk.mover[ja];
+          // The whole board, the pits past 2P included (zero in a side): rank() and
+          // final_value() read all kMaxPits, and this frame may hold another board's bytes.
           const Pits& sb = walk.opponent[jb];
-          for (int x = 0; x < p; ++x) {
-            f.board[x] = sa[x];
+          f.board = walk.mover[ja];
+          for (int x = 0; x < p; ++x)
             f.board[p + x] = sb[x];
-          }
           // The walk reaches each position once; the fallback recursion may have solved it
           // already, and solving it again writes the same bytes: cheaper than a load of the
           // entry per position to check.

@@ -1,8 +1,5 @@
 #include "sowdb/gen/start_search.h"
 
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -15,6 +12,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "parallel_loops.h"
 #include "sowdb/format/index.h"
 #include "sowdb/gen/generate.h"
 #include "start_searcher.h"
@@ -172,17 +170,23 @@ void StartSearch::plan() {
   out_.tables_max = tables_ ? tables_->max_stones() : -1;
   out_.by_tables = out_.tables_max >= out_.stones;
   if (!out_.by_tables && rules_.family == Family::kOware) {
-    throw InvalidRequest(
+    throw NeedsCompleteTables(
         "Oware-family positions can repeat, so a search cannot prove the value of " +
-        variant_.to_string() + " without complete tables: it needs layers 0.." +
-        std::to_string(out_.stones) + " (sowdb gen --variant " + variant_.to_string() +
-        " --max-stones " + std::to_string(out_.stones) + ")" +
-        (tables_ ? "; the tables hold up to " + std::to_string(out_.tables_max) : ""));
+            variant_.to_string() + " without complete tables: it needs layers 0.." +
+            std::to_string(out_.stones) +
+            (tables_ ? "; the tables hold up to " + std::to_string(out_.tables_max) : ""),
+        variant_,
+        out_.stones,
+        Objective::kCompetitive);
   }
   // The table holds bounds of -128..127: a search of more seeds could not store them.
   if (!out_.by_tables && out_.stones > 127) {
-    throw InvalidRequest("a search keeps values of -128..127 only, and " + variant_.to_string() +
-                         " has " + std::to_string(out_.stones) + " seeds on the board");
+    throw NeedsCompleteTables("a search keeps values of -128..127 only, and " +
+                                  variant_.to_string() + " has " + std::to_string(out_.stones) +
+                                  " seeds on the board",
+                              variant_,
+                              out_.stones,
+                              Objective::kCompetitive);
   }
   // Keys count every position of up to 2PS seeds.
   key_bits_ =
@@ -284,9 +288,9 @@ void StartSearch::watch(Searcher& searcher,
 // caller stops the search or `halt` (may be null) is set.
 void StartSearch::each_task(const std::function<void(Searcher&, std::size_t)>& each,
                             const std::atomic<bool>* halt) {
-  const int workers = std::max(1, tbb::this_task_arena::max_concurrency());
+  const int workers = std::max(1, parallel::max_concurrency());
   std::atomic<std::size_t> next_one{0};
-  tbb::parallel_for(0, workers, 1, [&](int) {
+  parallel::for_slots(workers, [&](int) {
     Searcher searcher(engine_, tables_, *table_);
     std::uint64_t published = 0;
     watch(searcher, published, halt);
@@ -327,10 +331,10 @@ void StartSearch::estimate() {
 void StartSearch::root_value() {
   // Every thread runs the same MTD(f) over the one table, the helpers ordering equal moves the
   // other way round; the first to finish stops the others.
-  const int workers = std::max(1, tbb::this_task_arena::max_concurrency());
+  const int workers = std::max(1, parallel::max_concurrency());
   std::atomic<bool> found{false};
   phase_ = SolvePhase::kValue;
-  tbb::parallel_for(0, workers, 1, [&](int w) {
+  parallel::for_slots(workers, [&](int w) {
     Searcher searcher(engine_, tables_, *table_);
     searcher.set_high_pits_first(w % 2 == 0);
     if (w == 0)

@@ -91,6 +91,9 @@ rc=$?
 set -e
 [[ ${rc} -eq 2 ]] || fail "oware/6x4 without tables exited ${rc}"
 grep -q "positions can repeat" "${dir}/err" || fail "$(cat "${dir}/err")"
+# The library states the cause; the program adds the command that builds the tables.
+grep -q "build them with \`sowdb gen --variant oware/6x4 --max-stones 48 --out DIR\` and pass --tables DIR" \
+  "${dir}/err" || fail "no gen hint: $(cat "${dir}/err")"
 "${sowdb}" solve --variant oware/2x2 --json | grep -q '"method":"tables"' || fail "oware/2x2"
 # Tables of other rules are refused.
 set +e

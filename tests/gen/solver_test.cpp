@@ -3,15 +3,19 @@
 #include "sowdb/gen/solver.h"
 
 #include <gtest/gtest.h>
+#include <malloc.h>
+#include <tbb/cache_aligned_allocator.h>
 #include <tbb/global_control.h>
 
 #include <cctype>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <ostream>
 #include <span>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "brute_force.h"
@@ -341,6 +345,68 @@ TEST_P(GeneratorVsBruteForce, EveryEntryMatchesThroughTheOverflowMap) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, GeneratorVsBruteForce, testing::ValuesIn(all_cases()), case_name);
+
+// ---------------------------------------------------------------------------------------------
+// The solvers write every byte they read: the tables do not depend on what the memory they are
+// given held before, as in a long-running process (a server, the Python module) whose heap is
+// full of old data. The acyclic solver once read the pits past the board from per-thread
+// scratch it never cleared: wrong ranks, wrong values, or a segfault, wherever that memory was
+// not fresh from the kernel (always in the std::thread build, by luck never under oneTBB).
+
+// Makes the memory that later allocations get non-zero, as far as the allocator lets a test:
+// glibc's M_PERTURB fills every block malloc hands out; the sanitizers' allocators (ASan, TSan)
+// hand out again the blocks of each size class freed here, full of 0xa5; so does tbbmalloc
+// (oneTBB's per-thread storage, through cache_aligned_allocator) where it caches them. The
+// std::thread backend's per-thread scratch comes from operator new and so is always dirty here;
+// oneTBB's may still be fresh from the kernel (zero), where a bug of this kind hides.
+class DirtyHeap {
+ public:
+  DirtyHeap() {
+    mallopt(M_PERTURB, 0x5a);
+    fill_and_free([](std::size_t size) { return static_cast<std::uint8_t*>(::operator new(size)); },
+                  [](std::uint8_t* p, std::size_t) { ::operator delete(p); });
+    tbb::cache_aligned_allocator<std::uint8_t> tbb;
+    fill_and_free([&](std::size_t size) { return tbb.allocate(size); },
+                  [&](std::uint8_t* p, std::size_t size) { tbb.deallocate(p, size); });
+  }
+  ~DirtyHeap() { mallopt(M_PERTURB, 0); }
+  DirtyHeap(const DirtyHeap&) = delete;
+  DirtyHeap& operator=(const DirtyHeap&) = delete;
+
+ private:
+  // Blocks of 64 bytes to 1 MiB in steps of an eighth (no size class left out), all live at
+  // once so that none is handed out twice, then freed.
+  template <typename Allocate, typename Free>
+  static void fill_and_free(Allocate allocate, Free free) {
+    std::vector<std::pair<std::uint8_t*, std::size_t>> blocks;
+    for (std::size_t size = 64; size <= (std::size_t{1} << 20); size += size / 8) {
+      for (int copy = 0; copy < 4; ++copy) {
+        std::uint8_t* p = allocate(size);
+        std::memset(p, 0xa5, size);
+        blocks.emplace_back(p, size);
+      }
+    }
+    for (const auto& [p, size] : blocks)
+      free(p, size);
+  }
+};
+
+class SolverOnDirtyHeap : public testing::TestWithParam<Case> {};
+
+TEST_P(SolverOnDirtyHeap, EveryEntryMatches) {
+  const DirtyHeap dirty;
+  expect_every_entry_matches(GetParam(), gen::DepthTable::kDefaultOverflow);
+}
+
+// The acyclic families (the Kalah tiles and the general move generator's tiles), and Oware for
+// the cyclic solver.
+INSTANTIATE_TEST_SUITE_P(Presets,
+                         SolverOnDirtyHeap,
+                         testing::Values(Case{"kalah", 6, 8},
+                                         Case{"kalah-tournament", 4, 10},
+                                         Case{"wari-us", 6, 8},
+                                         Case{"oware", 4, 10}),
+                         case_name);
 
 // ---------------------------------------------------------------------------------------------
 // The generator's result does not depend on the thread count (gen/solver.h).

@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "sowdb/gen/generate.h"
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/probe/variant.h"
@@ -16,6 +18,19 @@ namespace sowdb::gen {
 
 /// A move of the start position (or, after an extra turn, of the position it leads to) with its
 /// worth under perfect play.
+/// The refusal of a start position that only complete tables can answer: an Oware-family start
+/// (its positions can repeat), a start of more seeds than a search can hold, or a co-operative
+/// start too large to solve in memory. The message states the cause; `variant`, `stones` and
+/// `objective` say which tables would answer (layers 0..stones of variant), so that a front end
+/// can tell its user how to build them.
+struct NeedsCompleteTables : InvalidRequest {
+  NeedsCompleteTables(const std::string& what, Variant v, int n, Objective o)
+      : InvalidRequest(what), variant(std::move(v)), stones(n), objective(o) {}
+  Variant variant;
+  int stones;
+  Objective objective;
+};
+
 struct StartMove {
   int pit = 0;              ///< The pit sown, 0..P-1, from the first player's side.
   int gain = 0;             ///< Seeds the move sends to the first player's store.
@@ -110,11 +125,12 @@ struct SolveStartOptions {
 /// children before it searches any. Then every move's worth, from the bounds the value's search
 /// proved, by MTD(f) on each, the moves spread over the threads (decision 0009). Only the
 /// families whose positions never repeat (Kalah, wari-us) are searched. ERRORS throws
-/// InvalidRequest (generate.h) for an Oware-family variant that the tables do not cover (its
-/// positions can repeat: a search cannot prove a value there), a search of more than 127 seeds, or
-/// tables of other rules; std::runtime_error, with the table set's explanation, when a probe fails;
-/// std::bad_alloc when the transposition table does not fit. THREAD SAFETY one call at a time per
-/// table set is not required: the tables are read only.
+/// NeedsCompleteTables (an InvalidRequest, generate.h) for an Oware-family variant that the tables
+/// do not cover (its positions can repeat: a search cannot prove a value there) or a search of
+/// more than 127 seeds; InvalidRequest for tables of other rules; std::runtime_error, with the
+/// table set's explanation, when a probe fails; std::bad_alloc when the transposition table does
+/// not fit. THREAD SAFETY one call at a time per table set is not required: the tables are read
+/// only.
 StartSolution solve_start(const Variant& variant, const SolveStartOptions& options = {});
 
 }  // namespace sowdb::gen
