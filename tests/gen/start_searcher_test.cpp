@@ -111,8 +111,11 @@ TEST_P(StartSearcher, AgreesWithBruteForce) {
 // `capture_empty_opposite` it holds wherever the mover can move (Irving's futility bound), under
 // the other capture rule the bound without the check would be wrong.
 TEST(GainsAtOnce, MatchesTheMovesAndBoundsTheValue) {
-  for (const char* name : {"kalah-irving/3x2", "kalah-tournament/3x2", "kalah/3x2",
-                           "kalah-irving/2x3", "kalah-tournament/4x2"}) {
+  for (const char* name : {"kalah-irving/3x2",
+                           "kalah-tournament/3x2",
+                           "kalah/3x2",
+                           "kalah-irving/2x3",
+                           "kalah-tournament/4x2"}) {
     SCOPED_TRACE(name);
     const Variant v = *parse_variant(name);
     const RuleSet rules = v.rules.normalised();
