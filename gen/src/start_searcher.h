@@ -12,6 +12,15 @@
 
 namespace sowdb::gen {
 
+/// Whether the mover of `pos`, a Kalah-family position where the mover can move, has a move that
+/// gains at least one seed at once: a sowing that reaches the store, or one whose last seed
+/// lands in an own empty pit and captures. Then the mover ends the game with at least one seed
+/// more than now, so the value of `pos` is at least 2 - n for n seeds on the board (values have
+/// the parity of n). Under `capture_empty_opposite` this always holds (Irving's `-n + 2` bound):
+/// the last seed of the mover's rightmost non-empty pit either reaches the store or lands in an
+/// empty pit beyond it, and captures. False for the other families. THREAD SAFETY pure.
+bool gains_at_once(const Rules& rules, const Pits& pos);
+
 /// An exact alpha-beta search of an acyclic game (the Kalah family, wari-us) whose values are the
 /// seeds the mover nets from a position on (-n..n for n seeds on the board).
 ///
@@ -36,6 +45,9 @@ class Searcher {
   /// farther one: a second thread searching the same position the other way round (Lazy SMP)
   /// reaches other parts of the tree first.
   void set_high_pits_first(bool first) { high_pits_first_ = first; }
+
+  /// Counts into `*hits` (null: not counted) the children settled by gains_at_once.
+  void count_futility(std::uint64_t* hits) { futility_hits_ = hits; }
 
   /// Calls `on_test` with beta before each null-window test of an MTD(f) (for progress).
   void set_on_test(std::function<void(int)> on_test) { on_test_ = std::move(on_test); }
@@ -106,6 +118,7 @@ class Searcher {
   bool high_pits_first_ = true;
   TranspositionTable& table_;
   std::uint64_t nodes_ = 0;
+  std::uint64_t* futility_hits_ = nullptr;
   std::function<void()> tick_;
   std::function<void(int)> on_test_;
 };

@@ -106,5 +106,78 @@ TEST_P(StartSearcher, AgreesWithBruteForce) {
   EXPECT_GT(searcher.nodes(), 0u);
 }
 
+// gains_at_once against the moves themselves, and the bound it gives (a value of at least 2 - n)
+// against the brute-force values, on every position of up to 12 seeds; under
+// `capture_empty_opposite` it holds wherever the mover can move (Irving's futility bound), under
+// the other capture rule the bound without the check would be wrong.
+TEST(GainsAtOnce, MatchesTheMovesAndBoundsTheValue) {
+  for (const char* name : {"kalah-irving/3x2",
+                           "kalah-tournament/3x2",
+                           "kalah/3x2",
+                           "kalah-irving/2x3",
+                           "kalah-tournament/4x2"}) {
+    SCOPED_TRACE(name);
+    const Variant v = *parse_variant(name);
+    const RuleSet rules = v.rules.normalised();
+    const Rules engine(rules);
+    BruteForce brute(rules);
+    const int max_stones = 12;
+    brute.solve_through(max_stones);
+    int gaining = 0;
+    int lowest = 0;  // positions with a move whose value is -n: no seed more for the mover
+    for (int n = 1; n <= max_stones; ++n) {
+      const BruteLayer& layer = brute.layer(n);
+      for (std::size_t i = 0; i < layer.boards.size(); ++i) {
+        const Pits& pos = layer.boards[i];
+        MoveList moves;
+        if (engine.legal_moves(pos, moves) == 0)
+          continue;
+        bool any = false;
+        for (const Move& m : moves)
+          any = any || m.gain() > 0;
+        const bool got = gen::gains_at_once(engine, pos);
+        ASSERT_EQ(got, any) << "layer " << n << " position " << i;
+        if (got) {
+          ++gaining;
+          EXPECT_GE(layer.value[i], 2 - n) << "layer " << n << " position " << i;
+        }
+        if (rules.capture_empty_opposite) {
+          EXPECT_TRUE(got) << "layer " << n << " position " << i;
+        }
+        if (layer.value[i] == -n)
+          ++lowest;
+      }
+    }
+    EXPECT_GT(gaining, 100);
+    if (rules.capture_empty_opposite) {
+      EXPECT_EQ(lowest, 0);
+    } else {
+      EXPECT_GT(lowest, 0);  // the bound needs the check under this capture rule
+    }
+  }
+}
+
+// The bound settles children in searches of few seeds (and the values stay those of the brute
+// force, AgreesWithBruteForce): it is used, not only defined.
+TEST(GainsAtOnce, SettlesChildrenInASearch) {
+  const Variant v = *parse_variant("kalah-irving/3x2");
+  const Rules engine(v.rules.normalised());
+  BruteForce brute(v.rules.normalised());
+  brute.solve_through(12);
+  gen::TranspositionTable table(12, 24);
+  gen::Searcher searcher(engine, nullptr, table);
+  std::uint64_t hits = 0;
+  searcher.count_futility(&hits);
+  for (int n = 6; n <= 12; ++n) {
+    const BruteLayer& layer = brute.layer(n);
+    for (std::size_t i = 0; i < layer.boards.size(); i += 7) {
+      const auto got = searcher.value(layer.boards[i], n, 0, [](int, int) { return false; });
+      ASSERT_EQ(got.first, layer.value[i]);
+      ASSERT_EQ(got.second, layer.value[i]);
+    }
+  }
+  EXPECT_GT(hits, 0u);
+}
+
 }  // namespace
 }  // namespace sowdb::test
