@@ -79,3 +79,7 @@ if [[ "$value" != 0 || "$worths" != "-1 -1 -2 -2 -2 0" ]]; then
   exit 1
 fi
 step "done: the reference position matches the published values"
+# The page over the same tables, when the program was built with the server.
+if "$sowdb" serve --help >/dev/null 2>&1; then
+  echo "next: $sowdb serve --tables $out   # then open http://127.0.0.1:8080/"
+fi
