@@ -158,8 +158,11 @@ int context_report(const std::filesystem::path& dir,
           bits -= static_cast<double>(x) *
                   std::log2(static_cast<double>(x) / static_cast<double>(total));
         }
+        // A reference of its own: clang 14 cannot capture a structured binding.
+        const auto& context_counts = f;
         std::stable_sort(by.begin(), by.end(), [&](int a, int b) {
-          return f[static_cast<std::size_t>(a)] > f[static_cast<std::size_t>(b)];
+          return context_counts[static_cast<std::size_t>(a)] >
+                 context_counts[static_cast<std::size_t>(b)];
         });
         auto& ranks = rank_of[c];
         for (int k = 0; k < 256; ++k)

@@ -37,7 +37,8 @@ struct Counts {
         ++unreadable;
         continue;
       }
-      ++histogram[static_cast<std::size_t>(value + 128)];
+      const int bin = value + 128;  // values -128..127 to bins 0..255
+      ++histogram[static_cast<std::size_t>(bin)];
       if (value != 0) {
         depth_sum += static_cast<std::uint64_t>(depth);
         if (depths.size() <= static_cast<std::size_t>(depth))
@@ -76,7 +77,8 @@ LayerStatistics summarise(const Rules& rules, int n, std::uint64_t size, const C
   s.positions = size;
   double value_sum = 0;
   for (int v = -n; v <= n; ++v) {
-    const std::uint64_t count = c.histogram[static_cast<std::size_t>(v + 128)];
+    const int bin = v + 128;
+    const std::uint64_t count = c.histogram[static_cast<std::size_t>(bin)];
     (v > 0 ? s.wins : v < 0 ? s.losses : s.draws) += count;
     value_sum += static_cast<double>(v) * static_cast<double>(count);
     if (count)
@@ -113,6 +115,7 @@ void layer_statistics(const TableSet& tables,
       }
     }
     std::vector<LayerValues> below;
+    below.reserve(static_cast<std::size_t>(n));
     for (int m = 0; m < n; ++m)
       below.push_back({held[static_cast<std::size_t>(m)], masks[static_cast<std::size_t>(m)]});
     std::vector<std::int8_t> values(size);

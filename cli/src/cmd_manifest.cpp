@@ -38,13 +38,15 @@ RuleSet layers_rules(const std::filesystem::path& dir) {
       first = file.info;
       first_name = name;
     } else if (file.info->objective != first->objective) {
-      throw UsageError(dir.string() + " mixes competitive and co-operative tables: " + first_name +
-                       " is " + objective_text(first->objective) + ", " + name + " " +
-                       objective_text(file.info->objective));
+      std::string why = dir.string() + " mixes competitive and co-operative tables: ";
+      why += first_name + " is " + objective_text(first->objective) + ", ";
+      why += name + " " + objective_text(file.info->objective);
+      throw UsageError(why);
     } else if (!(file.info->rules.normalised() == first->rules.normalised())) {
-      throw UsageError(dir.string() + " holds tables of different rule sets: " + first_name + " (" +
-                       describe(first->rules.normalised()) + ") and " + name + " (" +
-                       describe(file.info->rules.normalised()) + ")");
+      std::string why = dir.string() + " holds tables of different rule sets: ";
+      why += first_name + " (" + describe(first->rules.normalised()) + ") and ";
+      why += name + " (" + describe(file.info->rules.normalised()) + ")";
+      throw UsageError(why);
     }
   }
   if (!first)

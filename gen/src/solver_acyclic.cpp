@@ -508,7 +508,9 @@ class AcyclicSolver {
         c.minority = marks_.minority(c.board, rules_.pits_per_side());
         prepare(c);
         finish(f.child_index[j], c, stack, chain + 1);
-        child_value = aref(value_[f.child_index[j]]).load(std::memory_order_acquire);
+        const std::int8_t solved =  // a value, not a character
+            aref(value_[f.child_index[j]]).load(std::memory_order_acquire);
+        child_value = solved;
       }
       worth[j] = Rules::worth(f.gain[j], f.extra_turn[j], child_value);
       best = std::max(best, worth[j]);

@@ -204,7 +204,8 @@ class CyclicSolver {
         const std::uint64_t end = std::min(size_, begin + (std::uint64_t{1} << kBlockShift));
         std::uint64_t mask = 0;
         for (std::uint64_t i = begin; i != end; ++i) {
-          const int v = value_[i];
+          const std::int8_t byte = value_[i];  // a value, not a character
+          const int v = byte;
           mask |= std::uint64_t{1} << std::min(v < 0 ? -v : v, 63);
         }
         seed_values_[b] = mask;
@@ -249,7 +250,8 @@ class CyclicSolver {
           const std::uint8_t s = cells_[i].state;
           if (s & kDecided)
             continue;
-          const int v = value_[i];
+          const std::int8_t byte = value_[i];  // a value, not a character
+          const int v = byte;
           if (cells_[i].depth == kTerminalMark) {
             if (v == t || v == -t) {
               cells_[i].state = static_cast<std::uint8_t>(s | kDecided);
@@ -460,7 +462,7 @@ class CyclicSolver {
     auto* bytes = reinterpret_cast<char*>(&cells_[begin]);
     const I16 flag = I16{} + bit;  // the state byte is the low byte of each lane
     std::uint64_t mask = 0;
-    for (int q = 0; q < 8; ++q) {
+    for (std::ptrdiff_t q = 0; q < 8; ++q) {
       I16 cells;
       std::memcpy(&cells, bytes + 16 * q, sizeof cells);
       const I8 hit = __builtin_convertvector((cells & flag) != 0, I8);

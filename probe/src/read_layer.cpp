@@ -212,7 +212,8 @@ ProbeStatus TableSet::Impl::read_layer(int n,
       auto end = std::lower_bound(no_moves.begin(), no_moves.end(), first);
       for (std::uint32_t j = 0; j < count; ++j) {
         const std::uint64_t i = first + j;
-        const int v = values[i];
+        const std::int8_t byte = values[i];  // a value, not a character
+        const int v = byte;
         std::uint16_t d = kUnreadableDepth;
         if (v == kUnreadableValue) {
           out[j] = kUnreadableDepth;

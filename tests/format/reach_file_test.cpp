@@ -207,7 +207,7 @@ TEST_F(TamperV5, Check20SymbolOutsideTheSetTable) {
   const std::uint32_t blocks = static_cast<std::uint32_t>(get_le(b, 36, 4));
   const std::size_t seek = b.size() - 16 - 24 * std::size_t{blocks};
   for (std::uint32_t k = 0; k < blocks; ++k)
-    put_le(b, seek + 24 * k, get_le(b, seek + 24 * k, 8) - 8, 8);
+    put_le(b, seek + std::size_t{24} * k, get_le(b, seek + std::size_t{24} * k, 8) - 8, 8);
   reseal(b);
   const auto r = LayerReader::open_memory(b);
   std::vector<std::uint32_t> symbols(r->info().entries);

@@ -367,7 +367,7 @@ TEST_F(TamperV3, Check21StoredRecomputeDepth) {
 // Without checksums the reader stays in bounds and gives values in [-n, n] or kRecomputeValue.
 TEST_F(TamperV3, UncheckedFlipsNeverCrash) {
   const std::size_t data_start = 64 + (std::to_integer<std::size_t>(good_[23]) + 7) / 8 * 8;
-  const std::size_t seek = good_.size() - 16 - 24 * 7;
+  const std::size_t seek = good_.size() - std::size_t{16 + 24 * 7};
   std::mt19937_64 rng(16);
   for (int trial = 0; trial < 1000; ++trial) {
     auto b = good_;

@@ -251,9 +251,9 @@ TEST_F(Tamper, Check14FileChecksum) {
 
 TEST_F(Tamper, Check15SeekTable) {
   const std::uint32_t blocks = 7;  // ceil(252 / 40)
-  const std::size_t seek = good_.size() - 16 - 24 * blocks;
+  const std::size_t seek = good_.size() - 16 - std::size_t{24} * blocks;
   for (std::uint32_t e = 0; e < blocks; ++e) {
-    const std::size_t at = seek + 24 * e;
+    const std::size_t at = seek + std::size_t{24} * e;
     expect_field(at, 8, test::get_le(good_, at, 8) + 1, Code::kCorrupt);            // offset
     expect_field(at + 8, 4, test::get_le(good_, at + 8, 4) + 1, Code::kCorrupt);    // value size
     expect_field(at + 12, 4, test::get_le(good_, at + 12, 4) - 1, Code::kCorrupt);  // depth size
@@ -265,7 +265,7 @@ TEST_F(Tamper, Check15SeekTable) {
 // by the frame checksums; a probe gives nullopt, never a wrong value.
 TEST_F(Tamper, ChangedAfterOpenNeverGivesAWrongValue) {
   const auto path = dir_ / "live.sdb";
-  const std::size_t seek = good_.size() - 16 - 24 * 7;
+  const std::size_t seek = good_.size() - std::size_t{16 + 24 * 7};
   std::mt19937_64 rng(5);
   for (int trial = 0; trial < 200; ++trial) {
     write_bytes(path, good_);
@@ -301,7 +301,7 @@ TEST_F(Tamper, ChangedAfterOpenNeverGivesAWrongValue) {
 // Without checksums the decode checks (18..20) still stop anything out of bounds; in memory so
 // AddressSanitizer builds would see any overrun.
 TEST_F(Tamper, UncheckedFlipsNeverCrash) {
-  const std::size_t seek = good_.size() - 16 - 24 * 7;
+  const std::size_t seek = good_.size() - std::size_t{16 + 24 * 7};
   std::mt19937_64 rng(6);
   for (int trial = 0; trial < 2000; ++trial) {
     auto b = good_;
@@ -321,10 +321,11 @@ TEST_F(Tamper, UncheckedFlipsNeverCrash) {
 
 TEST_F(Tamper, TruncatedAnywhere) {
   std::vector<std::size_t> cuts = {0, 1, 7, 8, 9, 10, 63, 64, 65, 71, 72};
-  const std::size_t seek = good_.size() - 16 - 24 * 7;
+  const std::size_t seek = good_.size() - std::size_t{16 + 24 * 7};
   for (std::uint32_t e = 0; e < 7; ++e) {
-    const auto off = static_cast<std::size_t>(test::get_le(good_, seek + 24 * e, 8));
-    const auto vsize = static_cast<std::size_t>(test::get_le(good_, seek + 24 * e + 8, 4));
+    const auto off = static_cast<std::size_t>(test::get_le(good_, seek + std::size_t{24} * e, 8));
+    const auto vsize =
+        static_cast<std::size_t>(test::get_le(good_, seek + std::size_t{24} * e + 8, 4));
     cuts.push_back(off);
     cuts.push_back(off + vsize);
     cuts.push_back(off + 1);

@@ -179,12 +179,13 @@ TEST_P(ProbeTables, BestMoveFollowsTheDocumentedTieBreaks) {
           want = &m;
           continue;
         }
+        // A loss is delayed; a win, or a draw between moves that both gain or both do not, is
+        // realised soonest; otherwise a drawing move that gains seeds is preferred.
+        const bool gain_differs = (m.move.gain() > 0) != (want->move.gain() > 0);
         bool better = false;
-        if (v > 0)
-          better = m.depth < want->depth;
-        else if (v < 0)
+        if (v < 0)
           better = m.depth > want->depth;
-        else if ((m.move.gain() > 0) != (want->move.gain() > 0))
+        else if (v == 0 && gain_differs)
           better = m.move.gain() > 0;
         else
           better = m.depth < want->depth;

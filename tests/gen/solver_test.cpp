@@ -322,7 +322,8 @@ void expect_every_entry_matches(const Case& c, int depth_overflow) {
       seen[j] = true;
       const int bv = bl.value[j];
       const int bd = bl.depth[j];
-      const int gv = layer.value[i];
+      const std::int8_t gen_value = layer.value[i];  // a value, not a character
+      const int gv = gen_value;
       const int gd = layer.depth[i];
       if (gv != bv || gd != bd) {
         FAIL() << "first mismatch, n=" << n << " index " << i << ": generator value " << gv
