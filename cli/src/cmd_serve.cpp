@@ -74,13 +74,17 @@ void create_serve_options(CLI::App* cmd, ServeArgs& args) {
 }
 
 // Blocks SIGINT and SIGTERM in this thread and in every thread it starts after this call, so
-// that the signals wait for sigwait instead of killing the process mid-response.
+// that the signals wait for sigwait instead of killing the process mid-response. Their handling
+// is reset first: a shell starts a background job with SIGINT ignored, and an ignored signal
+// that reaches a thread not blocking it is dropped.
 sigset_t block_stop_signals() {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   return set;
 }
 
@@ -102,8 +106,9 @@ std::shared_ptr<const server::Api> open_api(const ServeArgs& args) {
 }
 
 int run_serve(const ServeArgs& args) {
-  const std::shared_ptr<const server::Api> api = open_api(args);
+  // Before any thread starts (opening tables may start some), so that every thread blocks them.
   const sigset_t stop_signals = block_stop_signals();
+  const std::shared_ptr<const server::Api> api = open_api(args);
   server::ServerOptions options;
   options.bind = args.bind;
   options.port = args.port;
