@@ -10,17 +10,9 @@ seconds="${3:-30}"
 connections="${4:-256}"
 shift $(( $# < 4 ? $# : 4 ))
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-log="$(mktemp)"
-"${sowdb}" serve --tables "${tables}" --port 0 "$@" >"${log}" 2>&1 &
-pid=$!
-trap 'kill -TERM ${pid} 2>/dev/null || true; wait ${pid} 2>/dev/null || true; rm -f "${log}"' EXIT
-port=""
-for _ in $(seq 1 600); do  # the URL appears once the tables are open: poll the log, bounded
-  port="$(grep -o 'http://127.0.0.1:[0-9]*' "${log}" | cut -d: -f3 || true)"
-  [[ -n "${port}" ]] && break
-  sleep 0.1
-done
-[[ -n "${port}" ]] || { cat "${log}"; exit 1; }
+# shellcheck source=serve_lib.sh
+source "${here}/serve_lib.sh"
+start_server "${sowdb}" "${tables}" "$@"
 url="http://127.0.0.1:${port}"
 # CPU seconds the server and wrk used (user + system): a figure of work that the machine's load
 # does not inflate as much as the rate.

@@ -8,17 +8,9 @@ tables="$2"
 seconds="${3:-300}"
 shift $(( $# < 3 ? $# : 3 ))
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-log="$(mktemp)"
-"${sowdb}" serve --tables "${tables}" --port 0 "$@" >"${log}" 2>&1 &
-pid=$!
-trap 'kill -TERM ${pid} 2>/dev/null || true; wait ${pid} 2>/dev/null || true; rm -f "${log}"' EXIT
-port=""
-for _ in $(seq 1 600); do
-  port="$(grep -o 'http://127.0.0.1:[0-9]*' "${log}" | cut -d: -f3 || true)"
-  [[ -n "${port}" ]] && break
-  sleep 0.1
-done
-[[ -n "${port}" ]] || { cat "${log}"; exit 1; }
+# shellcheck source=serve_lib.sh
+source "${here}/serve_lib.sh"
+start_server "${sowdb}" "${tables}" "$@"
 echo "== load before: $(uptime)"
 wrk -t2 -c256 -d"${seconds}s" --latency -s "${here}/random_positions.lua" "http://127.0.0.1:${port}" &
 wrk_pid=$!
