@@ -163,7 +163,7 @@ void print_moves_text(const PositionReport& r) {
       what += "<- best";
     }
     if (!what.empty())
-      what = "  " + what;
+      what.insert(0, "  ");
     std::printf("  pit %d: worth %+3d, depth %3d%s\n", m.pit, m.worth, m.depth, what.c_str());
   }
 }
