@@ -46,7 +46,6 @@ echo "==> tsan: the generator's threaded tests (loops, solvers at 1 and 2 thread
 "${build}/tests/gen/sowdb_published_tests" \
   --gtest_filter='Generate.TablesAreByteIdenticalForOneAndTwoThreads'
 "${build}/tests/gen/sowdb_generate_tests" --gtest_filter='*SolveStart*'
-echo "==> tsan: the server (I/O threads, probe workers, the response cache), its ctest cases"
-cmake --build "${build}" --parallel "${jobs}" --target sowdb
-ctest --test-dir "${build}" --output-on-failure -R '^server_'
+# The server's tests under TSan (a TSan build of the whole program) are not run in CI yet: their
+# time was not measured within CI's budget (issue 31).
 echo "==> tsan: passed"
