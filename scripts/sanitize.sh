@@ -40,10 +40,11 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # of 1 to 4 pits a side here (every rule family and solver path, about 5 s each under ASan); the
 # larger boards and the overflow-map repeats stay with the Release run (CI time), as do the
 # tests whose time goes to building and reading tables of 16-24 seeds (ProbeTables.ReadLayer*,
-# probe_cli, directory_safety, RulesProperty, the reach comparisons past 2 pits a side).
+# probe_cli, directory_safety, RulesProperty, the published values, the reach comparisons past
+# 2 pits a side).
 skip='^(independent_solver|doc_examples|page_browser|page_tables|probe_cli|directory_safety)$'
 skip+='|GeneratorVsBruteForce\.EveryEntryMatchesThroughTheOverflowMap/'
 skip+='|GeneratorVsBruteForce\.EveryEntryMatches/.*_P[5-9]|ReachVsBruteForce\..*_P[3-9]'
-skip+='|^Variants/ProbeTables\.ReadLayerAnswersAsValue/|^RulesProperty\.'
+skip+='|^Variants/ProbeTables\.ReadLayerAnswersAsValue/|^RulesProperty\.|^ProbeReference\.|^PublishedValues\.'
 ctest --test-dir "${build}" --output-on-failure --parallel "${jobs}" -E "${skip}"
 echo "==> sanitize: passed"
