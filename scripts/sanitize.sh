@@ -11,7 +11,7 @@ build="${SOWDB_SANITIZE_BUILD_DIR:-${root}/build-sanitize}"
 jobs="${SOWDB_JOBS:-$(nproc)}"
 
 "${root}/scripts/setup.sh"
-flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+flags="-O1 -g1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
 flags+=" -D_GLIBCXX_ASSERTIONS"
 echo "==> sanitize: configure ${build}"
 cmake -S "${root}" -B "${build}" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
@@ -45,7 +45,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # shadow memory.
 skip='^(independent_solver|doc_examples|page_browser|page_tables|probe_cli|directory_safety|probe_input_cli)$'
 skip+='|GeneratorVsBruteForce\.EveryEntryMatchesThroughTheOverflowMap/'
-skip+='|GeneratorVsBruteForce\.EveryEntryMatches/.*_P[5-9]|ReachVsBruteForce\..*_P[3-9]'
+skip+='|GeneratorVsBruteForce\.EveryEntryMatches/.*_P[3-9]|ReachVsBruteForce\..*_P[3-9]'
 skip+='|^Variants/ProbeTables\.ReadLayerAnswersAsValue/|^RulesProperty\.|^ProbeReference\.|^PublishedValues\.'
 ctest --test-dir "${build}" --output-on-failure --parallel "${jobs}" -E "${skip}"
 echo "==> sanitize: passed"

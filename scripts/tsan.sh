@@ -21,7 +21,7 @@ build="${SOWDB_TSAN_BUILD_DIR:-${root}/build-tsan}"
 jobs="${SOWDB_JOBS:-$(nproc)}"
 
 "${root}/scripts/setup.sh"
-flags="-O1 -g -fno-omit-frame-pointer -fsanitize=thread"
+flags="-O1 -g1 -fno-omit-frame-pointer -fsanitize=thread"
 echo "==> tsan: configure ${build}"
 cmake -S "${root}" -B "${build}" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_C_FLAGS="${flags}" -DCMAKE_CXX_FLAGS="${flags}" \
@@ -40,9 +40,10 @@ echo "==> tsan: the generator's threaded tests (loops, solvers at 1 and 2 thread
 # The brute-force comparison runs its one-pit-a-side cases here (every rule family through the
 # same parallel loops): the larger boards take minutes each under TSan. SolverOnDirtyHeap runs the
 # acyclic solver over recycled memory (its per-thread scratch once leaked heap bytes into boards);
-# its smallest case only, as the others take minutes each under TSan (ctest runs them all).
+# its smallest case only, and the threads-agree comparison its cyclic (oware) and acyclic
+# (kalah-tournament) boards: the others take minutes each under TSan (ctest runs them all).
 "${build}/tests/gen/sowdb_gen_tests" \
-  --gtest_filter='*GeneratorThreads.*:Presets/GeneratorVsBruteForce.*/*_P1:*SolverOnDirtyHeap.*/kalah_tournament_P4'
+  --gtest_filter='*GeneratorThreads.*/oware_P6:*GeneratorThreads.*/kalah_tournament_P6:Presets/GeneratorVsBruteForce.*/*_P1:*SolverOnDirtyHeap.*/kalah_tournament_P4'
 "${build}/tests/gen/sowdb_published_tests" \
   --gtest_filter='Generate.TablesAreByteIdenticalForOneAndTwoThreads'
 "${build}/tests/gen/sowdb_generate_tests" --gtest_filter='*SolveStart*'
