@@ -212,14 +212,15 @@ std::vector<std::byte> encode_empty_frame(const WriteOptions& options, const std
   return compress({}, options, where);
 }
 
-DepthFrame decode_depth_frame(std::span<const std::byte> frame,
-                              std::span<const std::int8_t> values,
-                              std::size_t entries,
-                              DepthCodec codec,
-                              bool recompute,
-                              const std::string& where) {
+void decode_depth_frame(std::span<const std::byte> frame,
+                        std::span<const std::int8_t> values,
+                        std::size_t entries,
+                        DepthCodec codec,
+                        bool recompute,
+                        const std::string& where,
+                        DepthFrame& f) {
   const bool all = codec == DepthCodec::kAll;
-  DepthFrame f;
+  f.before.clear();
   f.stored = all ? entries : count_stored(values.data(), values.size());
   const std::size_t m = f.stored;
   check_frame(frame, 2 * m, where);
@@ -248,7 +249,6 @@ DepthFrame decode_depth_frame(std::span<const std::byte> frame,
       count += count_stored(values.data() + first, std::min(kRun, values.size() - first));
     }
   }
-  return f;
 }
 
 void expand_depths(const DepthFrame& f,

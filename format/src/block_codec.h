@@ -114,13 +114,15 @@ std::vector<std::byte> encode_empty_frame(const WriteOptions& options, const std
 
 // Checks 18, 19 and 21: decodes the depth frame `frame` of a block of `entries` entries.
 // `values` are the block's value-table bytes (depth codec 1: they say how many depths the
-// frame holds); `recompute`: the file has recompute entries.
-DepthFrame decode_depth_frame(std::span<const std::byte> frame,
-                              std::span<const std::int8_t> values,
-                              std::size_t entries,
-                              DepthCodec codec,
-                              bool recompute,
-                              const std::string& where);
+// frame holds); `recompute`: the file has recompute entries. The result goes into `out`, whose
+// buffers are reused (a cache recycles its evicted frames).
+void decode_depth_frame(std::span<const std::byte> frame,
+                        std::span<const std::int8_t> values,
+                        std::size_t entries,
+                        DepthCodec codec,
+                        bool recompute,
+                        const std::string& where,
+                        DepthFrame& out);
 
 // Every depth of a decoded depth frame into `out`, one an entry, kRecomputeDepth where the
 // file stores none for a recompute entry. `values` as for decode_depth_frame.

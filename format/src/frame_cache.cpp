@@ -2,6 +2,7 @@
 #include "frame_cache.h"
 
 #include <algorithm>
+#include <atomic>
 #include <iterator>
 
 namespace sowdb::table_internal {
@@ -23,9 +24,23 @@ void FrameCache::make(std::size_t capacity, std::uint64_t frames, std::uint64_t 
   }
 }
 
+std::shared_ptr<Decoded> FrameCache::take_spare(std::uint64_t key) {
+  if (!pinned_) {
+    Shard& shard = shard_of(key);
+    std::lock_guard lock(shard.mutex);
+    if (!shard.spares.empty()) {
+      std::shared_ptr<Decoded> d = std::move(shard.spares.back());
+      shard.spares.pop_back();
+      return d;
+    }
+  }
+  return std::make_shared<Decoded>();
+}
+
 std::shared_ptr<const Decoded> FrameCache::insert(std::uint64_t key,
                                                   std::shared_ptr<const Decoded> decoded) {
-  std::shared_ptr<const Decoded> evicted;  // freed after the lock is released
+  std::shared_ptr<const Decoded> evicted;   // freed after the lock is released
+  std::shared_ptr<const Decoded> released;  // a recycled depth frame's values, likewise
   Shard& shard = shard_of(key);
   std::lock_guard lock(shard.mutex);
   ++shard.stats.misses;
@@ -54,6 +69,14 @@ std::shared_ptr<const Decoded> FrameCache::insert(std::uint64_t key,
     lru.splice(lru.begin(), lru, std::prev(lru.end()));
     evicted = std::move(lru.front().data);
     lru.front() = CacheEntry{key, decoded};
+    // Out of the index, a frame nobody else holds can be handed to no one else: its buffers
+    // may be reused. The fence pairs with the release of the last other holder's reference.
+    if (evicted.use_count() == 1 && shard.spares.size() < kMaxSpares) {
+      std::atomic_thread_fence(std::memory_order_acquire);
+      auto spare = std::const_pointer_cast<Decoded>(std::move(evicted));
+      released = std::move(spare->block_values);
+      shard.spares.push_back(std::move(spare));
+    }
   } else {
     lru.push_front(CacheEntry{key, decoded});
   }

@@ -93,6 +93,10 @@ class FrameCache {
     return std::nullopt;
   }
 
+  // (not keeps_all) A frame to decode frame `key` into: an evicted one of its shard, whose
+  // buffers are reused (a decode then costs no large allocation), or a new one.
+  std::shared_ptr<Decoded> take_spare(std::uint64_t key);
+
   // Caches the frame `key` that the caller decoded (a miss). Returns the frame to use: `decoded`,
   // or the one another thread cached meanwhile.
   std::shared_ptr<const Decoded> insert(std::uint64_t key, std::shared_ptr<const Decoded> decoded);
@@ -109,6 +113,7 @@ class FrameCache {
   static constexpr std::size_t kMaxShards = 16;
   static constexpr std::size_t kBlocksPerShard = 16;  // fewer: one exact LRU
   static constexpr std::size_t kStripes = 16;
+  static constexpr std::size_t kMaxSpares = 4;  // per shard: about one per decoding thread
 
   struct CacheEntry {
     std::uint64_t key = 0;
@@ -122,6 +127,7 @@ class FrameCache {
     CacheStats stats;
     std::size_t capacity = 0;
     std::vector<std::shared_ptr<const Decoded>> owned;  // the frames published in `pinned_`
+    std::vector<std::shared_ptr<Decoded>> spares;       // evicted frames no one else holds
     std::atomic<std::uint64_t> kept_hits{0};            // see count_kept_hit
   };
   // Hits on published frames, counted per thread stripe: one shared counter, or the shard's,

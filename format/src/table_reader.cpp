@@ -73,12 +73,18 @@ struct LayerReader::Impl {
     return src->name() + ": block " + std::to_string(b) + (stream == 0 ? " values" : " depths");
   }
 
-  // Checks 16 and 17: reads block `b`'s frame of `stream` and checks its hash.
-  std::vector<std::byte> read_frame(std::uint32_t b, int stream) const {
+  // Checks 16 and 17: reads block `b`'s frame of `stream` and checks its hash. The bytes live
+  // in a buffer of the calling thread, valid until its next read_frame: a vector per frame cost
+  // a large malloc per decoded block, which random lookups (the server, the start search) pay
+  // on nearly every miss.
+  std::span<const std::byte> read_frame(std::uint32_t b, int stream) const {
     const SeekEntry& e = seek[b];
     const std::uint64_t offset = stream == 0 ? e.offset : e.offset + e.value_size;
     const std::uint32_t size = stream == 0 ? e.value_size : e.depth_size;
-    std::vector<std::byte> frame(size);
+    thread_local std::vector<std::byte> buffer;
+    if (buffer.size() < size)
+      buffer.resize(size);
+    const std::span<std::byte> frame(buffer.data(), size);
     src->read(offset, frame);  // check 16
     if (options.verify_checksums && hash32(frame) != (stream == 0 ? e.value_hash : e.depth_hash))
       fail_check(Code::kChecksum, frame_name(b, stream), 17, "frame checksum mismatch");
@@ -107,8 +113,23 @@ struct LayerReader::Impl {
   DepthFrame depth_frame(std::uint32_t b,
                          std::span<const std::int8_t> values,
                          std::size_t entries) const {
-    return decode_depth_frame(
-        read_frame(b, 1), values, entries, info().depth_codec, info().recompute, frame_name(b, 1));
+    DepthFrame f;
+    depth_frame(b, values, entries, f);
+    return f;
+  }
+
+  // The same into `f`, whose buffers are reused.
+  void depth_frame(std::uint32_t b,
+                   std::span<const std::int8_t> values,
+                   std::size_t entries,
+                   DepthFrame& f) const {
+    decode_depth_frame(read_frame(b, 1),
+                       values,
+                       entries,
+                       info().depth_codec,
+                       info().recompute,
+                       frame_name(b, 1),
+                       f);
   }
 
   // Block `b`'s depths into `out` (read_all). `values` as for depth_frame.
@@ -127,7 +148,8 @@ struct LayerReader::Impl {
 
   // Decodes block `b`'s stream (0 values, 1 depths), outside the cache's lock, and caches it.
   std::shared_ptr<const Decoded> decode_and_cache(std::uint32_t b, int stream) const {
-    auto decoded = std::make_shared<Decoded>();
+    const std::uint64_t key = FrameCache::key(b, stream);
+    std::shared_ptr<Decoded> decoded = cache_of(key).take_spare(key);
     const std::uint32_t n = entries_in_block(info(), b);
     if (stream == 0 && cooperative()) {
       decoded->values.resize(std::size_t{n} * static_cast<std::size_t>(symbol_width()));
@@ -137,11 +159,10 @@ struct LayerReader::Impl {
       decode_values(b, decoded->values);
     } else {
       decoded->block_values = values_for_depths(b);
-      decoded->depths = depth_frame(b, decoded->block_values->values, n);
+      depth_frame(b, decoded->block_values->values, n, decoded->depths);
       if (info().depth_codec == DepthCodec::kAll)
         decoded->block_values.reset();
     }
-    const std::uint64_t key = FrameCache::key(b, stream);
     return cache_of(key).insert(key, std::move(decoded));
   }
 
