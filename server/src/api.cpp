@@ -160,10 +160,11 @@ std::optional<Response> Api::answer(const Request& request, bool may_probe) cons
   if (!parse_target(request.target, target, error))
     return error_response(400, "malformed request target: " + error);
   const std::string& path = target.path;
-  const bool get = request.method == "GET";
+  // HEAD is GET without the body (RFC 9110): the transport drops the body, keeps its length.
+  const bool get = request.method == "GET" || request.method == "HEAD";
   if (path == "/api/v1/position") {
     if (!get)
-      return with_endpoint(method_not_allowed(request, "GET"), Endpoint::kPosition);
+      return with_endpoint(method_not_allowed(request, "GET, HEAD"), Endpoint::kPosition);
     return impl_->position(target, may_probe);
   }
   if (path == "/api/v1/batch") {
@@ -175,12 +176,12 @@ std::optional<Response> Api::answer(const Request& request, bool may_probe) cons
   }
   if (path == "/api/v1/variants") {
     if (!get)
-      return with_endpoint(method_not_allowed(request, "GET"), Endpoint::kVariants);
+      return with_endpoint(method_not_allowed(request, "GET, HEAD"), Endpoint::kVariants);
     return json_ok(impl_->variants_body, Endpoint::kVariants);
   }
   if (path == "/api/v1/health") {
     if (!get)
-      return with_endpoint(method_not_allowed(request, "GET"), Endpoint::kHealth);
+      return with_endpoint(method_not_allowed(request, "GET, HEAD"), Endpoint::kHealth);
     const double up =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - impl_->started).count();
     return json_ok(nlohmann::json{{"api", kApiVersion},
@@ -192,14 +193,14 @@ std::optional<Response> Api::answer(const Request& request, bool may_probe) cons
   }
   if (path == "/metrics") {
     if (!get)
-      return with_endpoint(method_not_allowed(request, "GET"), Endpoint::kMetrics);
+      return with_endpoint(method_not_allowed(request, "GET, HEAD"), Endpoint::kMetrics);
     Response r = json_ok(impl_->metrics.text(impl_->cache.stats()), Endpoint::kMetrics);
     r.content_type = "text/plain; version=0.0.4; charset=utf-8";
     return r;
   }
   if (path == "/" || path == "/index.html" || path.rfind("/static/", 0) == 0) {
     if (!get)
-      return with_endpoint(method_not_allowed(request, "GET"), Endpoint::kStatic);
+      return with_endpoint(method_not_allowed(request, "GET, HEAD"), Endpoint::kStatic);
     // Every position is a permalink: / with any query string is the page.
     const bool page = path == "/" || path == "/index.html";
     return static_file(request,

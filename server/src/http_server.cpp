@@ -171,6 +171,8 @@ class Session : public std::enable_shared_from_this<Session> {
     response_.keep_alive(keep_alive);
     response_.body() = std::move(r.body);
     response_.prepare_payload();
+    if (parser_ && parser_->is_header_done() && parser_->get().method() == http::verb::head)
+      response_.body().clear();  // Content-Length still says what GET would send
     stream_.expires_after(shared_.options.read_timeout);
     http::async_write(
         stream_, response_, [self = shared_from_this()](beast::error_code ec, std::size_t) {

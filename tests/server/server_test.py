@@ -261,7 +261,17 @@ def contract():
     expect_error(srv, "GET", "/api/v1/position?variant=oware&board=0,0,0,0,0,0,0,0,0,0,0,1&stores=40,9",
                  422, "")
     status, headers, data = srv.request("POST", "/api/v1/position?variant=oware&board=1")
-    check(headers.get("Allow") == "GET", "405: an Allow header")
+    check(headers.get("Allow") == "GET, HEAD", "405: an Allow header")
+    # HEAD: GET's status and headers, no body.
+    for path in ["/", "/api/v1/variants", "/api/v1/position?variant=oware&board=1,0,0,0,0,0,0,0,0,0,0,1",
+                 "/api/v1/position?variant=nosuch&board=1"]:
+        get_status, get_headers, get_data = srv.request("GET", path)
+        status, headers, data = srv.request("HEAD", path)
+        check(status == get_status and data == b"" and
+              headers.get("Content-Length") == str(len(get_data)) and
+              headers.get("Content-Type") == get_headers.get("Content-Type"),
+              "HEAD %s: GET's status %d and length %d without a body, got %d %r %r" %
+              (path, get_status, len(get_data), status, headers.get("Content-Length"), data[:40]))
     # Started with SIGINT ignored, as a shell starts a background job: Ctrl-C still stops it.
     srv.stop(signal.SIGINT)
 
