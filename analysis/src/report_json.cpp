@@ -1,10 +1,13 @@
 // The JSON of every report, in one place: a key spelt here is the key every front end prints.
 // nlohmann::json orders an object's keys alphabetically, so the order of the assignments below
-// does not show in the output.
+// does not show in its output; the position report, written as text (to_json_text), lists its
+// keys in that order itself.
 #include "sowdb/analysis/report_json.h"
 
 #include <algorithm>
+#include <charconv>
 #include <string>
+#include <string_view>
 
 namespace sowdb {
 namespace {
@@ -13,12 +16,107 @@ std::vector<int> pits_of(int pits, const Pits& p) {
   return std::vector<int>(p.begin(), p.begin() + pits);
 }
 
-// A whole number of seeds as an integer, a half (endless play) as a float.
-nlohmann::json seeds_json(double s) {
-  if (s == static_cast<int>(s))
-    return static_cast<int>(s);
-  return s;
-}
+// Appends JSON text in nlohmann::json's compact form (the separators, the escapes, the
+// shortest round-trip form of a double) without building a document: a server answers
+// thousands of position reports a second, and the document's allocations were most of the
+// cost. The caller writes each object's keys sorted, as nlohmann orders them.
+class JsonText {
+ public:
+  explicit JsonText(std::string& out) : out_(out) { out_ += '{'; }
+
+  JsonText& key(std::string_view k) {
+    separate();
+    quoted(k);
+    out_ += ':';
+    first_ = true;  // the value follows the colon without a comma
+    return *this;
+  }
+  JsonText& open(char bracket) {
+    separate();
+    out_ += bracket;
+    first_ = true;
+    return *this;
+  }
+  JsonText& close(char bracket) {
+    out_ += bracket;
+    first_ = false;
+    return *this;
+  }
+  JsonText& number(long long v) {
+    separate();
+    char buf[24];
+    const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+    out_.append(buf, end);
+    return *this;
+  }
+  // A whole number of seeds as an integer, a half (endless play) as a double.
+  JsonText& seeds(double s) {
+    if (s == static_cast<int>(s))
+      return number(static_cast<int>(s));
+    separate();
+    char buf[32];
+    const auto end = std::to_chars(buf, buf + sizeof buf, s).ptr;
+    out_.append(buf, end);
+    return *this;
+  }
+  JsonText& boolean(bool b) {
+    separate();
+    out_ += b ? "true" : "false";
+    return *this;
+  }
+  JsonText& null() {
+    separate();
+    out_ += "null";
+    return *this;
+  }
+  JsonText& string(std::string_view s) {
+    separate();
+    quoted(s);
+    return *this;
+  }
+  JsonText& pits(int count, const Pits& p) {
+    open('[');
+    for (int i = 0; i < count; ++i)
+      number(p[static_cast<std::size_t>(i)]);
+    return close(']');
+  }
+  void end() { out_ += '}'; }
+
+ private:
+  void separate() {
+    if (!first_)
+      out_ += ',';
+    first_ = false;
+  }
+
+  void quoted(std::string_view s) {
+    out_ += '"';
+    for (const char c : s) {
+      const auto u = static_cast<unsigned char>(c);
+      if (c == '"' || c == '\\') {
+        out_ += '\\';
+        out_ += c;
+      } else if (u < 0x20) {
+        static constexpr char kShort[] = "btn?fr";  // \b \t \n, then \f \r (0x0b has none)
+        if (u >= 0x08 && u <= 0x0d && u != 0x0b) {
+          out_ += '\\';
+          out_ += kShort[u - 0x08];
+        } else {
+          static constexpr char kHex[] = "0123456789abcdef";
+          out_ += "\\u00";
+          out_ += kHex[u >> 4];
+          out_ += kHex[u & 15];
+        }
+      } else {
+        out_ += c;
+      }
+    }
+    out_ += '"';
+  }
+
+  std::string& out_;
+  bool first_ = true;
+};
 
 void put_line(nlohmann::json& j, int pits, const PrincipalLine& line) {
   nlohmann::json played = nlohmann::json::array();
@@ -34,18 +132,6 @@ void put_line(nlohmann::json& j, int pits, const PrincipalLine& line) {
   j["line"] = played;
   j["line_steps"] = steps;
   j["line_end"] = line_end_text(line.end);
-}
-
-nlohmann::json move_json(int pits, const ReportedMove& m) {
-  return {{"pit", m.pit},
-          {"worth", m.worth},
-          {"depth", m.depth},
-          {"gain", m.gain},
-          {"stored", m.stored},
-          {"captured", m.captured},
-          {"extra_turn", m.extra_turn},
-          {"category", to_string(m.category)},
-          {"after", pits_of(pits, m.after)}};
 }
 
 }  // namespace
@@ -70,39 +156,78 @@ void put_line(nlohmann::json& j, const Rules& rules, const PrincipalLine& line) 
   put_line(j, rules.pits(), line);
 }
 
-nlohmann::json to_json(const PositionReport& r) {
+std::string to_json_text(const PositionReport& r) {
   const int pits = r.variant.rules.pits();
   const GameOutcome& o = r.outcome;
-  nlohmann::json j;
-  j["variant"] = r.variant.to_string();
-  j["pits"] = pits_of(pits, r.board);
-  j["stones"] = r.stones;
-  j["value"] = r.value;
-  j["depth"] = r.depth;
-  j["stores"] = {r.store_mover, r.store_opponent};
-  j["result"] = to_string(o.result);
-  j["final"] = {seeds_json(o.mover), seeds_json(o.opponent)};
-  j["decided"] = o.decided;
-  j["game_over"] = r.moves.empty();
+  std::string t;
+  t.reserve(512 + 100 * r.moves.size() + 80 * r.line.steps.size());
+  JsonText j(t);
+  // Keys in nlohmann's order (sorted), so that the text is its dump of the same object.
+  j.key("best");
+  if (r.best())
+    j.number(*r.best());
+  else
+    j.null();
+  j.key("decided").boolean(o.decided);
+  j.key("depth").number(r.depth);
+  j.key("final").open('[').seeds(o.mover).seeds(o.opponent).close(']');
+  j.key("game_over").boolean(r.moves.empty());
+  j.key("line").open('[');
+  for (const LineStep& s : r.line.steps)
+    j.number(s.pit);
+  j.close(']');
+  j.key("line_end").string(line_end_text(r.line.end));
+  j.key("line_steps").open('[');
+  for (const LineStep& s : r.line.steps) {
+    j.open('{');
+    j.key("before").pits(pits, s.before);
+    j.key("extra_turn").boolean(s.extra_turn);
+    j.key("gain").number(s.gain);
+    j.key("mover").number(s.mover);
+    j.key("pit").number(s.pit);
+    j.close('}');
+  }
+  j.close(']');
   // "moves" has listed the moves in pit order since before the ranking: it stays so, and
   // "moves_best_first" gives the ranking.
   std::vector<const ReportedMove*> by_pit;
-  nlohmann::json ranked = nlohmann::json::array();
-  for (const ReportedMove& m : r.moves) {
+  by_pit.reserve(r.moves.size());
+  for (const ReportedMove& m : r.moves)
     by_pit.push_back(&m);
-    ranked.push_back(m.pit);
-  }
   std::sort(by_pit.begin(), by_pit.end(), [](const ReportedMove* a, const ReportedMove* b) {
     return a->pit < b->pit;
   });
-  nlohmann::json moves = nlohmann::json::array();
-  for (const ReportedMove* m : by_pit)
-    moves.push_back(move_json(pits, *m));
-  j["moves"] = moves;
-  j["moves_best_first"] = ranked;
-  j["best"] = r.best() ? nlohmann::json(*r.best()) : nlohmann::json(nullptr);
-  put_line(j, pits, r.line);
-  return j;
+  j.key("moves").open('[');
+  for (const ReportedMove* m : by_pit) {
+    j.open('{');
+    j.key("after").pits(pits, m->after);
+    j.key("captured").number(m->captured);
+    j.key("category").string(to_string(m->category));
+    j.key("depth").number(m->depth);
+    j.key("extra_turn").boolean(m->extra_turn);
+    j.key("gain").number(m->gain);
+    j.key("pit").number(m->pit);
+    j.key("stored").number(m->stored);
+    j.key("worth").number(m->worth);
+    j.close('}');
+  }
+  j.close(']');
+  j.key("moves_best_first").open('[');
+  for (const ReportedMove& m : r.moves)
+    j.number(m.pit);
+  j.close(']');
+  j.key("pits").pits(pits, r.board);
+  j.key("result").string(to_string(o.result));
+  j.key("stones").number(r.stones);
+  j.key("stores").open('[').number(r.store_mover).number(r.store_opponent).close(']');
+  j.key("value").number(r.value);
+  j.key("variant").string(r.variant.to_string());
+  j.end();
+  return t;
+}
+
+nlohmann::json to_json(const PositionReport& r) {
+  return nlohmann::json::parse(to_json_text(r));
 }
 
 nlohmann::json to_json(const CooperativeReport& r) {

@@ -208,13 +208,19 @@ PositionAnswer Api::Impl::report(const Served& s,
     return a;
   }
   try {
-    nlohmann::json j =
-        s.objective == Objective::kCooperative
-            ? to_json(report_cooperative(set, p, stores[0], stores[1], options.max_plies))
-            : to_json(report_position(set, p, stores[0], stores[1], options.max_plies));
-    j["api"] = kApiVersion;
-    a.body = std::make_shared<const std::string>(
-        j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (s.objective == Objective::kCooperative) {
+      nlohmann::json j =
+          to_json(report_cooperative(set, p, stores[0], stores[1], options.max_plies));
+      j["api"] = kApiVersion;
+      a.body = std::make_shared<const std::string>(
+          j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    } else {
+      // "api" sorts before every key of the report, as nlohmann would place it.
+      const std::string report =
+          to_json_text(report_position(set, p, stores[0], stores[1], options.max_plies));
+      a.body = std::make_shared<const std::string>("{\"api\":" + std::to_string(kApiVersion) + "," +
+                                                   report.substr(1));
+    }
   } catch (const std::runtime_error& e) {
     // The position is one the tables hold, but a layer could not be read: the server's fault.
     a.status = 500;

@@ -12,6 +12,7 @@
 #include "analysis_tables.h"
 #include "sowdb/analysis/cooperative_report.h"
 #include "sowdb/analysis/position_report.h"
+#include "sowdb/analysis/report_json.h"
 #include "sowdb/format/index.h"
 #include "sowdb/probe/outcome.h"
 
@@ -110,6 +111,44 @@ TEST_P(PositionReportTest, CategoriesFollowTheStores) {
     if (HasFatalFailure() || HasNonfatalFailure())
       return;
   }
+}
+
+// The report's JSON is written as text (to_json_text, what the server sends); to_json parses
+// it. The text must be exactly nlohmann's compact dump of itself: keys sorted, its number and
+// string forms, so that the server and `sowdb probe --json` print the same bytes.
+void check_json_text(const PositionReport& r) {
+  const std::string text = to_json_text(r);
+  const nlohmann::json j = nlohmann::json::parse(text);
+  EXPECT_EQ(j.dump(), text);
+  EXPECT_EQ(j["value"], r.value);
+  EXPECT_EQ(j["moves"].size(), r.moves.size());
+  EXPECT_EQ(j["line_steps"].size(), r.line.steps.size());
+  EXPECT_EQ(j["variant"], r.variant.to_string());
+}
+
+TEST_P(PositionReportTest, JsonTextIsItsOwnCompactDump) {
+  const Tables& t = GetParam();
+  const auto set = test::open_competitive(t.variant, t.max_stones);
+  const int n = t.max_stones;
+  for (const Pits& board : layer_positions(*set, n)) {
+    check_json_text(report_position(*set, board, 1, 2, 50));
+    if (HasFatalFailure() || HasNonfatalFailure())
+      return;
+  }
+}
+
+// Halves of seeds (endless play splits an odd number) are doubles; a game over has no best.
+TEST(PositionReportJson, HalfSeedsAndGameOver) {
+  const auto set = test::open_competitive("oware/6x4", 5);
+  PositionReport r = report_position(*set, Pits{}, 0, 0, 50);
+  ASSERT_TRUE(r.moves.empty());
+  r.outcome.mover = 2.5;
+  r.outcome.opponent = -0.5;
+  check_json_text(r);
+  const nlohmann::json j = nlohmann::json::parse(to_json_text(r));
+  EXPECT_EQ(j["final"], nlohmann::json::parse("[2.5,-0.5]"));
+  EXPECT_TRUE(j["best"].is_null());
+  EXPECT_EQ(j["game_over"], true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants,
