@@ -98,7 +98,7 @@ class PartSolver {
         n_(stones),
         k_(rules_.pits()),
         p_(rules_.pits_per_side()),
-        part_(layer_size(k_, stones), comm.size),
+        part_(smaller.partition.at(static_cast<std::size_t>(stones))),
         first_(part_.begin(comm.rank)),
         owned_(part_.end(comm.rank) - first_),
         smaller_(smaller),
