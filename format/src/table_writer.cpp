@@ -207,8 +207,11 @@ void write_reach_layer(const std::filesystem::path& path,
 
   const auto header = serialise_header(info);
   const auto set_table = serialise_set_table(info.set_table);
-  std::vector<std::byte> head(header.begin(), header.end());
-  head.insert(head.end(), set_table.begin(), set_table.end());
+  std::vector<std::byte> head(header.size() + set_table.size());
+  std::copy(header.begin(), header.end(), head.begin());
+  std::copy(set_table.begin(),
+            set_table.end(),
+            head.begin() + static_cast<std::ptrdiff_t>(header.size()));
   write_blocks(path, head, info, options, [&](std::uint64_t b) {
     const std::uint64_t first = b * options.block_entries;
     const auto n = static_cast<std::size_t>(
