@@ -81,18 +81,6 @@ std::vector<std::int8_t> kept_bytes(int n, LayerPart&& part) {
   return out;
 }
 
-// kept_bytes for a part read back: values and one mark byte per entry.
-std::vector<std::int8_t> kept_bytes(int n,
-                                    std::span<const std::int8_t> value,
-                                    std::span<const std::uint8_t> mark) {
-  std::vector<std::int8_t> out(value.begin(), value.end());
-  if (n <= gen::kMaxMarkedStones) {
-    for (std::size_t i = 0; i < out.size(); ++i)
-      out[i] = gen::marked_byte(value[i], !mark.empty() && mark[i] != 0);
-  }
-  return out;
-}
-
 class Driver {
  public:
   Driver(const Comm& comm, const DistOptions& options)
@@ -268,13 +256,13 @@ class Driver {
     }
     bool ok = all_true(why.empty());
     // Every rank knows whether the file has recompute entries: the same file.
-    std::vector<std::uint8_t> mark;
+    std::vector<std::int8_t> resolved;
     if (ok) {
       slices_.bytes.back() = std::move(value);
       if (recompute) {
-        mark.assign(owned, 0);
+        resolved.assign(owned, 0);
         try {
-          resolve(n, first, all_moves, slices_.bytes.back(), mark, traffic);
+          resolve(n, first, all_moves, slices_.bytes.back(), resolved, traffic);
         } catch (const TableError& e) {
           why = e.what();
         }
@@ -295,7 +283,15 @@ class Driver {
       return false;
     }
     progress(n, gen::Phase::kRead, 1);
-    slices_.bytes.back() = kept_bytes(n, slices_.bytes.back(), mark);
+    // The part as later layers read it (kept_bytes), in place: a recompute entry becomes its
+    // resolved value with the mark.
+    std::vector<std::int8_t>& bytes = slices_.bytes.back();
+    const bool marked_layer = n <= gen::kMaxMarkedStones;
+    for (std::uint64_t i = 0; i < owned; ++i) {
+      const bool mark = recompute && bytes[i] == kRecomputeValue;
+      const std::int8_t v = mark ? resolved[i] : bytes[i];
+      bytes[i] = marked_layer ? gen::marked_byte(v, mark) : v;
+    }
     return true;
   }
 
@@ -337,17 +333,43 @@ class Driver {
     }
   }
 
-  // Replaces the recompute entries of this rank's part of layer n (`value`, from index `first`,
-  // as read: the other ranks answer requests for layer n's entries from it) by their values, as
-  // gen's reuse does, and marks them in `mark`. Every child an entry's resolution reads is
-  // asked of its owner, in one exchange (a reused layer's recompute entries are a minority).
-  // Throws TableError (kCorrupt) for an entry that does not resolve.
+  // Resolves the recompute entries of this rank's part of layer n (`value`, from index `first`,
+  // as read: the other ranks' requests for layer n's entries are answered from it, so it stays
+  // as read until every rank is done) into `resolved`, as gen's reuse does. Every child an
+  // entry's resolution reads is asked of its owner; the part is taken in rounds of kResolveRound
+  // positions (their number agreed over the ranks), so that the requests held at once stay
+  // bounded. Throws TableError (kCorrupt), after the last round, for an entry that does not
+  // resolve.
   void resolve(int n,
                std::uint64_t first,
                bool all_moves,
-               std::vector<std::int8_t>& value,
-               std::vector<std::uint8_t>& mark,
+               const std::vector<std::int8_t>& value,
+               std::vector<std::int8_t>& resolved,
                Traffic& traffic) {
+    constexpr std::uint64_t kResolveRound = std::uint64_t{1} << 20;
+    const std::uint64_t owned = value.size();
+    const std::uint64_t rounds = max_all((owned + kResolveRound - 1) / kResolveRound);
+    std::optional<std::string> failure;
+    for (std::uint64_t r = 0; r < rounds; ++r) {
+      const std::uint64_t lo = std::min(owned, r * kResolveRound);
+      const std::uint64_t hi = std::min(owned, lo + kResolveRound);
+      resolve_round(n, first, lo, hi, all_moves, value, resolved, traffic, failure);
+    }
+    if (failure)
+      throw TableError(TableError::Code::kCorrupt, *failure);
+  }
+
+  // One round of resolve: the entries [lo, hi) of the part (collective: one exchange). Records
+  // the first entry that does not resolve in `failure`.
+  void resolve_round(int n,
+                     std::uint64_t first,
+                     std::uint64_t lo,
+                     std::uint64_t hi,
+                     bool all_moves,
+                     const std::vector<std::int8_t>& value,
+                     std::vector<std::int8_t>& resolved,
+                     Traffic& traffic,
+                     std::optional<std::string>& failure) {
     const int k = rules_.pits();
     const auto span_of = [k](const Pits& b) {
       return std::span<const std::uint8_t>(b.data(), static_cast<std::size_t>(k));
@@ -356,14 +378,12 @@ class Driver {
     std::vector<std::vector<std::uint64_t>> req(static_cast<std::size_t>(comm_.size));
     Pits board{};
     MoveList moves;
-    const std::uint64_t owned = value.size();
-    if (owned > 0)
-      unrank(first, n, std::span(board.data(), static_cast<std::size_t>(k)));
+    if (lo < hi)
+      unrank(first + lo, n, std::span(board.data(), static_cast<std::size_t>(k)));
     std::vector<std::uint64_t> entries;
-    for (std::uint64_t i = 0; i < owned; ++i) {
+    for (std::uint64_t i = lo; i < hi; ++i) {
       if (value[i] == kRecomputeValue) {
         entries.push_back(i);
-        mark[i] = 1;
         engine_.legal_moves(board, moves);
         for (const Move& m : moves) {
           if (!asked(m))
@@ -377,17 +397,16 @@ class Driver {
     }
     const auto answers = request_bytes(comm_, slices_, req, traffic);
     std::vector<std::size_t> cursor(static_cast<std::size_t>(comm_.size), 0);
-    std::optional<std::string> failure;
     for (const std::uint64_t i : entries) {
       unrank(first + i, n, std::span(board.data(), static_cast<std::size_t>(k)));
       if (engine_.legal_moves(board, moves) == 0) {
-        value[i] = static_cast<std::int8_t>(engine_.final_value(board));
+        resolved[i] = static_cast<std::int8_t>(engine_.final_value(board));
         continue;
       }
       // The answers of this entry's moves, in move order, before resolving (which may stop at a
       // failing child and leave some unread): layer n's as read, the smaller layers' from
       // their kept bytes.
-      std::array<std::int8_t, kMaxPitsPerSide * 2> child_byte{};
+      std::array<std::int8_t, kMaxPitsPerSide> child_byte{};
       for (int j = 0; j < moves.size; ++j) {
         const Move& m = moves.moves[j];
         if (!asked(m))
@@ -407,18 +426,16 @@ class Driver {
         }
         return ProbeStatus::kOk;
       };
-      const internal::Resolution r = internal::resolve_recompute(moves, n, k, all_moves, child);
-      if (r.kind != internal::Resolution::Kind::kValue && !failure) {
+      const internal::Resolution res = internal::resolve_recompute(moves, n, k, all_moves, child);
+      if (res.kind != internal::Resolution::Kind::kValue && !failure) {
         failure = "layer " + std::to_string(n) + ": recompute entry " + std::to_string(first + i) +
-                  (r.kind == internal::Resolution::Kind::kChained
+                  (res.kind == internal::Resolution::Kind::kChained
                        ? " leads to a recompute entry (the stored-children rule, the one-ply "
                          "rule of version 3)"
                        : " has no move that gains seeds");
       }
-      value[i] = static_cast<std::int8_t>(r.value);
+      resolved[i] = static_cast<std::int8_t>(res.value);
     }
-    if (failure)
-      throw TableError(TableError::Code::kCorrupt, *failure);
   }
 
   const Comm& comm_;
