@@ -337,7 +337,7 @@ class Driver {
   // as read: the other ranks' requests for layer n's entries are answered from it, so it stays
   // as read until every rank is done) into `resolved`, as gen's reuse does. Every child an
   // entry's resolution reads is asked of its owner; the part is taken in rounds of kResolveRound
-  // positions (their number agreed over the ranks), so that the requests held at once stay
+  // positions (2^18; their number agreed over the ranks), so that the requests held at once stay
   // bounded. Throws TableError (kCorrupt), after the last round, for an entry that does not
   // resolve.
   void resolve(int n,
@@ -346,7 +346,7 @@ class Driver {
                const std::vector<std::int8_t>& value,
                std::vector<std::int8_t>& resolved,
                Traffic& traffic) {
-    constexpr std::uint64_t kResolveRound = std::uint64_t{1} << 20;
+    constexpr std::uint64_t kResolveRound = std::uint64_t{1} << 18;
     const std::uint64_t owned = value.size();
     const std::uint64_t rounds = max_all((owned + kResolveRound - 1) / kResolveRound);
     std::optional<std::string> failure;
