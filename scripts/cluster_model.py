@@ -97,7 +97,7 @@ def main():
     p.add_argument("--rate-kalah", type=float, default=1.8e6,
                    help="positions solved per second per core by sowdb-mpi on Kalah")
     a = p.parse_args()
-    report("Oware 0..48", 48, 2, a.disk_oware, a.rate, (10, 16, 32, 64), a)
+    report("Oware 0..48", 48, 2, a.disk_oware, a.rate, (12, 16, 32, 64), a)
     report("Kalah(6,6) 0..34", 34, 1, a.disk_kalah, a.rate_kalah, (1, 2, 4, 8), a)
 
 
