@@ -325,8 +325,13 @@ std::string mpi_io(const Job& job) {
   MPI_File file;
   int rc = MPI_File_open(
       MPI_COMM_WORLD, temp.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file);
-  if (rc != MPI_SUCCESS) {
-    error = agree(comm, temp + ": cannot create: " + mpi_error(rc));
+  // Opening is collective: every rank learns whether any rank failed before any writes.
+  error =
+      agree(comm, rc == MPI_SUCCESS ? std::string() : temp + ": cannot create: " + mpi_error(rc));
+  // (A rank whose open succeeded does not close: closing is collective too, and the job ends.)
+  if (!error.empty()) {
+    if (comm.rank == 0)
+      ::unlink(temp.c_str());
     return error;
   }
   if (comm.rank == 0) {
