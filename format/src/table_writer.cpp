@@ -1,5 +1,6 @@
-// The table file writer: write_layer (FORMAT.md, "Writing"; the header's bytes are laid out in
-// header.cpp, the seek table's in seek_table.cpp, the frames' in block_codec.cpp).
+// The table file writer: write_layer and write_reach_layer (FORMAT.md, "Writing"; the steps of
+// a competitive layer are in layer_parts.cpp, the header's bytes are laid out in header.cpp,
+// the seek table's in seek_table.cpp, the frames' in block_codec.cpp).
 #include <zstd.h>
 
 #include <algorithm>
@@ -12,84 +13,20 @@
 #include <utility>
 #include <vector>
 
-#include "atomic_file.h"
 #include "block_codec.h"
 #include "header.h"
 #include "seek_table.h"
 #include "sowdb/format/index.h"
+#include "sowdb/format/layer_parts.h"
 #include "sowdb/format/table_file.h"
 #include "table_common.h"
+#include "writer_steps.h"
 
 namespace sowdb {
 
 using namespace table_internal;
 
 namespace {
-
-using Histogram = std::array<std::uint64_t, 256>;
-
-// Blocks compressed per executor call: bounds the compressed bytes held before writing.
-constexpr std::size_t kBlocksPerRound = 256;
-
-bool rules_in_range(const RuleSet& r) {
-  return static_cast<int>(r.family) <= 2 && r.pits_per_side >= 1 &&
-         r.pits_per_side <= kMaxPitsPerSide && static_cast<int>(r.grand_slam) <= 2 &&
-         static_cast<int>(r.end) <= 1;
-}
-
-void run_tasks(const Executor& executor,
-               std::size_t tasks,
-               const std::function<void(std::size_t)>& task) {
-  if (executor) {
-    executor(tasks, task);
-  } else {
-    for (std::size_t t = 0; t < tasks; ++t)
-      task(t);
-  }
-}
-
-// The checks of a writer's input shared by both kinds of file: rule set, stone count, the
-// number of entries given (`given` `noun`s for a layer of `per_entry` of them an entry) and the
-// options.
-void check_common(const std::string& name,
-                  const RuleSet& rules_in,
-                  int stones,
-                  std::uint64_t given,
-                  std::uint64_t per_entry,
-                  const char* noun,
-                  const WriteOptions& options) {
-  if (!rules_in_range(rules_in))
-    fail(Code::kInvalidArgument, name, "rule set out of range");
-  if (stones < 0 || stones > kMaxIndexedStones)
-    fail(Code::kInvalidArgument, name, "stones " + std::to_string(stones) + " out of range");
-  const std::uint64_t entries = layer_size(rules_in.normalised().pits(), stones);
-  if (given != entries * per_entry) {
-    fail(Code::kInvalidArgument,
-         name,
-         "the layer has " + count_text(entries, "entry", "entries") + "; got " +
-             std::to_string(given) + " " + noun);
-  }
-  if (options.block_entries < 1 || options.block_entries > kMaxBlockEntries) {
-    fail(Code::kInvalidArgument,
-         name,
-         "block_entries " + std::to_string(options.block_entries) + " out of range");
-  }
-  if (options.zstd_level < ZSTD_minCLevel() || options.zstd_level > ZSTD_maxCLevel()) {
-    fail(Code::kInvalidArgument,
-         name,
-         "zstd level " + std::to_string(options.zstd_level) + " out of range");
-  }
-  if (options.zstd_min_match != 0 && options.zstd_min_match != kAutoMinMatch) {
-    const ZSTD_bounds mm = ZSTD_cParam_getBounds(ZSTD_c_minMatch);
-    if (options.zstd_min_match < mm.lowerBound || options.zstd_min_match > mm.upperBound) {
-      fail(Code::kInvalidArgument,
-           name,
-           "zstd minimum match " + std::to_string(options.zstd_min_match) + " out of range");
-    }
-  }
-  if (block_count_for(entries, options.block_entries) > std::numeric_limits<std::uint32_t>::max())
-    fail(Code::kInvalidArgument, name, "too many blocks; raise block_entries");
-}
 
 // The checks of write_layer's input that need no pass over the values (plan_values checks
 // those), all made before the temporary is created.
@@ -119,235 +56,28 @@ void check_arguments(const std::string& name,
   }
 }
 
-// How often each value occurs, over all entries and (with marks) over the marked ones.
-struct ValueCounts {
-  Histogram all{};
-  Histogram marked{};
-};
-
-// Counts in chunks of whole mask words, on the executor's threads.
-ValueCounts count_values(std::span<const std::int8_t> values,
-                         std::span<const std::uint64_t> marks,
-                         const Executor& executor) {
-  constexpr std::uint64_t kCountChunk = std::uint64_t{1} << 20;
-  const std::uint64_t entries = values.size();
-  const std::size_t chunks = static_cast<std::size_t>((entries + kCountChunk - 1) / kCountChunk);
-  std::vector<Histogram> chunk_freq(chunks), chunk_marked(marks.empty() ? 0 : chunks);
-  run_tasks(executor, chunks, [&](std::size_t c) {
-    const std::uint64_t first = c * kCountChunk;
-    const std::uint64_t last = std::min(entries, first + kCountChunk);
-    Histogram& f = chunk_freq[c];
-    f.fill(0);
-    // Four counters per value: runs of one value would otherwise wait on one counter.
-    std::array<Histogram, 4> part{};
-    std::uint64_t i = first;
-    for (; i + 4 <= last; i += 4) {
-      for (std::size_t k = 0; k < 4; ++k)
-        ++part[k][static_cast<std::uint8_t>(values[i + k])];
-    }
-    for (; i < last; ++i)
-      ++f[static_cast<std::uint8_t>(values[i])];
-    for (std::size_t v = 0; v < 256; ++v)
-      f[v] += part[0][v] + part[1][v] + part[2][v] + part[3][v];
-    if (marks.empty())
-      return;
-    Histogram& m = chunk_marked[c];
-    m.fill(0);
-    for (std::uint64_t w = first / 64; w < (last + 63) / 64; ++w) {
-      for (std::uint64_t bits = marks[w]; bits != 0; bits &= bits - 1)
-        ++m[static_cast<std::uint8_t>(values[w * 64 + std::countr_zero(bits)])];
-    }
-  });
-  ValueCounts counts;
-  for (std::size_t c = 0; c < chunks; ++c) {
-    for (std::size_t v = 0; v < 256; ++v) {
-      counts.all[v] += chunk_freq[c][v];
-      if (!marks.empty())
-        counts.marked[v] += chunk_marked[c][v];
-    }
-  }
-  return counts;
-}
-
-// How the layer's entries become symbols: decided from the value counts before any block is
-// written, since the value table precedes the blocks.
-struct ValuePlan {
-  bool use_recompute = false;
-  bool all_moves = false;
-  std::vector<std::int8_t> table;          // value-table bytes in symbol order
-  std::array<std::uint8_t, 256> symbol{};  // by value-table byte
-  // The byte each value stores, unmarked ([0]) and marked ([1]).
-  std::array<std::int8_t, 256> byte_of[2]{};
-};
-
-ValuePlan plan_values(const std::string& name,
-                      int stones,
-                      const LayerSource& source,
-                      const WriteOptions& options,
-                      const ValueCounts& counts) {
-  Histogram freq = counts.all;
-  for (int v = -128; v <= 127; ++v) {
-    if (freq[static_cast<std::uint8_t>(v)] != 0 && (v < -stones || v > stones)) {
-      fail(Code::kInvalidArgument,
-           name,
-           "value " + std::to_string(v) + " outside [-" + std::to_string(stones) + ", " +
-               std::to_string(stones) + "]");
-    }
-  }
-  // "Recompute entries": the byte each entry stores. A marked entry of value >= 0 stores
-  // kRecomputeValue (under the all-moves rule kStoredRecomputeByte), one of value < 0
-  // kStoredRecomputeByte (in layers of at most 126 stones; else its value).
-  const bool stored_recompute_byte = stones <= kMaxStonesWithStoredRecompute;
-  ValuePlan plan;
-  if (!source.recompute.empty()) {
-    Histogram marked_freq = freq;
-    for (int v = -128; v <= 127; ++v) {
-      const std::uint64_t count = counts.marked[static_cast<std::uint8_t>(v)];
-      const bool stored_depth = v < 0 || source.all_moves;
-      if (count == 0 || (stored_depth && !stored_recompute_byte))
-        continue;
-      marked_freq[static_cast<std::uint8_t>(v)] -= count;
-      marked_freq[static_cast<std::uint8_t>(stored_depth ? kStoredRecomputeByte
-                                                         : kRecomputeValue)] += count;
-      plan.use_recompute = true;
-    }
-    // A value_count is at most 255: a 127-stone layer with all 255 values has no room for the
-    // recompute byte, and is written without recompute entries.
-    if (plan.use_recompute && std::count_if(marked_freq.begin(), marked_freq.end(), [](auto f) {
-                                return f != 0;
-                              }) > 255) {
-      plan.use_recompute = false;
-    }
-    if (plan.use_recompute)
-      freq = marked_freq;
-  }
-  if (plan.use_recompute && options.depth_codec == DepthCodec::kAll)
-    fail(Code::kInvalidArgument, name, "recompute entries need depth codec kNonZeroValues");
-  plan.all_moves = plan.use_recompute && source.all_moves;
-  // "Value encoding": symbols in order of falling frequency, ties by rising byte.
-  for (int v = -128; v <= 127; ++v) {
-    if (freq[static_cast<std::uint8_t>(v)] != 0)
-      plan.table.push_back(static_cast<std::int8_t>(v));
-  }
-  std::stable_sort(plan.table.begin(), plan.table.end(), [&](std::int8_t a, std::int8_t b) {
-    return freq[static_cast<std::uint8_t>(a)] > freq[static_cast<std::uint8_t>(b)];
-  });
-  for (std::size_t i = 0; i < plan.table.size(); ++i)
-    plan.symbol[static_cast<std::uint8_t>(plan.table[i])] = static_cast<std::uint8_t>(i);
-  for (int v = -128; v <= 127; ++v) {
-    const auto u = static_cast<std::uint8_t>(v);
-    plan.byte_of[0][u] = static_cast<std::int8_t>(v);
-    plan.byte_of[1][u] = static_cast<std::int8_t>(v);
-    if (plan.use_recompute) {
-      plan.byte_of[1][u] = v >= 0 && !source.all_moves ? kRecomputeValue
-                           : stored_recompute_byte     ? kStoredRecomputeByte
-                                                       : static_cast<std::int8_t>(v);
-    }
-  }
-  return plan;
-}
-
-// The lowest version that describes the file ("Version"): depth codec 0 is version 1, depth
-// codec 1 version 2, recompute entries version 3, under the all-moves rule version 4.
-std::uint16_t version_for(const ValuePlan& plan, DepthCodec codec) {
-  return plan.all_moves ? 4 : plan.use_recompute ? 3 : codec == DepthCodec::kAll ? 1 : 2;
-}
-
-// One compressed block: its two frames.
-struct CompressedBlock {
-  std::vector<std::byte> values;
-  std::vector<std::byte> depths;
-};
-
-// Compresses block `b`, on whichever thread the executor runs it.
-CompressedBlock encode_block(std::uint64_t b,
-                             const ValuePlan& plan,
-                             const LayerSource& source,
-                             const WriteOptions& options,
-                             const std::string& name) {
-  // The buffers are the thread's, unless a task of this thread is already using them (a
-  // fill_depths or an executor that waits on nested parallel work can run another block's task
-  // on the waiting thread).
-  struct Buffers {
-    std::vector<std::byte> symbols;
-    std::vector<std::int8_t> bytes;
-    std::vector<std::uint16_t> depths;
-    bool busy = false;
-  };
-  thread_local Buffers thread_buffers;
-  Buffers own;
-  Buffers& buffers = thread_buffers.busy ? own : thread_buffers;
-  buffers.busy = true;
-  struct Release {
-    Buffers& b;
-    ~Release() { b.busy = false; }
-  } release{buffers};
-
-  const std::span<const std::int8_t> values = source.values;
-  const std::span<const std::uint64_t> marks = source.recompute;
-  const std::uint64_t first = b * options.block_entries;
-  const auto n = static_cast<std::size_t>(
-      std::min<std::uint64_t>(options.block_entries, values.size() - first));
-  buffers.symbols.resize(n);
-  buffers.bytes.resize(n);
-  buffers.depths.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t at = first + i;
-    const std::uint64_t mark = plan.use_recompute ? (marks[at / 64] >> (at % 64)) & 1 : 0;
-    const std::int8_t byte = plan.byte_of[mark][static_cast<std::uint8_t>(values[at])];
-    buffers.bytes[i] = byte;
-    buffers.symbols[i] = static_cast<std::byte>(plan.symbol[static_cast<std::uint8_t>(byte)]);
-  }
-  CompressedBlock cb;
-  cb.values = encode_value_frame(buffers.symbols, options, name);
-  source.fill_depths(first, buffers.depths);
-  cb.depths = encode_depth_frame(buffers.bytes,
-                                 values.subspan(first, n),
-                                 buffers.depths,
-                                 plan.use_recompute,
-                                 first,
-                                 options,
-                                 name);
-  if (cb.values.size() > std::numeric_limits<std::uint32_t>::max() ||
-      cb.depths.size() > std::numeric_limits<std::uint32_t>::max()) {
-    fail(Code::kInvalidArgument, name, "compressed block too large");
-  }
-  return cb;
-}
-
 // Writes the blocks that `encode` compresses (on the executor's threads, kBlocksPerRound at a
-// time, in block order), the seek table and the footer, and commits the file.
-void write_blocks(AtomicFile& out,
+// time, in block order) after `head`, then the seek table and the footer, and commits the file.
+void write_blocks(const std::filesystem::path& path,
+                  std::span<const std::byte> head,
                   const LayerInfo& info,
                   const WriteOptions& options,
-                  const std::function<CompressedBlock(std::uint64_t block)>& encode) {
-  std::vector<std::byte> seek(std::size_t{info.block_count} * kSeekEntrySize);
-  std::vector<CompressedBlock> round;
+                  const std::function<EncodedBlock(std::uint64_t block)>& encode) {
+  LayerFileWriter out(path, head, info.block_count);
+  std::vector<EncodedBlock> round;
   for (std::uint64_t start = 0; start < info.block_count; start += kBlocksPerRound) {
     const auto count = static_cast<std::size_t>(
         std::min<std::uint64_t>(kBlocksPerRound, info.block_count - start));
-    round.assign(count, CompressedBlock{});
+    round.assign(count, EncodedBlock{});
     run_tasks(options.executor, count, [&](std::size_t t) { round[t] = encode(start + t); });
-    for (std::size_t t = 0; t < count; ++t) {
-      const CompressedBlock& cb = round[t];
-      SeekEntry e;
-      e.offset = out.written();
-      e.value_size = static_cast<std::uint32_t>(cb.values.size());
-      e.depth_size = static_cast<std::uint32_t>(cb.depths.size());
-      e.value_hash = hash32(cb.values);
-      e.depth_hash = hash32(cb.depths);
-      serialise_seek_entry(e, seek.data() + static_cast<std::size_t>(start + t) * kSeekEntrySize);
-      out.write(cb.values);
-      out.write(cb.depths);
-    }
+    for (const EncodedBlock& block : round)
+      out.append(block);
     if (options.progress) {
       options.progress(std::min(info.entries, (start + count) * options.block_entries),
                        info.entries);
     }
   }
-  out.write(seek);
-  out.write(serialise_footer(out.hash()));
-  out.commit();
+  out.finish();
 }
 
 // --- Co-operative files ("Co-operative tables"). ---------------------------------------------
@@ -475,10 +205,14 @@ void write_reach_layer(const std::filesystem::path& path,
   info.set_count = static_cast<std::uint32_t>(plan.table.size() / words);
   const int width = set_symbol_width(info.set_count);
 
-  AtomicFile out(path);
-  out.write(serialise_header(info));
-  out.write(serialise_set_table(info.set_table));
-  write_blocks(out, info, options, [&](std::uint64_t b) {
+  const auto header = serialise_header(info);
+  const auto set_table = serialise_set_table(info.set_table);
+  std::vector<std::byte> head(header.size() + set_table.size());
+  std::copy(header.begin(), header.end(), head.begin());
+  std::copy(set_table.begin(),
+            set_table.end(),
+            head.begin() + static_cast<std::ptrdiff_t>(header.size()));
+  write_blocks(path, head, info, options, [&](std::uint64_t b) {
     const std::uint64_t first = b * options.block_entries;
     const auto n = static_cast<std::size_t>(
         std::min<std::uint64_t>(options.block_entries, info.entries - first));
@@ -496,7 +230,7 @@ void write_reach_layer(const std::filesystem::path& path,
         planes[static_cast<std::size_t>(p) * n + i] =
             static_cast<std::byte>(last_symbol >> (8 * p));
     }
-    CompressedBlock cb;
+    EncodedBlock cb;
     cb.values = encode_value_frame(planes, options, name);
     cb.depths = encode_empty_frame(options, name);
     return cb;
@@ -511,27 +245,31 @@ void write_layer(const std::filesystem::path& path,
   const std::string name = path.string();
   // Validate everything before creating the temporary.
   check_arguments(name, rules_in, stones, source, options);
-  const ValueCounts counts = count_values(source.values, source.recompute, options.executor);
-  const ValuePlan plan = plan_values(name, stones, source, options, counts);
-  LayerInfo info;
-  info.rules = rules_in.normalised();
-  info.stones = stones;
-  info.entries = source.values.size();
-  info.block_entries = options.block_entries;
-  info.block_count =
-      static_cast<std::uint32_t>(block_count_for(info.entries, options.block_entries));
-  info.format_version = version_for(plan, options.depth_codec);
-  info.depth_codec = options.depth_codec;
-  info.recompute = plan.use_recompute;
-  info.all_moves = plan.all_moves;
-  info.value_table = plan.table;
-
-  AtomicFile out(path);
-  out.write(serialise_header(info));
-  out.write(serialise_value_table(info.value_table));
-  write_blocks(out, info, options, [&](std::uint64_t b) {
-    return encode_block(b, plan, source, options, name);
-  });
+  const LayerEncoder encoder(name,
+                             rules_in,
+                             stones,
+                             count_layer_values(source, options.executor),
+                             !source.recompute.empty(),
+                             source.all_moves,
+                             options);
+  const LayerInfo& info = encoder.info();
+  LayerFileWriter out(path, encoder.head(), info.block_count);
+  encoder.encode(0,
+                 info.block_count,
+                 source,
+                 0,
+                 options.executor,
+                 kBlocksPerRound,
+                 [&](std::uint64_t start, std::span<EncodedBlock> blocks) {
+                   for (const EncodedBlock& block : blocks)
+                     out.append(block);
+                   if (options.progress) {
+                     options.progress(
+                         std::min(info.entries, (start + blocks.size()) * options.block_entries),
+                         info.entries);
+                   }
+                 });
+  out.finish();
 }
 
 void write_layer(const std::filesystem::path& path,

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "dist_solver.h"
+#include "dist_write.h"
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/gen/generate_steps.h"
@@ -68,52 +69,16 @@ bool all_true(bool x) {
 }
 
 // This rank's part of layer n as a later layer reads it (Slices::bytes).
-std::vector<std::int8_t> kept_bytes(int n, const LayerPart& part) {
-  std::vector<std::int8_t> out(part.value.begin(), part.value.end());
+// This rank's part of layer n as a later layer reads it (Slices::bytes), made in place of the
+// part's values.
+std::vector<std::int8_t> kept_bytes(int n, LayerPart&& part) {
+  std::vector<std::int8_t> out = std::move(part.value);
   if (n <= gen::kMaxMarkedStones) {
     for (std::size_t i = 0; i < out.size(); ++i)
-      out[i] = gen::marked_byte(part.value[i], part.marked(i));
+      out[i] = gen::marked_byte(out[i], part.marked(i));
   }
+  part = LayerPart();
   return out;
-}
-
-// kept_bytes for a part read back: values and one mark byte per entry.
-std::vector<std::int8_t> kept_bytes(int n,
-                                    std::span<const std::int8_t> value,
-                                    std::span<const std::uint8_t> mark) {
-  std::vector<std::int8_t> out(value.begin(), value.end());
-  if (n <= gen::kMaxMarkedStones) {
-    for (std::size_t i = 0; i < out.size(); ++i)
-      out[i] = gen::marked_byte(value[i], !mark.empty() && mark[i] != 0);
-  }
-  return out;
-}
-
-// Streams `count` items of `data` from rank `from` to rank 0 in pieces one MPI call carries
-// (64 MiB): rank 0 passes each piece to take(offset, span) as it arrives (its own part without a
-// copy). Called by rank 0 and rank `from` only.
-template <typename T, typename Take>
-void stream_to_root(
-    const Comm& comm, int from, const T* data, std::uint64_t count, Traffic& traffic, Take&& take) {
-  constexpr std::uint64_t kPiece = (std::uint64_t{64} << 20) / sizeof(T);
-  if (comm.rank == 0 && from == 0) {
-    take(std::uint64_t{0}, std::span<const T>(data, count));
-    return;
-  }
-  std::vector<T> buffer;
-  for (std::uint64_t at = 0; at < count; at += kPiece) {
-    const std::uint64_t items = std::min(kPiece, count - at);
-    const int bytes = static_cast<int>(items * sizeof(T));
-    if (comm.rank == 0) {
-      buffer.resize(items);
-      MPI_Recv(buffer.data(), bytes, MPI_BYTE, from, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      take(at, std::span<const T>(buffer.data(), items));
-    } else {
-      MPI_Send(data + at, bytes, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
-      traffic.bytes += static_cast<std::uint64_t>(bytes);
-      ++traffic.messages;
-    }
-  }
 }
 
 class Driver {
@@ -151,15 +116,23 @@ class Driver {
       return e;
     for (int n = 0;; ++n) {
       const fs::path path = gen_.out / layer_file_name(n);
-      int plan[2] = {0, 0};  // go on to layer n; its file exists
+      int plan[3] = {0, 0, 0};  // go on to layer n; its file exists; it is the run's last
       if (comm_.rank == 0) {
         const bool exists = fs::exists(path);
         plan[0] = n <= gen_.max_stones || (rewrote_marked_ && n <= kMaxIndexedStones && exists);
         plan[1] = exists;
+        plan[2] = gen::last_layer(gen_.out, gen_.max_stones, n);
       }
-      MPI_Bcast(plan, 2, MPI_INT, 0, MPI_COMM_WORLD);
+      MPI_Bcast(plan, 3, MPI_INT, 0, MPI_COMM_WORLD);
       if (!plan[0])
         break;
+      // As gen: the run's last layer reads no layer its moves cannot reach (those between it
+      // and its smallest capture), and no layer reads it.
+      last_ = plan[2] != 0;
+      if (last_) {
+        for (int m = std::max(0, n - engine_.min_gain() + 1); m < n; ++m)
+          slices_.bytes[static_cast<std::size_t>(m)] = {};
+      }
       e = layer(n, path, plan[1] != 0);
       if (e.exit_code != 0)
         return e;
@@ -171,7 +144,8 @@ class Driver {
   DistError layer(int n, const fs::path& path, bool exists) {
     const auto start = Clock::now();
     const std::uint64_t size = layer_size(rules_.pits(), n);
-    slices_.partition.emplace_back(size, comm_.size);
+    slices_.partition.emplace_back(
+        size, comm_.size, std::max<std::uint64_t>(1, gen_.write.block_entries));
     slices_.bytes.emplace_back();
     DistLayerReport report;
     report.layer.stones = n;
@@ -197,12 +171,27 @@ class Driver {
       LayerPart part = solve_part(comm_, rules_, n, slices_, part_options, traffic);
       solve_seconds = since(solve_start);
       report.layer.solve_seconds = max_all(solve_seconds);
-      slices_.bytes.back() = kept_bytes(n, part);
       const auto write_start = Clock::now();
-      DistError e = write(n, path, part, traffic);
-      if (e.exit_code != 0)
-        return e;
+      progress(n, gen::Phase::kWrite, 0);
+      const WriteResult written =
+          write_parts(comm_,
+                      path,
+                      rules_,
+                      n,
+                      slices_.partition.back(),
+                      part,
+                      gen_.write,
+                      options_.write_mode,
+                      traffic,
+                      [&](double f) { progress(n, gen::Phase::kWrite, f); });
+      if (!written.error.empty())
+        return {1, written.error};
+      if (written.recompute && !rewrote_marked_)
+        rewrote_marked_ = n;
       report.layer.write_seconds = since(write_start);
+      // Kept for the later layers (none reads the run's last one).
+      if (!last_)
+        slices_.bytes.back() = kept_bytes(n, std::move(part));
     }
     const double seconds = since(start);
     // The figures of the whole job: sums and maxima over the ranks.
@@ -238,15 +227,17 @@ class Driver {
       options_.on_progress(n, phase, f);
   }
 
-  // The reuse-layer step over the ranks: every rank reads the file (checking every block, as
-  // gen does) and keeps its part; the recompute entries of its part are resolved from their
-  // children, those in smaller layers asked of their owners. Returns false, on every rank, when
-  // any rank finds the file wanting (the layer is then solved again).
+  // The reuse-layer step over the ranks: every rank decodes the blocks of its own part (the
+  // partition is in whole blocks of the file's size when the file was written with this run's
+  // --block-entries; otherwise the blocks that overlap the part); rank 0 also checks the
+  // whole-file checksum, which covers every block, as gen's open does. The recompute entries
+  // of a rank's part are resolved from their children, asked of their owners. Returns false,
+  // on every rank, when any rank finds the file wanting (the layer is then solved again).
   bool reuse(int n, const fs::path& path, DistLayerReport& report, Traffic& traffic) {
     const Partition& part = slices_.partition.back();
     const std::uint64_t first = part.begin(comm_.rank);
     const std::uint64_t owned = part.end(comm_.rank) - first;
-    std::vector<std::int8_t> whole;
+    std::vector<std::int8_t> value(owned);
     bool recompute = false;
     bool all_moves = false;
     std::string why;
@@ -255,25 +246,23 @@ class Driver {
       OpenOptions open;
       open.expected_rules = rules_;
       open.expected_stones = n;
+      open.verify_checksums = comm_.rank == 0;
       const auto reader = LayerReader::open(path, open);
-      whole.resize(part.size());
-      reader->read_all(whole, {});
       recompute = reader->info().recompute;
       all_moves = reader->info().all_moves;
+      read_part(*reader, first, value);
     } catch (const TableError& e) {
       why = e.what();
     }
     bool ok = all_true(why.empty());
-    std::vector<std::int8_t> value;
-    std::vector<std::uint8_t> mark;
+    // Every rank knows whether the file has recompute entries: the same file.
+    std::vector<std::int8_t> resolved;
     if (ok) {
-      value.assign(whole.begin() + static_cast<std::ptrdiff_t>(first),
-                   whole.begin() + static_cast<std::ptrdiff_t>(first + owned));
-      // Every rank knows whether the file has recompute entries: the same file.
+      slices_.bytes.back() = std::move(value);
       if (recompute) {
-        mark.assign(owned, 0);
+        resolved.assign(owned, 0);
         try {
-          resolve(n, first, whole, all_moves, value, mark, traffic);
+          resolve(n, first, all_moves, slices_.bytes.back(), resolved, traffic);
         } catch (const TableError& e) {
           why = e.what();
         }
@@ -281,11 +270,12 @@ class Driver {
       }
     }
     if (!ok) {
+      slices_.bytes.back() = {};
       // Rank 0 names the check that failed: its own, or that another rank's failed.
       if (comm_.rank == 0) {
         report.layer.rebuilt_because = why.empty() ? "layer " + std::to_string(n) +
-                                                         ": a recompute entry of another "
-                                                         "rank's part does not resolve"
+                                                         ": another rank's part of the file "
+                                                         "does not read back or resolve"
                                                    : why;
         if (options_.on_rebuild)
           options_.on_rebuild(n, report.layer.rebuilt_because);
@@ -293,40 +283,110 @@ class Driver {
       return false;
     }
     progress(n, gen::Phase::kRead, 1);
-    slices_.bytes.back() = kept_bytes(n, value, mark);
+    // The part as later layers read it (kept_bytes), in place: a recompute entry becomes its
+    // resolved value with the mark.
+    std::vector<std::int8_t>& bytes = slices_.bytes.back();
+    const bool marked_layer = n <= gen::kMaxMarkedStones;
+    for (std::uint64_t i = 0; i < owned; ++i) {
+      const bool mark = recompute && bytes[i] == kRecomputeValue;
+      const std::int8_t v = mark ? resolved[i] : bytes[i];
+      bytes[i] = marked_layer ? gen::marked_byte(v, mark) : v;
+    }
     return true;
   }
 
-  // Replaces the recompute entries of this rank's part of layer n (`value`, from index `first`)
-  // by their values, as gen's reuse does, and marks them in `mark`. `whole` is the layer as
-  // read; the children in smaller layers are asked of their owners. Throws TableError
-  // (kCorrupt) for an entry that does not resolve.
+  // Decodes the entries [first, first + out.size()) of the layer from the blocks that hold
+  // them, in parallel. Throws TableError with the first failed block's message.
+  static void read_part(const LayerReader& reader,
+                        std::uint64_t first,
+                        std::span<std::int8_t> out) {
+    if (out.empty())
+      return;
+    const std::uint64_t be = reader.info().block_entries;
+    const auto b0 = static_cast<std::uint32_t>(first / be);
+    const auto b1 = static_cast<std::uint32_t>((first + out.size() - 1) / be + 1);
+    std::vector<std::string> errors(b1 - b0);
+    tbb::parallel_for(b0, b1, [&](std::uint32_t b) {
+      const std::uint64_t start = std::uint64_t{b} * be;
+      const std::uint64_t lo = std::max(start, first),
+                          hi = std::min(start + be, first + out.size());
+      std::span<std::int8_t> into = out.subspan(lo - first, hi - lo);
+      std::vector<std::int8_t> whole;
+      if (lo != start || hi - lo != reader.block_size(b)) {
+        whole.resize(reader.block_size(b));
+        into = whole;
+      }
+      const LayerReader::BlockRead r = reader.read_block(b, into, {});
+      if (!r.values) {
+        errors[b - b0] =
+            r.error.empty() ? "block " + std::to_string(b) + " does not decode" : r.error;
+        return;
+      }
+      if (!whole.empty())
+        std::copy(whole.begin() + static_cast<std::ptrdiff_t>(lo - start),
+                  whole.begin() + static_cast<std::ptrdiff_t>(hi - start),
+                  out.begin() + static_cast<std::ptrdiff_t>(lo - first));
+    });
+    for (const std::string& e : errors) {
+      if (!e.empty())
+        throw TableError(TableError::Code::kCorrupt, e);
+    }
+  }
+
+  // Resolves the recompute entries of this rank's part of layer n (`value`, from index `first`,
+  // as read: the other ranks' requests for layer n's entries are answered from it, so it stays
+  // as read until every rank is done) into `resolved`, as gen's reuse does. Every child an
+  // entry's resolution reads is asked of its owner; the part is taken in rounds of kResolveRound
+  // positions (2^18; their number agreed over the ranks), so that the requests held at once stay
+  // bounded. Throws TableError (kCorrupt), after the last round, for an entry that does not
+  // resolve.
   void resolve(int n,
                std::uint64_t first,
-               std::span<const std::int8_t> whole,
                bool all_moves,
-               std::vector<std::int8_t>& value,
-               std::vector<std::uint8_t>& mark,
+               const std::vector<std::int8_t>& value,
+               std::vector<std::int8_t>& resolved,
                Traffic& traffic) {
+    constexpr std::uint64_t kResolveRound = std::uint64_t{1} << 18;
+    const std::uint64_t owned = value.size();
+    const std::uint64_t rounds = max_all((owned + kResolveRound - 1) / kResolveRound);
+    std::optional<std::string> failure;
+    for (std::uint64_t r = 0; r < rounds; ++r) {
+      const std::uint64_t lo = std::min(owned, r * kResolveRound);
+      const std::uint64_t hi = std::min(owned, lo + kResolveRound);
+      resolve_round(n, first, lo, hi, all_moves, value, resolved, traffic, failure);
+    }
+    if (failure)
+      throw TableError(TableError::Code::kCorrupt, *failure);
+  }
+
+  // One round of resolve: the entries [lo, hi) of the part (collective: one exchange). Records
+  // the first entry that does not resolve in `failure`.
+  void resolve_round(int n,
+                     std::uint64_t first,
+                     std::uint64_t lo,
+                     std::uint64_t hi,
+                     bool all_moves,
+                     const std::vector<std::int8_t>& value,
+                     std::vector<std::int8_t>& resolved,
+                     Traffic& traffic,
+                     std::optional<std::string>& failure) {
     const int k = rules_.pits();
     const auto span_of = [k](const Pits& b) {
       return std::span<const std::uint8_t>(b.data(), static_cast<std::size_t>(k));
     };
-    // One round: every request at once (a reused layer's recompute entries are a minority).
+    const auto asked = [all_moves](const Move& m) { return m.gain() != 0 || all_moves; };
     std::vector<std::vector<std::uint64_t>> req(static_cast<std::size_t>(comm_.size));
     Pits board{};
     MoveList moves;
-    const std::uint64_t owned = value.size();
-    if (owned > 0)
-      unrank(first, n, std::span(board.data(), static_cast<std::size_t>(k)));
+    if (lo < hi)
+      unrank(first + lo, n, std::span(board.data(), static_cast<std::size_t>(k)));
     std::vector<std::uint64_t> entries;
-    for (std::uint64_t i = 0; i < owned; ++i) {
+    for (std::uint64_t i = lo; i < hi; ++i) {
       if (value[i] == kRecomputeValue) {
         entries.push_back(i);
-        mark[i] = 1;
         engine_.legal_moves(board, moves);
         for (const Move& m : moves) {
-          if (m.gain() == 0)
+          if (!asked(m))
             continue;
           const std::uint64_t index = rank(span_of(m.child));
           const int layer = n - m.gain();
@@ -337,133 +397,45 @@ class Driver {
     }
     const auto answers = request_bytes(comm_, slices_, req, traffic);
     std::vector<std::size_t> cursor(static_cast<std::size_t>(comm_.size), 0);
-    std::optional<std::string> failure;
     for (const std::uint64_t i : entries) {
       unrank(first + i, n, std::span(board.data(), static_cast<std::size_t>(k)));
       if (engine_.legal_moves(board, moves) == 0) {
-        value[i] = static_cast<std::int8_t>(engine_.final_value(board));
+        resolved[i] = static_cast<std::int8_t>(engine_.final_value(board));
         continue;
       }
       // The answers of this entry's moves, in move order, before resolving (which may stop at a
-      // failing child and leave some unread).
-      std::array<std::int8_t, kMaxPitsPerSide> smaller{};
+      // failing child and leave some unread): layer n's as read, the smaller layers' from
+      // their kept bytes.
+      std::array<std::int8_t, kMaxPitsPerSide> child_byte{};
       for (int j = 0; j < moves.size; ++j) {
         const Move& m = moves.moves[j];
-        if (m.gain() == 0)
+        if (!asked(m))
           continue;
         const int layer = n - m.gain();
         const int d = slices_.partition[layer].owner(rank(span_of(m.child)));
         const std::int8_t b = answers[d][cursor[d]++];
-        smaller[j] = layer <= gen::kMaxMarkedStones && gen::marked_mark(b)
-                         ? kRecomputeValue
-                         : static_cast<std::int8_t>(
-                               layer <= gen::kMaxMarkedStones ? gen::marked_value(b) : b);
+        const bool marked_layer = layer < n && layer <= gen::kMaxMarkedStones;
+        child_byte[j] = marked_layer && gen::marked_mark(b)
+                            ? kRecomputeValue
+                            : static_cast<std::int8_t>(marked_layer ? gen::marked_value(b) : b);
       }
       const auto child = [&](int layer, std::uint64_t index, std::int8_t& byte) {
-        if (layer == n) {
-          byte = whole[index];
-        } else {
-          for (int j = 0; j < moves.size; ++j) {
-            if (n - moves.moves[j].gain() == layer && rank(span_of(moves.moves[j].child)) == index)
-              byte = smaller[j];
-          }
+        for (int j = 0; j < moves.size; ++j) {
+          if (n - moves.moves[j].gain() == layer && rank(span_of(moves.moves[j].child)) == index)
+            byte = child_byte[j];
         }
         return ProbeStatus::kOk;
       };
-      const internal::Resolution r = internal::resolve_recompute(moves, n, k, all_moves, child);
-      if (r.kind != internal::Resolution::Kind::kValue && !failure) {
+      const internal::Resolution res = internal::resolve_recompute(moves, n, k, all_moves, child);
+      if (res.kind != internal::Resolution::Kind::kValue && !failure) {
         failure = "layer " + std::to_string(n) + ": recompute entry " + std::to_string(first + i) +
-                  (r.kind == internal::Resolution::Kind::kChained
+                  (res.kind == internal::Resolution::Kind::kChained
                        ? " leads to a recompute entry (the stored-children rule, the one-ply "
                          "rule of version 3)"
                        : " has no move that gains seeds");
       }
-      value[i] = static_cast<std::int8_t>(r.value);
+      resolved[i] = static_cast<std::int8_t>(res.value);
     }
-    if (failure)
-      throw TableError(TableError::Code::kCorrupt, *failure);
-  }
-
-  // The write step: rank 0 gathers the layer's parts and writes the file as gen does (a
-  // temporary renamed into place when complete). Rank 0 holds the values (1 byte per position),
-  // the depths in one byte (those of 255 and more in a list, as gen::DepthTable) and the marks in
-  // one bit; each rank frees its part once sent.
-  DistError write(int n, const fs::path& path, LayerPart& part, Traffic& traffic) {
-    const Partition& partition = slices_.partition.back();
-    bool local_mark = false;
-    for (const std::uint64_t w : part.mark)
-      local_mark = local_mark || w != 0;
-    const bool any_mark = !all_true(!local_mark);
-    const std::uint64_t size = partition.size();
-    const std::uint8_t deep_byte = part.deep_byte;  // the same on every rank
-    std::vector<std::int8_t> values;
-    gen::DepthTable::Bytes low;
-    std::vector<std::pair<std::uint64_t, std::uint16_t>> overflow;
-    std::vector<std::uint64_t> recompute;
-    if (comm_.rank == 0) {
-      values.resize(size);
-      low.reset(static_cast<std::uint8_t*>(std::malloc(size + 1)));
-      if (!low)
-        throw std::bad_alloc();
-      if (any_mark)
-        recompute.assign((size + 63) / 64, 0);
-    }
-    if (any_mark && part.mark.empty())
-      part.mark.assign((part.value.size() + 63) / 64, 0);
-    progress(n, gen::Phase::kWrite, 0);
-    for (int r = 0; r < comm_.size; ++r) {
-      if (comm_.rank != 0 && comm_.rank != r)
-        continue;
-      const std::uint64_t first = partition.begin(r);
-      const std::uint64_t count = partition.end(r) - first;
-      stream_to_root(comm_, r, part.value.data(), count, traffic, [&](auto at, auto piece) {
-        std::copy(
-            piece.begin(), piece.end(), values.begin() + static_cast<std::ptrdiff_t>(first + at));
-      });
-      stream_to_root(comm_, r, part.depth.data(), count, traffic, [&](auto at, auto piece) {
-        std::copy(piece.begin(), piece.end(), low.get() + first + at);
-      });
-      // The deep depths: their count first, then the list (rank by rank, so by index).
-      std::uint64_t deep = part.deep.size();
-      stream_to_root(comm_, r, &deep, 1, traffic, [&](auto, auto piece) { deep = piece[0]; });
-      stream_to_root(comm_, r, part.deep.data(), deep, traffic, [&](auto, auto piece) {
-        for (const auto& [i, d] : piece)
-          overflow.emplace_back(first + i, d);
-      });
-      if (any_mark) {
-        stream_to_root(
-            comm_, r, part.mark.data(), (count + 63) / 64, traffic, [&](auto at, auto piece) {
-              for (std::size_t w = 0; w < piece.size(); ++w) {
-                for (std::uint64_t bits = piece[w]; bits != 0; bits &= bits - 1) {
-                  const std::uint64_t i =
-                      first + (at + w) * 64 + static_cast<std::uint64_t>(__builtin_ctzll(bits));
-                  recompute[i / 64] |= std::uint64_t{1} << (i % 64);
-                }
-              }
-            });
-      }
-      if (comm_.rank == r)
-        part = LayerPart();  // sent: free it before rank 0 compresses
-    }
-    return on_root(comm_, [&] {
-      const gen::DepthTable depths(std::move(low), size, std::move(overflow), deep_byte);
-      LayerSource source;
-      source.values = values;
-      source.recompute = recompute;
-      source.all_moves = true;
-      source.fill_depths = [&depths](std::uint64_t first, std::span<std::uint16_t> out) {
-        depths.fill(first, out);
-      };
-      WriteOptions write = gen_.write;
-      if (!write.executor)
-        write.executor = gen::tbb_executor();
-      write.progress = [&](std::uint64_t done, std::uint64_t total) {
-        progress(n, gen::Phase::kWrite, static_cast<double>(done) / static_cast<double>(total));
-      };
-      write_layer(path, rules_, n, source, write);
-      if (any_mark && !rewrote_marked_)
-        rewrote_marked_ = n;
-    });
   }
 
   const Comm& comm_;
@@ -474,6 +446,7 @@ class Driver {
   Slices slices_;
   std::optional<int> rewrote_marked_;  // rank 0: the first layer written with recompute entries
   bool writable_checked_ = false;
+  bool last_ = false;  // the layer being built is the run's last
 };
 
 }  // namespace

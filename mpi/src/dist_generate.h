@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "dist_write.h"
 #include "exchange.h"
 #include "sowdb/gen/generate.h"
 
@@ -17,7 +18,7 @@ struct DistLayerReport {
   std::uint64_t messages = 0;         ///< Non-empty buffers the ranks sent each other.
   double slowest_seconds = 0;         ///< The slowest rank's time on the layer's solve.
   int slowest_rank = 0;               ///< That rank.
-  std::uint64_t rank0_rss_bytes = 0;  ///< Peak RSS of rank 0 (it gathers the layer to write it).
+  std::uint64_t rank0_rss_bytes = 0;  ///< Peak RSS of rank 0.
   std::uint64_t other_rss_bytes = 0;  ///< The largest peak RSS of the other ranks.
 };
 
@@ -33,6 +34,8 @@ struct DistOptions {
   int die_at_layer = -1;
   /// For tests: PartOptions::deep_byte (depths from it up kept in a list), 1..255.
   std::uint8_t deep_byte = 255;
+  /// How the ranks' compressed blocks reach the file (decision record 0010).
+  WriteMode write_mode = WriteMode::kGather;
 };
 
 /// What a refused or failed run tells the user.

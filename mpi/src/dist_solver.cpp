@@ -98,7 +98,7 @@ class PartSolver {
         n_(stones),
         k_(rules_.pits()),
         p_(rules_.pits_per_side()),
-        part_(layer_size(k_, stones), comm.size),
+        part_(smaller.partition.at(static_cast<std::size_t>(stones))),
         first_(part_.begin(comm.rank)),
         owned_(part_.end(comm.rank) - first_),
         smaller_(smaller),
@@ -269,11 +269,22 @@ class PartSolver {
         }
       }
     });
-    Frontier frontier, next;
-    for (auto& s : seeds0)
-      frontier.insert(frontier.end(), s.begin(), s.end());
-    for (auto& s : seeds1)
-      next.insert(next.end(), s.begin(), s.end());
+    // The tasks' seeds joined into one list each, every task's list freed as soon as it is
+    // copied: seeds can be a large share of the part, 4 bytes each.
+    const auto join = [](std::vector<Frontier>& lists) {
+      std::size_t size = 0;
+      for (const Frontier& s : lists)
+        size += s.size();
+      Frontier out;
+      out.reserve(size);
+      for (Frontier& s : lists) {
+        out.insert(out.end(), s.begin(), s.end());
+        Frontier().swap(s);
+      }
+      return out;
+    };
+    Frontier frontier = join(seeds0);
+    Frontier next = join(seeds1);
     for (int level = 0;; ++level) {
       // One collective tells every rank how many rounds the level takes, and none when every
       // rank's frontier is empty.
@@ -374,8 +385,10 @@ class PartSolver {
       for (std::uint64_t j = start[r]; j < start[r + 1]; ++j)
         update(sorted_[j], decided[r]);
     });
-    for (const auto& d : decided)
+    for (Frontier& d : decided) {
       next.insert(next.end(), d.begin(), d.end());
+      Frontier().swap(d);
+    }
   }
 
   // Calls f(index) once for each (position, move) pair whose move stays in the layer and leads

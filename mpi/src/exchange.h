@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -32,32 +33,43 @@ struct Comm {
   }
 };
 
-/// The split of a layer's index range over `ranks` ranks: rank r owns the indices
-/// [size * r / ranks, size * (r + 1) / ranks), so the owner of an index is a function of the
-/// index alone and the parts differ by at most one position.
+/// The split of a layer's index range over `ranks` ranks in whole units (the blocks of the
+/// layer's file, `unit` entries each, the last one short): of the layer's U = ceil(size / unit)
+/// units, rank r owns [U r / ranks, U (r + 1) / ranks), so a rank's part is a run of whole
+/// blocks that it compresses and reads back alone, the owner of an index is a function of the
+/// index alone, and the parts differ by at most one unit (decision record 0010). Parts may be
+/// empty (fewer units than ranks).
 class Partition {
   __extension__ typedef unsigned __int128 U128;
 
  public:
   Partition() = default;
-  Partition(std::uint64_t size, int ranks) : size_(size), ranks_(ranks) {}
+  /// `unit` >= 1; 1 splits by entries.
+  Partition(std::uint64_t size, int ranks, std::uint64_t unit = 1)
+      : size_(size), ranks_(ranks), unit_(unit), units_((size + unit - 1) / unit) {}
 
   std::uint64_t size() const { return size_; }
+  /// Entries per unit.
+  std::uint64_t unit() const { return unit_; }
   /// First index of rank r (r in 0..ranks); begin(ranks) == size().
-  std::uint64_t begin(int r) const {
-    return static_cast<std::uint64_t>(static_cast<U128>(size_) * static_cast<unsigned>(r) /
+  std::uint64_t begin(int r) const { return std::min(size_, first_unit(r) * unit_); }
+  std::uint64_t end(int r) const { return begin(r + 1); }
+  /// First unit (block) of rank r (r in 0..ranks).
+  std::uint64_t first_unit(int r) const {
+    return static_cast<std::uint64_t>(static_cast<U128>(units_) * static_cast<unsigned>(r) /
                                       static_cast<unsigned>(ranks_));
   }
-  std::uint64_t end(int r) const { return begin(r + 1); }
   /// The rank that owns index i (i < size()): the largest r with begin(r) <= i.
   int owner(std::uint64_t i) const {
-    return static_cast<int>(((static_cast<U128>(i) + 1) * static_cast<unsigned>(ranks_) - 1) /
-                            size_);
+    return static_cast<int>(
+        ((static_cast<U128>(i / unit_) + 1) * static_cast<unsigned>(ranks_) - 1) / units_);
   }
 
  private:
   std::uint64_t size_ = 0;
   int ranks_ = 1;
+  std::uint64_t unit_ = 1;
+  std::uint64_t units_ = 0;
 };
 
 /// Sends out[d] to rank d for every rank d (out.size() == comm.size) and returns what each rank

@@ -1,7 +1,7 @@
 // sowdb-mpi: `sowdb gen` over MPI ranks (decision record 0010, docs/CLUSTER.md).
 //
 //   mpirun -np K sowdb-mpi gen --variant V --max-stones N --out DIR [--threads T] [--json]
-//                              [--quiet] [--no-recompute]
+//                              [--quiet] [--no-recompute] [--write-mode gather|mpi-io]
 //
 // Builds the same files as `sowdb gen` with the same options. Rank 0 talks to the user.
 #include <mpi.h>
@@ -38,12 +38,13 @@ struct Args {
   unsigned block_entries = sowdb::kDefaultBlockEntries;
   int zstd_level = sowdb::kDefaultZstdLevel;
   double memory_limit_gib = 0;
+  std::string write_mode = "gather";
 };
 
 const char* kUsage =
     "usage: mpirun -np K sowdb-mpi gen --variant V --max-stones N --out DIR [--threads T] "
     "[--json] [--quiet] [--no-recompute] [--block-entries N] [--zstd-level L] "
-    "[--memory-limit GIB] [--objective competitive]\n";
+    "[--memory-limit GIB] [--objective competitive] [--write-mode gather|mpi-io]\n";
 
 // Parses the command line; returns an error message, empty when it parsed.
 std::string parse(int argc, char** argv, Args& a) {
@@ -71,6 +72,8 @@ std::string parse(int argc, char** argv, Args& a) {
         a.zstd_level = std::stoi(value("--zstd-level"));
       else if (arg == "--memory-limit")
         a.memory_limit_gib = std::stod(value("--memory-limit"));
+      else if (arg == "--write-mode")
+        a.write_mode = value("--write-mode");
       else if (arg == "--objective")
         a.objective = value("--objective");
       else if (arg == "--json")
@@ -93,6 +96,8 @@ std::string parse(int argc, char** argv, Args& a) {
     return "--zstd-level: 1..22";
   if (a.memory_limit_gib < 0)
     return "--memory-limit: GiB, at least 0";
+  if (a.write_mode != "gather" && a.write_mode != "mpi-io")
+    return "--write-mode: gather or mpi-io";
   if (a.objective != "competitive" && a.objective != "cooperative")
     return "--objective: competitive or cooperative";
   return {};
@@ -213,6 +218,8 @@ int run(const Comm& comm, int argc, char** argv) {
   // this machine's memory.
   options.gen.memory_limit_bytes =
       static_cast<std::uint64_t>(a.memory_limit_gib * 1024.0 * 1024.0 * 1024.0);
+  options.write_mode =
+      a.write_mode == "mpi-io" ? sowdb::mpi::WriteMode::kMpiIo : sowdb::mpi::WriteMode::kGather;
   options.gen.objective = a.objective == "cooperative" ? sowdb::Objective::kCooperative
                                                        : sowdb::Objective::kCompetitive;
   // The kill-and-resume test's hook: SOWDB_MPI_TEST_KILL=RANK:LAYER.

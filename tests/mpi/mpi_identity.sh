@@ -5,7 +5,8 @@
 #
 # Builds VARIANT's layers 0..MAX_STONES with `sowdb gen` and with `mpirun -np RANKS sowdb-mpi
 # gen` into WORK_DIR and compares every file with cmp (the lock file, which names the writing
-# process, is left out). Exits 77 (skipped) when mpirun is missing.
+# process, is left out). SOWDB_MPI_FLAGS: more flags for sowdb-mpi only (--write-mode). Exits
+# 77 (skipped) when mpirun is missing.
 set -euo pipefail
 sowdb=$1 mpi=$2 work=$3 ranks=$4 variant=$5 stones=$6
 shift 6
@@ -16,5 +17,5 @@ rm -rf "$work"
 mkdir -p "$work"
 "$sowdb" gen --variant "$variant" --max-stones "$stones" --out "$work/gen" --quiet "$@"
 mpirun --oversubscribe -np "$ranks" "$mpi" gen --variant "$variant" --max-stones "$stones" \
-  --out "$work/mpi" --threads 1 --quiet "$@"
+  --out "$work/mpi" --threads 1 --quiet ${SOWDB_MPI_FLAGS:-} "$@"
 "$(dirname "$0")/compare_dirs.sh" "$work/gen" "$work/mpi"

@@ -1,0 +1,166 @@
+// The writer's steps (layer_parts.h) as a distributed writer uses them: a layer cut into parts
+// of whole blocks, each part counted and compressed alone, the counts summed and the file
+// assembled from the blocks in order, gives write_layer's bytes; so does the MPI-IO way (blocks
+// placed at offsets, the seek table and footer from their summaries).
+#include "sowdb/format/layer_parts.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "table_test_util.h"
+
+namespace sowdb {
+namespace {
+
+using test::Layer;
+using test::make_layer;
+using test::read_bytes;
+using test::TempDir;
+
+// Part `r` of `parts` as a distributed writer holds it: the entries [first, last) with its own
+// recompute bits (bit i for the part's entry i, so misaligned with the layer's words when first
+// is not a multiple of 64) and depths indexed from the part's first entry.
+struct Part {
+  std::uint64_t first = 0;
+  std::vector<std::int8_t> values;
+  std::vector<std::uint16_t> depths;
+  std::vector<std::uint64_t> marks;
+
+  LayerSource source(bool all_moves) const {
+    LayerSource s;
+    s.values = values;
+    s.recompute = marks;
+    s.all_moves = all_moves;
+    s.fill_depths = [this](std::uint64_t at, std::span<std::uint16_t> out) {
+      std::copy_n(depths.begin() + static_cast<std::ptrdiff_t>(at), out.size(), out.begin());
+    };
+    return s;
+  }
+};
+
+Part cut(const Layer& l, std::uint64_t first, std::uint64_t last) {
+  Part p;
+  p.first = first;
+  p.values.assign(l.values.begin() + static_cast<std::ptrdiff_t>(first),
+                  l.values.begin() + static_cast<std::ptrdiff_t>(last));
+  p.depths.assign(l.depths.begin() + static_cast<std::ptrdiff_t>(first),
+                  l.depths.begin() + static_cast<std::ptrdiff_t>(last));
+  if (!l.recompute.empty()) {
+    p.marks.assign((last - first + 63) / 64, 0);
+    for (std::uint64_t i = first; i < last; ++i) {
+      if (l.marked(i))
+        p.marks[(i - first) / 64] |= std::uint64_t{1} << ((i - first) % 64);
+    }
+  }
+  return p;
+}
+
+// The layer cut at whole blocks into 3 unequal parts (one of them empty), written both ways.
+void expect_parts_give_the_same_bytes(const Layer& l, const WriteOptions& o) {
+  TempDir dir;
+  LayerSource whole;
+  whole.values = l.values;
+  whole.recompute = l.recompute;
+  whole.all_moves = l.all_moves;
+  whole.fill_depths = [&](std::uint64_t first, std::span<std::uint16_t> out) {
+    std::copy_n(l.depths.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
+  };
+  write_layer(dir / "whole.sdb", l.rules, l.stones, whole, o);
+  const auto want = read_bytes(dir / "whole.sdb");
+
+  const std::uint64_t entries = l.values.size();
+  const std::uint64_t blocks = (entries + o.block_entries - 1) / o.block_entries;
+  ASSERT_GE(blocks, 4u);
+  const std::vector<std::uint64_t> cuts = {0, 1, 1, blocks * 2 / 3, blocks};  // in blocks
+  std::vector<Part> parts;
+  ValueCounts counts;
+  for (std::size_t r = 0; r + 1 < cuts.size(); ++r) {
+    parts.push_back(cut(l,
+                        std::min(entries, cuts[r] * o.block_entries),
+                        std::min(entries, cuts[r + 1] * o.block_entries)));
+    counts += count_layer_values(parts.back().source(l.all_moves));
+  }
+  const LayerEncoder encoder(
+      "parts", l.rules, l.stones, counts, !l.recompute.empty(), l.all_moves, o);
+  ASSERT_EQ(encoder.info().block_count, blocks);
+
+  // Gathered: the blocks appended in order, a batch at a time.
+  LayerFileWriter out(dir / "gathered.sdb", encoder.head(), encoder.info().block_count);
+  std::vector<BlockSummary> sums;
+  std::vector<std::vector<std::byte>> frames;  // per part, for the placed file
+  for (std::size_t r = 0; r < parts.size(); ++r) {
+    frames.emplace_back();
+    encoder.encode(cuts[r],
+                   cuts[r + 1],
+                   parts[r].source(l.all_moves),
+                   parts[r].first,
+                   test::thread_executor(3),
+                   2,
+                   [&](std::uint64_t, std::span<EncodedBlock> got) {
+                     for (const EncodedBlock& b : got) {
+                       out.append(b);
+                       sums.push_back(BlockSummary::of(b));
+                       frames.back().insert(frames.back().end(), b.values.begin(), b.values.end());
+                       frames.back().insert(frames.back().end(), b.depths.begin(), b.depths.end());
+                     }
+                   });
+  }
+  out.finish();
+  EXPECT_EQ(read_bytes(dir / "gathered.sdb"), want);
+
+  // Placed: head, each part's frames at its offset, then the seek table and the footer.
+  std::vector<std::byte> placed = encoder.head();
+  const std::uint64_t data_start = placed.size();
+  for (const auto& f : frames)
+    placed.insert(placed.end(), f.begin(), f.end());
+  const auto seek = seek_table_bytes(data_start, sums);
+  placed.insert(placed.end(), seek.begin(), seek.end());
+  Xxh64 hash;
+  hash.update(placed);
+  const auto footer = footer_bytes(hash);
+  placed.insert(placed.end(), footer.begin(), footer.end());
+  EXPECT_EQ(placed, want);
+}
+
+TEST(LayerParts, PartsOfWholeBlocksGiveWriteLayersBytes) {
+  const RuleSet rules{Family::kOware, 6, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove};
+  Layer l = make_layer(rules, 7, 21);  // 31824 entries
+  // 100 entries a block: parts start off the 64-entry words of the marks; the last block short.
+  const WriteOptions o = test::write_options(100, 1);
+  expect_parts_give_the_same_bytes(l, o);
+  test::mark_recompute(l, 100);
+  l.all_moves = true;
+  expect_parts_give_the_same_bytes(l, o);
+}
+
+TEST(LayerParts, RefusesABlockOutsideThePartAndShortFiles) {
+  TempDir dir;
+  const RuleSet rules{Family::kKalah, 3, false, GrandSlam::kCapture, false, KalahEnd::kNoMove};
+  const Layer l = make_layer(rules, 6, 3);  // 462 entries
+  const WriteOptions o = test::write_options(64, 1);
+  const Part p = cut(l, 64, 192);  // blocks 1 and 2
+  const Part all = cut(l, 0, l.values.size());
+  const LayerEncoder encoder("x", rules, 6, count_layer_values(all.source(false)), false, false, o);
+  const auto nothing = [](std::uint64_t, std::span<EncodedBlock>) {};
+  EXPECT_THROW(encoder.encode(0, 2, p.source(false), p.first, {}, 1, nothing), TableError);
+  EXPECT_THROW(encoder.encode(1, 4, p.source(false), p.first, {}, 1, nothing), TableError);
+  EXPECT_NO_THROW(encoder.encode(1, 3, p.source(false), p.first, {}, 1, nothing));
+  // Counts that do not add up to the layer are refused.
+  EXPECT_THROW(LayerEncoder("x", rules, 6, count_layer_values(p.source(false)), false, false, o),
+               TableError);
+  // A file finished before its last block leaves no file and no temporary.
+  {
+    LayerFileWriter out(dir / "short.sdb", encoder.head(), encoder.info().block_count);
+    encoder.encode(1, 3, p.source(false), p.first, {}, 1, [&](auto, std::span<EncodedBlock> b) {
+      for (const auto& block : b)
+        out.append(block);
+    });
+    EXPECT_THROW(out.finish(), TableError);
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+}  // namespace
+}  // namespace sowdb
