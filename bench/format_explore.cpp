@@ -311,7 +311,7 @@ std::vector<std::int16_t> best_exits(const std::filesystem::path& dir,
         const int child_stones = n - m.gain();
         const std::uint64_t ci =
             sowdb::rank(std::span(m.child.data(), static_cast<std::size_t>(pits)));
-        const int cv = smaller[static_cast<std::size_t>(child_stones)].values[ci];
+        const std::int8_t cv = smaller[static_cast<std::size_t>(child_stones)].values[ci];
         best = std::max(best, sowdb::Rules::worth(m, cv));
       }
       max_out[i] = static_cast<std::int16_t>(best);
