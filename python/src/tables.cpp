@@ -389,7 +389,7 @@ void def_tables(py::module_& m) {
            "Closes the table set; later calls raise ClosedError. Bulk calls running in other "
            "threads finish first.")
       .def("__enter__", [](py::object self) { return self; })
-      .def("__exit__", [](PyTables& t, py::args) { t.close(); })
+      .def("__exit__", [](PyTables& t, const py::args&) { t.close(); })
       .def(
           "probe",
           [](const PyTables& t, py::handle board, std::pair<int, int> stores, int max_plies) {

@@ -142,7 +142,7 @@ py::array_t<std::uint8_t> positions(const PyVariant& self,
 
 }  // namespace
 
-PyVariant make_variant(const std::string& text, py::object pits, py::object seeds) {
+PyVariant make_variant(const std::string& text, const py::object& pits, const py::object& seeds) {
   std::string full = text;
   const bool board_given = !pits.is_none() || !seeds.is_none();
   if (board_given) {
