@@ -55,6 +55,23 @@ void create_gen_options(CLI::App* cmd, GenArgs& args) {
       ->check(CLI::Range(0.001, 1e9));
 }
 
+// Runs gen::generate; the refusals whose remedy is a flag of this command get it added here
+// (the library's message states the cause only), as UsageError, exit 2.
+void generate_with_remedies(const gen::GenerateOptions& options) {
+  try {
+    gen::generate(options);
+  } catch (const gen::OutHoldsOtherTables& e) {
+    throw UsageError(std::string(e.what()) + ". Use another --out directory.");
+  } catch (const gen::OutLabelledOtherwise& e) {
+    throw UsageError(std::string(e.what()) + ": use --variant " + e.held.to_string() +
+                     ", or relabel the directory with `sowdb manifest --tables " + e.out.string() +
+                     " --variant " + e.asked.to_string() + "`.");
+  } catch (const gen::LayerAboveTooLarge& e) {
+    throw UsageError(std::string(e.what()) + "; raise --memory-limit, or remove the layers above " +
+                     std::to_string(e.max_stones) + " (probes may refuse some of their entries)");
+  }
+}
+
 // The generator's options from the command line's; bad combinations are UsageError.
 gen::GenerateOptions generate_options(const GenArgs& args) {
   gen::GenerateOptions options;
@@ -144,7 +161,7 @@ int run_gen(const GenArgs& args) {
   };
   options.on_layer = layer_printer<gen::LayerReport>(
       summary, {tty, args.json, args.quiet}, [](const gen::LayerReport& r) { print_layer(r); });
-  summary.seconds = run_layer_job(options.out, [&] { gen::generate(options); });
+  summary.seconds = run_layer_job(options.out, [&] { generate_with_remedies(options); });
   summary.peak_rss_bytes = std::max(summary.peak_rss_bytes, gen::peak_rss_bytes());
   if (args.json)
     std::printf("%s\n", to_json(summary).dump().c_str());

@@ -79,16 +79,14 @@ std::vector<std::uint64_t> read_set_table(const Source& src, int stones, std::ui
   return table;
 }
 
-}  // namespace
-
-ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
+// Checks 2..6: magic, format version, a complete header, its checksum, its size and reserved
+// bytes. Returns the format version.
+std::uint16_t check_header_frame(const std::string& name,
+                                 const HeaderBytes& h,
+                                 std::size_t have,
+                                 std::uint64_t size,
+                                 bool verify_header_checksum) {
   using F = HeaderField;
-  const std::string& name = src.name();
-  const std::uint64_t size = src.size();
-  HeaderBytes h{};
-  const std::size_t have = static_cast<std::size_t>(std::min<std::uint64_t>(size, kHeaderSize));
-  src.read(0, std::span(h.data(), have));
-
   // Check 2: magic.
   if (have == 0 || !matches_magic(std::span(h.data(), std::min(have, kMagicEnd)), kMagicBytes)) {
     fail_field<F::kMagic>(
@@ -139,7 +137,20 @@ ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
           "reserved byte " + std::to_string(field<F::kReserved>().offset + i) + " is not 0");
     }
   }
-  // Check 7: flags. Version 3 defines the required flag kFlagRecompute, version 4
+  return version;
+}
+
+// The three flags of check 7.
+struct HeaderFlags {
+  bool recompute = false;
+  bool all_moves = false;
+  bool cooperative = false;
+};
+
+// Check 7: flags, against what `version` defines.
+HeaderFlags check_flags(const std::string& name, const HeaderBytes& h, std::uint16_t version) {
+  using F = HeaderField;
+  // Version 3 defines the required flag kFlagRecompute, version 4
   // kFlagAllMoves, version 5 kFlagCooperative ("Flags").
   const auto flags = static_cast<std::uint32_t>(get_field<F::kFlags>(h));
   const std::uint32_t known_required = version >= 5
@@ -169,7 +180,17 @@ ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
     fail_field<F::kFlags>(Code::kBadHeader, name, "a version 4 file without flag ALL_MOVES");
   if (version == 5 && !cooperative)
     fail_field<F::kFlags>(Code::kBadHeader, name, "a version 5 file without flag COOPERATIVE");
-  // Check 8: codecs. Value codec 1 and depth codec 2 go with flag COOPERATIVE, and only with it.
+  return {recompute, all_moves, cooperative};
+}
+
+// Check 8: codecs. Returns the depth codec.
+std::uint8_t check_codecs(const std::string& name,
+                          const HeaderBytes& h,
+                          std::uint16_t version,
+                          HeaderFlags flags) {
+  using F = HeaderField;
+  const bool cooperative = flags.cooperative;
+  // Value codec 1 and depth codec 2 go with flag COOPERATIVE, and only with it.
   const std::uint64_t value_codec = get_field<F::kValueCodec>(h);
   if (value_codec != (cooperative ? kSetValueCodec : kValueCodec)) {
     fail_field<F::kValueCodec>(
@@ -187,18 +208,15 @@ ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
         "unknown depth codec " + std::to_string(depth_codec) + " in a " +
             (cooperative ? "co-operative" : "version " + std::to_string(version)) + " file");
   }
-  if (recompute && depth_codec != 1) {
+  if (flags.recompute && depth_codec != 1) {
     fail_field<F::kDepthCodec>(Code::kUnsupported, name, "recompute entries need depth codec 1");
   }
-  // Check 9: the rule set.
-  ParsedHeader p;
-  LayerInfo& info = p.info;
-  info.format_version = version;
-  info.depth_codec = static_cast<DepthCodec>(depth_codec);
-  info.recompute = recompute;
-  info.all_moves = all_moves;
-  info.objective = cooperative ? Objective::kCooperative : Objective::kCompetitive;
-  info.file_size = size;
+  return depth_codec;
+}
+
+// Check 9: the rule set, every field in range and the set normalised.
+RuleSet check_rules(const std::string& name, const HeaderBytes& h) {
+  using F = HeaderField;
   // Every rule set field is one byte.
   const auto family = static_cast<std::uint8_t>(get_field<F::kFamily>(h));
   const auto pits = static_cast<std::uint8_t>(get_field<F::kPitsPerSide>(h));
@@ -220,19 +238,28 @@ ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
   }
   if (end > 1)
     fail_field<F::kEnd>(Code::kBadHeader, name, field_text<F::kEnd>(end));
-  info.rules.family = static_cast<Family>(family);
-  info.rules.pits_per_side = pits;
-  info.rules.skip_origin = skip != 0;
-  info.rules.grand_slam = static_cast<GrandSlam>(slam);
-  info.rules.capture_empty_opposite = capture != 0;
-  info.rules.end = static_cast<KalahEnd>(end);
-  if (!(info.rules == info.rules.normalised())) {
+  RuleSet rules;
+  rules.family = static_cast<Family>(family);
+  rules.pits_per_side = pits;
+  rules.skip_origin = skip != 0;
+  rules.grand_slam = static_cast<GrandSlam>(slam);
+  rules.capture_empty_opposite = capture != 0;
+  rules.end = static_cast<KalahEnd>(end);
+  if (!(rules == rules.normalised())) {
     fail_check(Code::kBadHeader,
                name,
                9,
                "rule set not normalised: an option that does not apply to the family is set");
   }
-  // Check 10: sizes.
+  return rules;
+}
+
+// Check 10: sizes (stones, entries, blocks, value and set counts) into `info`, whose rule set and
+// flags are set. Returns the value count.
+std::uint8_t check_sizes(const std::string& name, const HeaderBytes& h, LayerInfo& info) {
+  using F = HeaderField;
+  const bool recompute = info.recompute;
+  const bool cooperative = info.objective == Objective::kCooperative;
   const auto stones = static_cast<std::uint8_t>(get_field<F::kStones>(h));
   if (stones > kMaxIndexedStones)
     fail_field<F::kStones>(Code::kBadHeader, name, field_text<F::kStones>(stones));
@@ -282,11 +309,20 @@ ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
                                  (cooperative ? "1.." + std::to_string(kMaxSetCount)
                                               : std::string("0..0 (not a co-operative file)")));
   }
+  return value_count;
+}
+
+// Check 11: the file is long enough for the layout `p.info` describes, and ends with the footer
+// magic; sets p.data_start and p.seek_offset.
+void check_layout(const Source& src, std::uint8_t value_count, ParsedHeader& p) {
+  const std::string& name = src.name();
+  const std::uint64_t size = src.size();
+  const LayerInfo& info = p.info;
   const int set_words = reach_set_words(info.stones);
   const std::uint64_t table_size =
-      cooperative ? std::uint64_t{8} * static_cast<std::uint64_t>(set_words) * info.set_count
-                  : pad8(value_count);
-  // Check 11: the file is long enough for its layout, and ends with the footer magic.
+      info.objective == Objective::kCooperative
+          ? std::uint64_t{8} * static_cast<std::uint64_t>(set_words) * info.set_count
+          : pad8(value_count);
   p.data_start = kHeaderSize + table_size;
   const std::uint64_t seek_bytes = std::uint64_t{info.block_count} * kSeekEntrySize;
   // Every block holds two frames of at least one byte each.
@@ -308,11 +344,12 @@ ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
         "no footer magic at the end: the file is truncated, unfinished or has trailing bytes");
   }
   p.seek_offset = size - kFooterSize - seek_bytes;
-  // Check 12: the value table, or the set table of a co-operative file.
-  if (cooperative) {
-    info.set_table = read_set_table(src, info.stones, info.set_count);
-    return p;
-  }
+}
+
+// Check 12 for a competitive file: the value table, into info.value_table.
+void read_value_table(const Source& src, std::uint8_t value_count, LayerInfo& info) {
+  const std::string& name = src.name();
+  const bool recompute = info.recompute;
   std::array<std::byte, 256> table{};
   const auto table_bytes = static_cast<std::size_t>(pad8(value_count));
   src.read(kHeaderSize, std::span(table.data(), table_bytes));
@@ -342,6 +379,35 @@ ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
     if (table[i] != std::byte{0})
       fail_check(Code::kCorrupt, name, 12, "value table padding not 0");
   }
+}
+
+}  // namespace
+
+ParsedHeader parse_header(const Source& src, bool verify_header_checksum) {
+  const std::string& name = src.name();
+  const std::uint64_t size = src.size();
+  HeaderBytes h{};
+  const std::size_t have = static_cast<std::size_t>(std::min<std::uint64_t>(size, kHeaderSize));
+  src.read(0, std::span(h.data(), have));
+  const std::uint16_t version = check_header_frame(name, h, have, size, verify_header_checksum);
+  const HeaderFlags flags = check_flags(name, h, version);
+  const std::uint8_t depth_codec = check_codecs(name, h, version, flags);
+  ParsedHeader p;
+  LayerInfo& info = p.info;
+  info.format_version = version;
+  info.depth_codec = static_cast<DepthCodec>(depth_codec);
+  info.recompute = flags.recompute;
+  info.all_moves = flags.all_moves;
+  info.objective = flags.cooperative ? Objective::kCooperative : Objective::kCompetitive;
+  info.file_size = size;
+  info.rules = check_rules(name, h);
+  const std::uint8_t value_count = check_sizes(name, h, info);
+  check_layout(src, value_count, p);
+  // Check 12: the value table, or the set table of a co-operative file.
+  if (flags.cooperative)
+    info.set_table = read_set_table(src, info.stones, info.set_count);
+  else
+    read_value_table(src, value_count, info);
   return p;
 }
 

@@ -75,7 +75,7 @@ std::uint64_t finish(std::uint64_t acc, const std::byte* p, std::size_t len) {
 
 void stripe(std::uint64_t acc[4], const std::byte* p) {
   for (int i = 0; i < 4; ++i)
-    acc[i] = round(acc[i], read64(p + 8 * i));
+    acc[i] = round(acc[i], read64(p + std::ptrdiff_t{8} * i));
 }
 
 std::uint64_t converge(const std::uint64_t acc[4]) {

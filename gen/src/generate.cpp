@@ -318,18 +318,18 @@ std::unique_ptr<DirectoryLock> prepare_output(const GenerateOptions& options,
   // (a layer whose header does not read is rebuilt if its layer is needed).
   for (const auto& [n, file] : files) {
     if (file.info && !(file.info->rules == rules)) {
-      throw InvalidRequest(options.out.string() + " holds tables of another rule set: " +
-                           layer_file_name(n) + " has " + describe(file.info->rules) +
-                           "; asked for " + describe(rules) + ". Use another --out directory.");
+      throw OutHoldsOtherTables(
+          options.out.string() + " holds tables of another rule set: " + layer_file_name(n) +
+          " has " + describe(file.info->rules) + "; asked for " + describe(rules));
     }
     if (file.info && file.info->objective != options.objective) {
       // Prose spells the objective "co-operative"; to_string gives the flag value.
       const auto prose = [](Objective o) {
         return o == Objective::kCooperative ? "co-operative" : "competitive";
       };
-      throw InvalidRequest(options.out.string() + " holds " + prose(file.info->objective) +
-                           " tables (" + layer_file_name(n) + "); asked for " +
-                           prose(options.objective) + " ones. Use another --out directory.");
+      throw OutHoldsOtherTables(options.out.string() + " holds " + prose(file.info->objective) +
+                                " tables (" + layer_file_name(n) + "); asked for " +
+                                prose(options.objective) + " ones");
     }
   }
   // The manifest names the seeds per pit, which the tables do not hold: a run for another
@@ -341,12 +341,13 @@ std::unique_ptr<DirectoryLock> prepare_output(const GenerateOptions& options,
     if (options.keep_label) {
       label = *manifest->variant;
     } else {
-      throw InvalidRequest(
-          options.out.string() + " holds the tables of " + manifest->variant->to_string() + " (" +
-          kManifestName + "); asked for " + options.variant.to_string() +
-          ". The tables are the same: use --variant " + manifest->variant->to_string() +
-          ", or relabel the directory with `sowdb manifest --tables " + options.out.string() +
-          " --variant " + options.variant.to_string() + "`.");
+      throw OutLabelledOtherwise(options.out.string() + " holds the tables of " +
+                                     manifest->variant->to_string() + " (" + kManifestName +
+                                     "); asked for " + options.variant.to_string() +
+                                     ". The tables are the same",
+                                 *manifest->variant,
+                                 options.variant,
+                                 options.out);
     }
   }
 
@@ -472,7 +473,7 @@ void solve_and_write_layer(Run& run, int n, bool last, const fs::path& path, Lay
 
 // Whether the run goes on to layer n: up to max_stones, and past it through the layers the
 // directory holds when this run rewrote a layer with recompute entries (Run::rewrote_marked).
-// Throws InvalidRequest when such a layer does not fit the memory limit.
+// Throws LayerAboveTooLarge when such a layer does not fit the memory limit.
 bool continue_to(const Run& run, int n, const fs::path& path) {
   const GenerateOptions& options = run.options;
   if (n <= options.max_stones)
@@ -482,12 +483,13 @@ bool continue_to(const Run& run, int n, const fs::path& path) {
   try {
     check_memory(run.rules, n, options.out, options.memory_limit_bytes);
   } catch (const InvalidRequest& e) {
-    throw InvalidRequest(
+    throw LayerAboveTooLarge(
         std::string(e.what()) + ". " + options.out.string() + " holds layer " + std::to_string(n) +
-        ", above --max-stones, whose " + "recompute entries may rely on layer " +
-        std::to_string(*run.rewrote_marked) +
-        ", which this run wrote again; raise --memory-limit, or remove the layers above " +
-        std::to_string(options.max_stones) + " (probes may refuse some of their entries)");
+            ", above the largest layer asked for (" + std::to_string(options.max_stones) +
+            "), whose recompute entries may rely on layer " + std::to_string(*run.rewrote_marked) +
+            ", which this run wrote again",
+        n,
+        options.max_stones);
   }
   return true;
 }

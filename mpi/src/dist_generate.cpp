@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <string>
 
 #include "dist_solver.h"
 #include "dist_write.h"
@@ -53,6 +54,11 @@ DistError on_root(const Comm& comm, F&& f) {
   if (comm.rank == 0) {
     try {
       f();
+    } catch (const gen::OutHoldsOtherTables& x) {
+      // The library states the cause; the remedy names this program's flags.
+      e = {2, std::string(x.what()) + ". Use another --out directory."};
+    } catch (const gen::OutLabelledOtherwise& x) {
+      e = {2, std::string(x.what()) + ": use --variant " + x.held.to_string() + "."};
     } catch (const gen::InvalidRequest& x) {
       e = {2, x.what()};
     } catch (const std::exception& x) {

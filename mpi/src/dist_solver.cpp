@@ -260,7 +260,7 @@ class PartSolver {
         const std::uint8_t s = state_[i];
         if (s & kDecided)
           continue;
-        const int v = value_[i];
+        const std::int8_t v = value_[i];  // a value, not a character
         if (s & kTerminal) {
           if (v == t || v == -t)
             decide(i, v, 0, seeds0[task]);

@@ -147,6 +147,224 @@ ProbeStatus find_finite_line(const TableSet::Impl& impl,
   return ProbeStatus::kOk;
 }
 
+// A co-operative line being built into `out` (TableSet::cooperative_line): where it stands, who
+// moves, and what the mover there must reach.
+class LineBuilder {
+ public:
+  LineBuilder(const TableSet::Impl& impl, PrincipalLine& out, int max_plies)
+      : impl_(impl), rules_(*impl.engine), out_(out), max_plies_(max_plies) {}
+
+  // Starts the line afresh at `position` (n seeds), whose mover must reach `target`.
+  void start(const Pits& position, int n, int target) {
+    out_.steps.clear();
+    out_.end = LineEnd::kGameOver;
+    out_.net_gain = 0;
+    at_ = position;
+    mover_ = 0;
+    need_ = target;
+    n_ = n;
+  }
+
+  // Short lines first: an exit (a move that gains seeds) whenever one keeps the target, else
+  // the fewest moves that gain nothing to the next one, and endless play when only it keeps
+  // the target from where the line stands.
+  ProbeStatus extend() {
+    while (!full()) {
+      MoveList moves;
+      if (rules_.legal_moves(at_, moves) == 0) {
+        out_.end = LineEnd::kGameOver;
+        break;
+      }
+      const Move* exit = nullptr;
+      ProbeStatus s = find_exit(moves, exit);
+      if (s != ProbeStatus::kOk)
+        return s;
+      if (exit) {
+        play(*exit);
+        continue;
+      }
+      std::vector<int> pits;
+      bool found = false;
+      s = path_to_exit(pits, found);
+      if (s != ProbeStatus::kOk)
+        return s;
+      if (found) {
+        play_pits(pits);
+        continue;
+      }
+      s = play_endless();
+      if (s != ProbeStatus::kOk)
+        return s;
+      if (out_.end == LineEnd::kRepetition)
+        break;
+    }
+    return ProbeStatus::kOk;
+  }
+
+  // Plays the moves of `pits` in turn, up to max_plies.
+  void play_pits(const std::vector<int>& pits) {
+    for (const int pit : pits) {
+      if (full())
+        break;
+      MoveList here;
+      rules_.legal_moves(at_, here);
+      play(
+          *std::find_if(here.begin(), here.end(), [pit](const Move& mv) { return mv.pit == pit; }));
+    }
+  }
+
+  // Closes the line: kMaxPlies when it stopped at max_plies with moves left; where it ends.
+  void finish() {
+    if (full() && out_.end == LineEnd::kGameOver) {
+      MoveList rest;
+      if (rules_.legal_moves(at_, rest) != 0)
+        out_.end = LineEnd::kMaxPlies;
+    }
+    out_.last = at_;
+    out_.last_mover = mover_;
+  }
+
+ private:
+  bool full() const { return static_cast<int>(out_.steps.size()) >= max_plies_; }
+
+  // Plays `m` from where the line stands, the line's bookkeeping included.
+  void play(const Move& m) {
+    LineStep step;
+    step.mover = mover_;
+    step.pit = m.pit;
+    step.gain = m.gain();
+    step.extra_turn = m.extra_turn;
+    step.before = at_;
+    out_.steps.push_back(step);
+    out_.net_gain += mover_ == 0 ? m.gain() : -m.gain();
+    need_ = child_target(m, need_);
+    if (!m.extra_turn)
+      mover_ = 1 - mover_;
+    at_ = m.child;
+    n_ -= m.gain();
+  }
+
+  // A move of `moves` (those of the current position) that gains seeds and keeps the target:
+  // progress at once. `exit` stays null when there is none.
+  ProbeStatus find_exit(const MoveList& moves, const Move*& exit) const {
+    for (const Move& m : moves) {
+      if (m.gain() == 0)
+        continue;
+      ReachSet child;
+      const ProbeStatus s = lookup_set(impl_, m.child, n_ - m.gain(), child);
+      if (s != ProbeStatus::kOk)
+        return s;
+      if (child.contains(child_target(m, need_))) {
+        exit = &m;
+        return ProbeStatus::kOk;
+      }
+    }
+    return ProbeStatus::kOk;
+  }
+
+  // The fewest moves that gain nothing, keeping the target, from the current position to one
+  // that has such a move or ends the game; the target flips sign with each of them. `found`
+  // false when there is none.
+  ProbeStatus path_to_exit(std::vector<int>& pits, bool& found) const {
+    std::vector<State> states{State{at_, need_}};
+    std::vector<std::pair<std::size_t, int>> parent{{0, -1}};  // (state, pit played)
+    std::unordered_map<std::uint64_t, std::size_t> seen;       // index * 2 + (target < 0)
+    const auto key = [&](const State& st) {
+      return impl_.index_of(st.position) * 2 + (st.target < 0 ? 1 : 0);
+    };
+    seen.emplace(key(states[0]), 0);
+    constexpr std::size_t kNoGoal = ~std::size_t{0};
+    std::size_t goal = kNoGoal;
+    for (std::size_t head = 0; head < states.size() && goal == kNoGoal; ++head) {
+      const State st = states[head];
+      MoveList here;
+      if (rules_.legal_moves(st.position, here) == 0) {
+        goal = head;
+        break;
+      }
+      for (const Move& m : here) {
+        ReachSet child;
+        const ProbeStatus s = lookup_set(impl_, m.child, n_ - m.gain(), child);
+        if (s != ProbeStatus::kOk)
+          return s;
+        if (!child.contains(child_target(m, st.target)))
+          continue;
+        if (m.gain() != 0) {
+          if (head != 0) {
+            goal = head;
+            break;
+          }
+          continue;
+        }
+        const State next{m.child, child_target(m, st.target)};
+        if (seen.emplace(key(next), states.size()).second) {
+          states.push_back(next);
+          parent.emplace_back(head, m.pit);
+        }
+      }
+    }
+    found = goal != kNoGoal;
+    pits.clear();
+    if (!found)
+      return ProbeStatus::kOk;
+    for (std::size_t x = goal; x != 0; x = parent[x].first)
+      pits.push_back(parent[x].second);
+    std::reverse(pits.begin(), pits.end());
+    return ProbeStatus::kOk;
+  }
+
+  // No finite ending keeps the target: it is 0, and only endless play reaches it. Walks on
+  // through positions that keep it until one repeats (kRepetition) or the line is full.
+  ProbeStatus play_endless() {
+    if (need_ != 0) {
+      impl_.note_error(n_,
+                       impl_.slots[static_cast<std::size_t>(n_)]->path.string() +
+                           ": a set holds a difference other than 0 that no line ending the "
+                           "game reaches");
+      return ProbeStatus::kCorruptTable;
+    }
+    std::vector<std::uint64_t> visited;
+    while (!full()) {
+      const std::uint64_t k = impl_.index_of(at_) * 2 + static_cast<std::uint64_t>(mover_);
+      if (std::find(visited.begin(), visited.end(), k) != visited.end()) {
+        out_.end = LineEnd::kRepetition;
+        break;
+      }
+      visited.push_back(k);
+      MoveList here;
+      rules_.legal_moves(at_, here);
+      const Move* keep = nullptr;
+      for (const Move& m : here) {
+        ReachSet child;
+        const ProbeStatus s = lookup_set(impl_, m.child, n_ - m.gain(), child);
+        if (s != ProbeStatus::kOk)
+          return s;
+        if (m.gain() == 0 && child.contains(child_target(m, need_))) {
+          keep = &m;
+          break;
+        }
+      }
+      if (!keep) {
+        impl_.note_error(n_,
+                         impl_.slots[static_cast<std::size_t>(n_)]->path.string() +
+                             ": a reachable set that no move or endless play realises");
+        return ProbeStatus::kCorruptTable;
+      }
+      play(*keep);
+    }
+    return ProbeStatus::kOk;
+  }
+
+  const TableSet::Impl& impl_;
+  const Rules& rules_;
+  PrincipalLine& out_;
+  const int max_plies_;
+  Pits at_{};
+  int mover_ = 0;
+  int need_ = 0;  // what the player to move at `at_` must reach from here
+  int n_ = 0;     // the seeds at `at_`
+};
+
 }  // namespace
 
 ProbeStatus TableSet::reach(const Pits& position, ReachSet& out) const noexcept {
@@ -185,180 +403,25 @@ ProbeStatus TableSet::cooperative_line(const Pits& position,
       return s;
     if (!root.contains(target))
       return ProbeStatus::kUnreachable;
-    const Rules& rules = *impl_->engine;
-    Pits at = position;
-    int mover = 0;
-    int need = target;  // what the player to move at `at` must reach from here
-    // Plays `m` from `at`, the line's bookkeeping included.
-    const auto play = [&](const Move& m) {
-      LineStep step;
-      step.mover = mover;
-      step.pit = m.pit;
-      step.gain = m.gain();
-      step.extra_turn = m.extra_turn;
-      step.before = at;
-      out.steps.push_back(step);
-      out.net_gain += mover == 0 ? m.gain() : -m.gain();
-      need = child_target(m, need);
-      if (!m.extra_turn)
-        mover = 1 - mover;
-      at = m.child;
-      n -= m.gain();
-    };
-    // Plays the moves of `pits` in turn, up to max_plies.
-    const auto play_pits = [&](const std::vector<int>& pits) {
-      for (const int pit : pits) {
-        if (static_cast<int>(out.steps.size()) >= max_plies)
-          break;
-        MoveList here;
-        rules.legal_moves(at, here);
-        play(*std::find_if(
-            here.begin(), here.end(), [pit](const Move& mv) { return mv.pit == pit; }));
-      }
-    };
-    // Short lines first: an exit (a move that gains seeds) whenever one keeps the target, else
-    // the fewest moves that gain nothing to the next one, and endless play when only it keeps
-    // the target from where the line stands.
-    const int root_stones = n;
-    while (static_cast<int>(out.steps.size()) < max_plies) {
-      MoveList moves;
-      if (rules.legal_moves(at, moves) == 0) {
-        out.end = LineEnd::kGameOver;
-        break;
-      }
-      // A move that gains seeds and keeps the target: progress at once.
-      const Move* exit = nullptr;
-      for (const Move& m : moves) {
-        if (m.gain() == 0)
-          continue;
-        ReachSet child;
-        s = lookup_set(*impl_, m.child, n - m.gain(), child);
-        if (s != ProbeStatus::kOk)
-          return s;
-        if (child.contains(child_target(m, need))) {
-          exit = &m;
-          break;
-        }
-      }
-      if (exit) {
-        play(*exit);
-        continue;
-      }
-      // Else the fewest moves that gain nothing, keeping the target, to a position that has such
-      // a move or ends the game; the target flips sign with each of them.
-      std::vector<State> states{State{at, need}};
-      std::vector<std::pair<std::size_t, int>> parent{{0, -1}};  // (state, pit played)
-      std::unordered_map<std::uint64_t, std::size_t> seen;       // index * 2 + (target < 0)
-      const auto key = [&](const State& st) {
-        return impl_->index_of(st.position) * 2 + (st.target < 0 ? 1 : 0);
-      };
-      seen.emplace(key(states[0]), 0);
-      constexpr std::size_t kNoGoal = ~std::size_t{0};
-      std::size_t goal = kNoGoal;
-      for (std::size_t head = 0; head < states.size() && goal == kNoGoal; ++head) {
-        const State st = states[head];
-        MoveList here;
-        if (rules.legal_moves(st.position, here) == 0) {
-          goal = head;
-          break;
-        }
-        for (const Move& m : here) {
-          ReachSet child;
-          s = lookup_set(*impl_, m.child, n - m.gain(), child);
-          if (s != ProbeStatus::kOk)
-            return s;
-          if (!child.contains(child_target(m, st.target)))
-            continue;
-          if (m.gain() != 0) {
-            if (head != 0) {
-              goal = head;
-              break;
-            }
-            continue;
-          }
-          const State next{m.child, child_target(m, st.target)};
-          if (seen.emplace(key(next), states.size()).second) {
-            states.push_back(next);
-            parent.emplace_back(head, m.pit);
-          }
-        }
-      }
-      if (goal == kNoGoal) {
-        // No finite ending keeps the target: it is 0, and only endless play reaches it. Walk on
-        // through positions that keep it until one repeats.
-        if (need != 0) {
-          impl_->note_error(n,
-                            impl_->slots[static_cast<std::size_t>(n)]->path.string() +
-                                ": a set holds a difference other than 0 that no line ending the "
-                                "game reaches");
-          return ProbeStatus::kCorruptTable;
-        }
-        std::vector<std::uint64_t> visited;
-        while (static_cast<int>(out.steps.size()) < max_plies) {
-          const std::uint64_t k = impl_->index_of(at) * 2 + static_cast<std::uint64_t>(mover);
-          if (std::find(visited.begin(), visited.end(), k) != visited.end()) {
-            out.end = LineEnd::kRepetition;
-            break;
-          }
-          visited.push_back(k);
-          MoveList here;
-          rules.legal_moves(at, here);
-          const Move* keep = nullptr;
-          for (const Move& m : here) {
-            ReachSet child;
-            s = lookup_set(*impl_, m.child, n - m.gain(), child);
-            if (s != ProbeStatus::kOk)
-              return s;
-            if (m.gain() == 0 && child.contains(child_target(m, need))) {
-              keep = &m;
-              break;
-            }
-          }
-          if (!keep) {
-            impl_->note_error(n,
-                              impl_->slots[static_cast<std::size_t>(n)]->path.string() +
-                                  ": a reachable set that no move or endless play realises");
-            return ProbeStatus::kCorruptTable;
-          }
-          play(*keep);
-        }
-        if (out.end == LineEnd::kRepetition)
-          break;
-        continue;
-      }
-      // Replay the path to the goal from `at`.
-      std::vector<int> pits;
-      for (std::size_t x = goal; x != 0; x = parent[x].first)
-        pits.push_back(parent[x].second);
-      std::reverse(pits.begin(), pits.end());
-      play_pits(pits);
-    }
+    LineBuilder line(*impl_, out, max_plies);
+    line.start(position, n, target);
+    s = line.extend();
+    if (s != ProbeStatus::kOk)
+      return s;
     if (out.end == LineEnd::kRepetition) {
       // Those exits may have led where only endless play is left, while another line ends the
       // game: endless play only where nothing else will do.
       std::vector<int> finite;
       Finite found = Finite::kNone;
-      s = find_finite_line(*impl_, position, root_stones, target, finite, found);
+      s = find_finite_line(*impl_, position, n, target, finite, found);
       if (s != ProbeStatus::kOk)
         return s;
       if (found == Finite::kFound) {
-        out.steps.clear();
-        out.end = LineEnd::kGameOver;
-        out.net_gain = 0;
-        at = position;
-        mover = 0;
-        need = target;
-        n = root_stones;
-        play_pits(finite);
+        line.start(position, n, target);
+        line.play_pits(finite);
       }
     }
-    if (static_cast<int>(out.steps.size()) >= max_plies && out.end == LineEnd::kGameOver) {
-      MoveList rest;
-      if (rules.legal_moves(at, rest) != 0)
-        out.end = LineEnd::kMaxPlies;
-    }
-    out.last = at;
-    out.last_mover = mover;
+    line.finish();
     return ProbeStatus::kOk;
   } catch (...) {
     return ProbeStatus::kCorruptTable;

@@ -35,18 +35,12 @@ class FirstFailure {
   std::atomic<int> status_{0};  // ProbeStatus::kOk
 };
 
-}  // namespace
-
-ProbeStatus TableSet::Impl::read_layer(int n,
-                                       std::span<const LayerValues> below,
-                                       std::span<std::int8_t> values,
-                                       std::vector<std::uint64_t>* recompute_out,
-                                       const ReadLayerOptions& how) const {
-  if (objective != Objective::kCompetitive)
-    return ProbeStatus::kWrongObjective;
-  if (n < 0 || n > max_stones)
-    return ProbeStatus::kTooManyStones;
-  const int pits = rules.pits();
+// Throws std::invalid_argument unless `values` holds layer n of a board of `pits` pits (2P)
+// and every non-empty span of `below` holds its layer.
+void check_read_arguments(int pits,
+                          int n,
+                          std::span<const LayerValues> below,
+                          std::span<std::int8_t> values) {
   const std::uint64_t size = layer_size(pits, n);
   if (values.size() != size) {
     throw std::invalid_argument("read_layer: values has " +
@@ -63,91 +57,121 @@ ProbeStatus TableSet::Impl::read_layer(int n,
                                   probe_detail::count_text(want, "entry", "entries"));
     }
   }
-  if (recompute_out)
-    recompute_out->clear();
-  const bool want_depths = static_cast<bool>(how.depths);
-  const std::uint64_t total = size * (want_depths ? 3 : 2);
-  std::atomic<std::uint64_t> done{0};
-  const auto advance = [&](std::uint64_t entries) {
-    const std::uint64_t now = done.fetch_add(entries, std::memory_order_relaxed) + entries;
-    if (how.progress)
-      how.progress(now, total);
-  };
+}
 
-  const LayerReader* r = nullptr;
-  const ProbeStatus opened = reader(n, r);
-  if (opened != ProbeStatus::kOk) {
-    std::fill(values.begin(), values.end(), kUnreadableValue);
-    if (want_depths) {
-      const std::vector<std::uint16_t> none(std::min(size, kRangeEntries), kUnreadableDepth);
-      for (std::uint64_t first = 0; first < size; first += none.size()) {
-        how.depths(first,
-                   std::span(none).first(static_cast<std::size_t>(
-                       std::min<std::uint64_t>(none.size(), size - first))));
+// One read_layer call, pass by pass: its arguments, the layer's reader and what the passes
+// share.
+class LayerRead {
+ public:
+  LayerRead(const TableSet::Impl& set,
+            int n,
+            std::span<const LayerValues> below,
+            std::span<std::int8_t> values,
+            const ReadLayerOptions& how)
+      : set_(set),
+        n_(n),
+        below_(below),
+        values_(values),
+        how_(how),
+        size_(values.size()),
+        want_depths_(static_cast<bool>(how.depths)),
+        total_(size_ * (want_depths_ ? 3 : 2)) {}
+
+  // The whole read: the layer's status (its first failure), the recompute bits into `mask`.
+  ProbeStatus run(std::vector<std::uint64_t>& mask) {
+    const ProbeStatus opened = set_.reader(n_, r_);
+    if (opened != ProbeStatus::kOk) {
+      fill_unreadable();
+      return opened;
+    }
+    if (r_->info().recompute)
+      mask_.assign((size_ + 63) / 64, 0);
+    read_values();
+    resolve_recompute();
+    if (mask_.empty())
+      advance(size_);
+    std::sort(no_moves_.begin(), no_moves_.end());
+    if (want_depths_)
+      read_depths();
+    mask = std::move(mask_);
+    return failure_.get();
+  }
+
+ private:
+  void advance(std::uint64_t entries) {
+    const std::uint64_t now = done_.fetch_add(entries, std::memory_order_relaxed) + entries;
+    if (how_.progress)
+      how_.progress(now, total_);
+  }
+
+  // A layer that does not open: every value and depth unreadable.
+  void fill_unreadable() {
+    std::fill(values_.begin(), values_.end(), kUnreadableValue);
+    if (want_depths_) {
+      const std::vector<std::uint16_t> none(std::min(size_, kRangeEntries), kUnreadableDepth);
+      for (std::uint64_t first = 0; first < size_; first += none.size()) {
+        how_.depths(first,
+                    std::span(none).first(static_cast<std::size_t>(
+                        std::min<std::uint64_t>(none.size(), size_ - first))));
       }
     }
-    advance(total);
-    return opened;
+    advance(total_);
   }
-  const LayerInfo& info = r->info();
-  FirstFailure failure;
-  const auto block_failed = [&](std::uint64_t first, const std::string& why) {
+
+  void block_failed(std::uint64_t first, const std::string& why) {
     if (why.empty())
-      note_read_error(n, first, "the value");
+      set_.note_read_error(n_, first, "the value");
     else
-      note_error(n, why);
-    failure.note(ProbeStatus::kCorruptTable);
-  };
+      set_.note_error(n_, why);
+    failure_.note(ProbeStatus::kCorruptTable);
+  }
 
   // Pass 1, by block: the stored values, kRecomputeValue for a recompute entry (its bit set),
   // kUnreadableValue (no bit) for the entries of a block that does not read.
-  std::vector<std::uint64_t> mask;
-  if (info.recompute)
-    mask.assign((size + 63) / 64, 0);
-  run_tasks(how.executor, info.block_count, [&](std::size_t task) {
-    const auto b = static_cast<std::uint32_t>(task);
-    const std::uint64_t first = std::uint64_t{b} * info.block_entries;
-    const std::uint32_t count = r->block_size(b);
-    const std::span<std::int8_t> block = values.subspan(first, count);
-    const LayerReader::BlockRead got = r->read_block(b, block, {});
-    if (!got.values) {
-      std::fill(block.begin(), block.end(), kUnreadableValue);
-      block_failed(first, got.error);
-    } else if (!mask.empty()) {
-      // Blocks need not start on a word: bits are or-ed in, a word at a time.
-      std::uint64_t i = first;
-      const std::uint64_t last = first + count;
-      while (i < last) {
-        const std::uint64_t word_end = std::min(last, (i / 64 + 1) * 64);
-        std::uint64_t bits = 0;
-        for (; i < word_end; ++i)
-          bits |= std::uint64_t{values[i] == kRecomputeValue} << (i % 64);
-        if (bits)
-          std::atomic_ref<std::uint64_t>(mask[(i - 1) / 64])
-              .fetch_or(bits, std::memory_order_relaxed);
+  void read_values() {
+    const LayerInfo& info = r_->info();
+    run_tasks(how_.executor, info.block_count, [&](std::size_t task) {
+      const auto b = static_cast<std::uint32_t>(task);
+      const std::uint64_t first = std::uint64_t{b} * info.block_entries;
+      const std::uint32_t count = r_->block_size(b);
+      const std::span<std::int8_t> block = values_.subspan(first, count);
+      const LayerReader::BlockRead got = r_->read_block(b, block, {});
+      if (!got.values) {
+        std::fill(block.begin(), block.end(), kUnreadableValue);
+        block_failed(first, got.error);
+      } else if (!mask_.empty()) {
+        // Blocks need not start on a word: bits are or-ed in, a word at a time.
+        std::uint64_t i = first;
+        const std::uint64_t last = first + count;
+        while (i < last) {
+          const std::uint64_t word_end = std::min(last, (i / 64 + 1) * 64);
+          std::uint64_t bits = 0;
+          for (; i < word_end; ++i)
+            bits |= std::uint64_t{values_[i] == kRecomputeValue} << (i % 64);
+          if (bits)
+            std::atomic_ref<std::uint64_t>(mask_[(i - 1) / 64])
+                .fetch_or(bits, std::memory_order_relaxed);
+        }
       }
-    }
-    advance(count);
-  });
+      advance(count);
+    });
+  }
 
-  // Pass 2, by range of positions: each recompute entry resolved as `value` resolves it. It
-  // writes only recompute entries and reads only stored ones (a recompute child fails), so the
-  // tasks never touch an entry another one writes.
-  std::vector<std::uint64_t> no_moves;  // recompute entries without a legal move: depth 0
-  std::mutex no_moves_mutex;
-  const auto child = [&](int layer, std::uint64_t index, std::int8_t& byte) -> ProbeStatus {
+  // The stored value of entry `index` of `layer` for pass 2: from this layer's values, from
+  // `below`, else from the set's files.
+  ProbeStatus child(int layer, std::uint64_t index, std::int8_t& byte) const {
     std::span<const std::int8_t> held;
     std::span<const std::uint64_t> bits;
-    if (layer == n) {
-      held = values;
-      bits = mask;
-    } else if (static_cast<std::size_t>(layer) < below.size()) {
-      held = below[static_cast<std::size_t>(layer)].values;
-      bits = below[static_cast<std::size_t>(layer)].recompute;
+    if (layer == n_) {
+      held = values_;
+      bits = mask_;
+    } else if (static_cast<std::size_t>(layer) < below_.size()) {
+      held = below_[static_cast<std::size_t>(layer)].values;
+      bits = below_[static_cast<std::size_t>(layer)].recompute;
     }
     if (held.empty()) {
       const LayerReader* child_reader = nullptr;
-      return stored_value(layer, index, child_reader, byte);
+      return set_.stored_value(layer, index, child_reader, byte);
     }
     if (!bits.empty() && marked(bits, index)) {
       byte = kRecomputeValue;
@@ -157,77 +181,88 @@ ProbeStatus TableSet::Impl::read_layer(int n,
     if (byte != kUnreadableValue)
       return ProbeStatus::kOk;
     const LayerReader* child_reader = nullptr;
-    const ProbeStatus s = reader(layer, child_reader);
+    const ProbeStatus s = set_.reader(layer, child_reader);
     return s != ProbeStatus::kOk ? s : ProbeStatus::kCorruptTable;
-  };
-  const std::size_t ranges = mask.empty() ? 0 : (size + kRangeEntries - 1) / kRangeEntries;
-  run_tasks(how.executor, ranges, [&](std::size_t task) {
-    const std::uint64_t first = task * kRangeEntries;
-    const std::uint64_t last = std::min(size, first + kRangeEntries);
-    Pits board{};
-    const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(pits));
-    unrank(first, n, span);
-    std::vector<std::uint64_t> ends;
-    for (std::uint64_t i = first; i < last; ++i, next_position(span)) {
-      if (!marked(mask, i))
-        continue;
-      MoveList moves;
-      if (engine->legal_moves(board, moves) == 0) {
-        values[i] = static_cast<std::int8_t>(engine->final_value(board));
-        if (want_depths)
-          ends.push_back(i);
-        continue;
+  }
+
+  // Pass 2, by range of positions: each recompute entry resolved as `value` resolves it. It
+  // writes only recompute entries and reads only stored ones (a recompute child fails), so the
+  // tasks never touch an entry another one writes. Notes the recompute entries without a legal
+  // move (depth 0) in no_moves_.
+  void resolve_recompute() {
+    const int pits = set_.rules.pits();
+    const bool all_moves = r_->info().all_moves;
+    const auto child_of = [this](int layer, std::uint64_t index, std::int8_t& byte) {
+      return child(layer, index, byte);
+    };
+    const std::size_t ranges = mask_.empty() ? 0 : (size_ + kRangeEntries - 1) / kRangeEntries;
+    run_tasks(how_.executor, ranges, [&](std::size_t task) {
+      const std::uint64_t first = task * kRangeEntries;
+      const std::uint64_t last = std::min(size_, first + kRangeEntries);
+      Pits board{};
+      const std::span<std::uint8_t> span(board.data(), static_cast<std::size_t>(pits));
+      unrank(first, n_, span);
+      std::vector<std::uint64_t> ends;
+      for (std::uint64_t i = first; i < last; ++i, next_position(span)) {
+        if (!marked(mask_, i))
+          continue;
+        MoveList moves;
+        if (set_.engine->legal_moves(board, moves) == 0) {
+          values_[i] = static_cast<std::int8_t>(set_.engine->final_value(board));
+          if (want_depths_)
+            ends.push_back(i);
+          continue;
+        }
+        int v = 0;
+        const ProbeStatus s = set_.resolve(moves, n_, i, all_moves, child_of, v);
+        if (s != ProbeStatus::kOk) {
+          values_[i] = kUnreadableValue;
+          failure_.note(s);
+        } else {
+          values_[i] = static_cast<std::int8_t>(v);
+        }
       }
-      int v = 0;
-      const ProbeStatus s = resolve(moves, n, i, info.all_moves, child, v);
-      if (s != ProbeStatus::kOk) {
-        values[i] = kUnreadableValue;
-        failure.note(s);
-      } else {
-        values[i] = static_cast<std::int8_t>(v);
+      if (!ends.empty()) {
+        std::lock_guard lock(no_moves_mutex_);
+        no_moves_.insert(no_moves_.end(), ends.begin(), ends.end());
       }
-    }
-    if (!ends.empty()) {
-      std::lock_guard lock(no_moves_mutex);
-      no_moves.insert(no_moves.end(), ends.begin(), ends.end());
-    }
-    advance(last - first);
-  });
-  if (mask.empty())
-    advance(size);
-  std::sort(no_moves.begin(), no_moves.end());
+      advance(last - first);
+    });
+  }
 
   // Pass 3, by block: the depths, as `value(position, v, d)` reads or derives them.
-  if (want_depths) {
-    run_tasks(how.executor, info.block_count, [&](std::size_t task) {
+  void read_depths() {
+    const LayerInfo& info = r_->info();
+    run_tasks(how_.executor, info.block_count, [&](std::size_t task) {
       const auto b = static_cast<std::uint32_t>(task);
       const std::uint64_t first = std::uint64_t{b} * info.block_entries;
-      const std::uint32_t count = r->block_size(b);
+      const std::uint32_t count = r_->block_size(b);
       std::vector<std::int8_t> raw(count);
       std::vector<std::uint16_t> stored(count);
       std::vector<std::uint16_t> out(count);
-      const LayerReader::BlockRead got = r->read_block(b, raw, stored);
+      const LayerReader::BlockRead got = r_->read_block(b, raw, stored);
       const bool readable = got.values && got.depths;
       std::optional<std::uint64_t> first_unreadable;
-      auto end = std::lower_bound(no_moves.begin(), no_moves.end(), first);
+      auto end = std::lower_bound(no_moves_.begin(), no_moves_.end(), first);
       for (std::uint32_t j = 0; j < count; ++j) {
         const std::uint64_t i = first + j;
-        const std::int8_t byte = values[i];  // a value, not a character
+        const std::int8_t byte = values_[i];  // a value, not a character
         const int v = byte;
         std::uint16_t d = kUnreadableDepth;
         if (v == kUnreadableValue) {
           out[j] = kUnreadableDepth;
           continue;  // its failure is noted already
         }
-        if (!mask.empty() && marked(mask, i)) {
-          while (end != no_moves.end() && *end < i)
+        if (!mask_.empty() && marked(mask_, i)) {
+          while (end != no_moves_.end() && *end < i)
             ++end;
-          if (end != no_moves.end() && *end == i) {
+          if (end != no_moves_.end() && *end == i) {
             d = 0;
           } else if (!info.all_moves && v >= 0) {
-            d = *recompute_depth(kRecomputeDepth, v);  // version 3 reads no depth for it
+            d = *TableSet::Impl::recompute_depth(kRecomputeDepth,
+                                                 v);  // version 3 reads no depth for it
           } else if (readable) {
-            d = recompute_depth(stored[j], v).value_or(kUnreadableDepth);
+            d = TableSet::Impl::recompute_depth(stored[j], v).value_or(kUnreadableDepth);
           }
         } else if (readable) {
           d = stored[j];
@@ -238,18 +273,51 @@ ProbeStatus TableSet::Impl::read_layer(int n,
       }
       if (first_unreadable) {
         if (got.error.empty())
-          note_read_error(n, *first_unreadable, "the depth");
+          set_.note_read_error(n_, *first_unreadable, "the depth");
         else
-          note_error(n, got.error);
-        failure.note(ProbeStatus::kCorruptTable);
+          set_.note_error(n_, got.error);
+        failure_.note(ProbeStatus::kCorruptTable);
       }
-      how.depths(first, out);
+      how_.depths(first, out);
       advance(count);
     });
   }
+
+  const TableSet::Impl& set_;
+  const int n_;
+  const std::span<const LayerValues> below_;
+  const std::span<std::int8_t> values_;
+  const ReadLayerOptions& how_;
+  const std::uint64_t size_;
+  const bool want_depths_;
+  const std::uint64_t total_;
+  std::atomic<std::uint64_t> done_{0};
+  const LayerReader* r_ = nullptr;
+  FirstFailure failure_;
+  std::vector<std::uint64_t> mask_;      // the recompute bits, when the layer has any
+  std::vector<std::uint64_t> no_moves_;  // recompute entries without a legal move: depth 0
+  std::mutex no_moves_mutex_;
+};
+
+}  // namespace
+
+ProbeStatus TableSet::Impl::read_layer(int n,
+                                       std::span<const LayerValues> below,
+                                       std::span<std::int8_t> values,
+                                       std::vector<std::uint64_t>* recompute_out,
+                                       const ReadLayerOptions& how) const {
+  if (objective != Objective::kCompetitive)
+    return ProbeStatus::kWrongObjective;
+  if (n < 0 || n > max_stones)
+    return ProbeStatus::kTooManyStones;
+  check_read_arguments(rules.pits(), n, below, values);
+  if (recompute_out)
+    recompute_out->clear();
+  std::vector<std::uint64_t> mask;
+  const ProbeStatus s = LayerRead(*this, n, below, values, how).run(mask);
   if (recompute_out)
     *recompute_out = std::move(mask);
-  return failure.get();
+  return s;
 }
 
 ProbeStatus TableSet::read_layer(int stones,

@@ -22,7 +22,7 @@ struct PyVariant {
 
 /// Parses "oware", "kalah/4x3", ... with `pits` and `seeds` overriding the board (either may be
 /// None). ERRORS throws PyError(kBadVariant) with the parser's reason.
-PyVariant make_variant(const std::string& text, py::object pits, py::object seeds);
+PyVariant make_variant(const std::string& text, const py::object& pits, const py::object& seeds);
 
 /// A Variant from a Python argument: a sowdb.Variant or its text.
 PyVariant variant_from(py::handle obj);

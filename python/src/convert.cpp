@@ -84,6 +84,8 @@ BadEntry scan_rows(const void* data, std::size_t rows, int pits, Rows& out, bool
 }  // namespace
 
 void register_errors() {
+  // pybind11 takes a void(*)(std::exception_ptr): the parameter cannot be a reference.
+  // NOLINTNEXTLINE(performance-unnecessary-value-param)
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p)

@@ -283,9 +283,8 @@ class PyTables {
   int max_stones_ = 0;
 };
 
-}  // namespace
-
-void def_tables(py::module_& m) {
+// The result types of a probe: MoveInfo, LineStep, ProbeResult and Labels.
+void def_probe_results(py::module_& m) {
   py::class_<MoveInfo>(m, "MoveInfo", "One legal move of a probed position.")
       .def_readonly("pit", &MoveInfo::pit, "The pit sown, 0..P-1 from the mover's left.")
       .def_readonly("worth",
@@ -364,7 +363,12 @@ void def_tables(py::module_& m) {
           [](const Labels& l) { return l.status.attr("__eq__")(0); },
           "A boolean mask: the boards the tables answered.")
       .def("__len__", [](const Labels& l) { return py::len(l.value); });
+}
 
+}  // namespace
+
+void def_tables(py::module_& m) {
+  def_probe_results(m);
   py::class_<PyTables>(m,
                        "TableSet",
                        "A directory of tables written by `sowdb gen` (or sowdb.generate), "
@@ -385,7 +389,7 @@ void def_tables(py::module_& m) {
            "Closes the table set; later calls raise ClosedError. Bulk calls running in other "
            "threads finish first.")
       .def("__enter__", [](py::object self) { return self; })
-      .def("__exit__", [](PyTables& t, py::args) { t.close(); })
+      .def("__exit__", [](PyTables& t, const py::args&) { t.close(); })
       .def(
           "probe",
           [](const PyTables& t, py::handle board, std::pair<int, int> stores, int max_plies) {

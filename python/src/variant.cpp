@@ -142,7 +142,7 @@ py::array_t<std::uint8_t> positions(const PyVariant& self,
 
 }  // namespace
 
-PyVariant make_variant(const std::string& text, py::object pits, py::object seeds) {
+PyVariant make_variant(const std::string& text, const py::object& pits, const py::object& seeds) {
   std::string full = text;
   const bool board_given = !pits.is_none() || !seeds.is_none();
   if (board_given) {
@@ -179,7 +179,10 @@ PyVariant variant_from(py::handle obj) {
                     py::type::of(obj).attr("__name__").cast<std::string>());
 }
 
-void def_variant(py::module_& m) {
+namespace {
+
+// The value types Variant's methods return: MoveResult and Outcome.
+void def_variant_results(py::module_& m) {
   py::class_<MoveResult>(m, "MoveResult", "What one move did (Variant.play).")
       .def_readonly("board",
                     &MoveResult::board,
@@ -223,7 +226,12 @@ void def_variant(py::module_& m) {
                "', mover=" + py::repr(py::float_(o.mover)).cast<std::string>() +
                ", opponent=" + py::repr(py::float_(o.opponent)).cast<std::string>() + ")";
       });
+}
 
+}  // namespace
+
+void def_variant(py::module_& m) {
+  def_variant_results(m);
   py::class_<PyVariant>(m,
                         "Variant",
                         "A rule system on a board: Variant('oware'), Variant('kalah', pits=4, "

@@ -80,7 +80,7 @@ TEST(ProbeBulk, AgreesWithSingleProbesAtEveryThreadCount) {
 
 TEST(ProbeBulk, RefusesSpansOfTheWrongSize) {
   const auto set = test::open_competitive("oware/4x3", 10);
-  std::vector<std::uint8_t> boards(8 * 3);
+  std::vector<std::uint8_t> boards(std::size_t{8} * 3);
   std::vector<std::uint8_t> status(3);
   std::vector<std::int8_t> values(2);
   EXPECT_THROW(probe_bulk(*set, std::span(boards).first(20), {{}, {}, {}, status}),
@@ -110,7 +110,7 @@ TEST(LayerPositions, WalkTheLayerInIndexOrder) {
       EXPECT_EQ(again, rows);
     }
   }
-  std::vector<std::uint8_t> two(2 * kPits);
+  std::vector<std::uint8_t> two(std::size_t{2} * kPits);
   EXPECT_THROW(layer_positions(kPits, kStones, size - 1, two), std::invalid_argument);
   const std::vector<std::uint64_t> bad = {0, size};
   EXPECT_THROW(positions_of_indices(kPits, kStones, bad, two), std::invalid_argument);

@@ -46,7 +46,7 @@ TEST(BlockCache, ThousandsOfBlocksAllStayCached) {
   // Per entry a value lookup and a depth lookup (whose value frame is a hit too, except
   // the first time), minus the misses.
   const CacheStats s = r->cache_stats();
-  EXPECT_EQ(s.hits + s.misses, 2 * 2 * l.values.size() + blocks);
+  EXPECT_EQ(s.hits + s.misses, l.values.size() * 2 * 2 + blocks);
   // Prefetching every entry, and past the end, is no lookup: nothing is counted or decoded.
   for (std::uint64_t i = 0; i <= l.values.size(); ++i)
     r->prefetch(i);
@@ -133,7 +133,7 @@ TEST(BlockCache, FailedDepthDecodeLeavesNoStaleFrame) {
     const auto r = LayerReader::open(path, options);
     // Flip a byte of block 1's depth frame, which follows its value frame.
     const auto bytes = read_bytes(path);
-    const std::size_t entry = bytes.size() - 16 - 24 * r->info().block_count + 24;
+    const std::size_t entry = bytes.size() - 16 - std::size_t{24} * r->info().block_count + 24;
     const auto at = static_cast<std::size_t>(test::get_le(bytes, entry, 8) +
                                              test::get_le(bytes, entry + 8, 4) + 5);
     {
@@ -183,6 +183,7 @@ TEST(BlockCache, PinnedDepthsFewValues) {
     const auto r = LayerReader::open(dir / "t.sdb", options);
     std::atomic<int> wrong{0};
     std::vector<std::thread> threads;
+    threads.reserve(4);
     for (int t = 0; t < 4; ++t) {
       threads.emplace_back([&, t] {
         std::mt19937_64 rng(static_cast<std::uint64_t>(t) + 7);
@@ -254,6 +255,7 @@ TEST(BlockCache, ThreadsThrashASmallCache) {
     options.depth_cache_blocks = depth_cache;
     const auto r = LayerReader::open(dir / "t.sdb", options);
     std::vector<std::thread> threads;
+    threads.reserve(6);
     std::atomic<int> wrong{0};
     for (int t = 0; t < 6; ++t) {
       threads.emplace_back([&, t] {

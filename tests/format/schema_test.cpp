@@ -57,9 +57,9 @@ std::vector<std::vector<std::string>> section_table(const std::string& title) {
       continue;
     }
     std::size_t j = i + 2;
-    while (j < lines.size() && lines[j].rfind("|", 0) != 0)
+    while (j < lines.size() && lines[j].rfind('|', 0) != 0)
       ++j;
-    for (j += 2; j < lines.size() && lines[j].rfind("|", 0) == 0; ++j)  // past the head row
+    for (j += 2; j < lines.size() && lines[j].rfind('|', 0) == 0; ++j)  // past the head row
       rows.push_back(cells(lines[j]));
     break;
   }

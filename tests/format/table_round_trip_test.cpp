@@ -152,6 +152,7 @@ TEST(TableFile, ThreadsShareOneReader) {
   write_layer(dir / "t.sdb", rules, 9, l.values, l.depths, test::write_options(256, 3));
   const auto r = LayerReader::open(dir / "t.sdb", test::options(3));
   std::vector<std::thread> threads;
+  threads.reserve(8);
   std::atomic<int> wrong{0};
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([&, t] {

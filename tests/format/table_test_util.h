@@ -35,6 +35,7 @@ inline Executor thread_executor(unsigned threads) {
     std::exception_ptr error;
     std::mutex error_mutex;
     std::vector<std::thread> pool;
+    pool.reserve(threads);
     for (unsigned t = 0; t < threads; ++t) {
       pool.emplace_back([&] {
         for (std::size_t i = next++; i < tasks; i = next++) {

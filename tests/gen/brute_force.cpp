@@ -75,43 +75,25 @@ void BruteForce::solve_through(int stones) {
     solve_layer(n);
 }
 
-void BruteForce::solve_layer(int n) {
-  BruteLayer l;
-  l.stones = n;
-  l.boards = enumerate_boards(pits_, n);
+namespace {
+
+// The moves of every position of a layer: edges[i] for position i; terminal[i] when it has none.
+struct LayerEdges {
+  std::vector<std::vector<Edge>> edges;
+  std::vector<bool> terminal;
+};
+
+// The worth of a move of a layer whose values `value` holds.
+int worth_of(const Edge& e, const std::vector<int>& value) {
+  return e.child == Edge::kLeaves ? e.worth : -value[e.child];
+}
+
+// l.value from the layer's moves.
+void solve_values(const Rules& rules, const LayerEdges& g, BruteLayer& l) {
+  const int n = l.stones;
   const std::size_t size = l.boards.size();
-  for (std::size_t i = 0; i < size; ++i) {
-    if (!l.index.emplace(l.boards[i], i).second)
-      fail("enumeration repeats a board");
-  }
-
-  // The moves of every position. A move that gains seeds leaves for a smaller, solved layer and
-  // its worth is known; a move that gains nothing stays in this layer.
-  std::vector<std::vector<Edge>> edges(size);
-  std::vector<bool> terminal(size);
-  MoveList moves;
-  for (std::size_t i = 0; i < size; ++i) {
-    const Pits& b = l.boards[i];
-    const int count = rules_.legal_moves(b, moves);
-    terminal[i] = count == 0;
-    for (const Move& m : moves) {
-      const int child_stones = stones_on(m.child);
-      if (child_stones != n - m.gain())
-        fail("a move does not conserve seeds");
-      Edge e;
-      if (m.gain() > 0) {
-        e.worth = Rules::worth(m, at(m.child).value);
-      } else {
-        // docs/RULES.md: an extra turn (Kalah) always sows into the store, so an in-layer move
-        // always passes the turn; the fixpoints below rely on that.
-        if (m.extra_turn)
-          fail("an in-layer move keeps the turn: " + board_text(b, pits_ / 2));
-        e.child = l.index.at(m.child);
-      }
-      edges[i].push_back(e);
-    }
-  }
-
+  const std::vector<std::vector<Edge>>& edges = g.edges;
+  const std::vector<bool>& terminal = g.terminal;
   // Values. For each threshold t, W[t] (the mover can force a result >= t) and L[t] (the mover
   // gets <= -t whatever it does) are least fixpoints; reaching t takes finitely many plies
   // because endless play is worth 0 < t.
@@ -125,9 +107,9 @@ void BruteForce::solve_layer(int n) {
       changed = false;
       for (std::size_t i = 0; i < size; ++i) {
         if (terminal[i]) {
-          if (!lose[i] && rules_.final_value(l.boards[i]) <= -t)
+          if (!lose[i] && rules.final_value(l.boards[i]) <= -t)
             lose[i] = changed = true;
-          if (!w[i] && rules_.final_value(l.boards[i]) >= t)
+          if (!w[i] && rules.final_value(l.boards[i]) >= t)
             w[i] = changed = true;
           continue;
         }
@@ -169,25 +151,31 @@ void BruteForce::solve_layer(int n) {
     w_prev.swap(w);
     l_prev.swap(lose);
   }
+}
 
+// Fails unless every value of `l` is its best move's worth.
+void check_best_moves(const Rules& rules, const LayerEdges& g, const BruteLayer& l, int pits) {
+  const std::size_t size = l.boards.size();
   // A necessary condition (not sufficient, because of cycles): every value is the best worth of
   // the position's moves, or the final value of a finished game.
-  auto worth_of = [&](const Edge& e) {
-    return e.child == Edge::kLeaves ? e.worth : -l.value[e.child];
-  };
   for (std::size_t i = 0; i < size; ++i) {
     int best = 0;
-    if (terminal[i]) {
-      best = rules_.final_value(l.boards[i]);
+    if (g.terminal[i]) {
+      best = rules.final_value(l.boards[i]);
     } else {
       best = std::numeric_limits<int>::min();
-      for (const Edge& e : edges[i])
-        best = std::max(best, worth_of(e));
+      for (const Edge& e : g.edges[i])
+        best = std::max(best, worth_of(e, l.value));
     }
     if (best != l.value[i])
-      fail("value is not the best move's worth: " + board_text(l.boards[i], pits_ / 2));
+      fail("value is not the best move's worth: " + board_text(l.boards[i], pits / 2));
   }
+}
 
+// l.depth from the layer's moves and values.
+void solve_depths(const LayerEdges& g, BruteLayer& l) {
+  const int n = l.stones;
+  const std::size_t size = l.boards.size();
   // Depths (gen/solver.h): the least solution of
   //   finished game or value 0: 0;  v > 0: 1 + min;  v < 0: 1 + max,
   // over value-keeping moves (worth == v), a move's depth being 0 when it leaves the layer and
@@ -198,7 +186,7 @@ void BruteForce::solve_layer(int n) {
   l.depth.assign(size, kUnknown);
   std::size_t open = 0;
   for (std::size_t i = 0; i < size; ++i) {
-    if (terminal[i] || l.value[i] == 0) {
+    if (g.terminal[i] || l.value[i] == 0) {
       l.depth[i] = 0;
     } else {
       ++open;
@@ -213,8 +201,8 @@ void BruteForce::solve_layer(int n) {
       int lo = std::numeric_limits<int>::max();
       int hi = std::numeric_limits<int>::min();
       bool all_known = true;
-      for (const Edge& e : edges[i]) {
-        if (worth_of(e) != v)
+      for (const Edge& e : g.edges[i]) {
+        if (worth_of(e, l.value) != v)
           continue;
         int d = 0;
         if (e.child != Edge::kLeaves) {
@@ -246,7 +234,51 @@ void BruteForce::solve_layer(int n) {
       fail("depths are not well founded in layer " + std::to_string(n));
     open -= decided;
   }
+}
 
+}  // namespace
+
+void BruteForce::solve_layer(int n) {
+  BruteLayer l;
+  l.stones = n;
+  l.boards = enumerate_boards(pits_, n);
+  const std::size_t size = l.boards.size();
+  for (std::size_t i = 0; i < size; ++i) {
+    if (!l.index.emplace(l.boards[i], i).second)
+      fail("enumeration repeats a board");
+  }
+
+  // The moves of every position. A move that gains seeds leaves for a smaller, solved layer and
+  // its worth is known; a move that gains nothing stays in this layer.
+  std::vector<std::vector<Edge>> edges(size);
+  std::vector<bool> terminal(size);
+  MoveList moves;
+  for (std::size_t i = 0; i < size; ++i) {
+    const Pits& b = l.boards[i];
+    const int count = rules_.legal_moves(b, moves);
+    terminal[i] = count == 0;
+    for (const Move& m : moves) {
+      const int child_stones = stones_on(m.child);
+      if (child_stones != n - m.gain())
+        fail("a move does not conserve seeds");
+      Edge e;
+      if (m.gain() > 0) {
+        e.worth = Rules::worth(m, at(m.child).value);
+      } else {
+        // docs/RULES.md: an extra turn (Kalah) always sows into the store, so an in-layer move
+        // always passes the turn; the fixpoints below rely on that.
+        if (m.extra_turn)
+          fail("an in-layer move keeps the turn: " + board_text(b, pits_ / 2));
+        e.child = l.index.at(m.child);
+      }
+      edges[i].push_back(e);
+    }
+  }
+
+  const LayerEdges g{std::move(edges), std::move(terminal)};
+  solve_values(rules_, g, l);
+  check_best_moves(rules_, g, l, pits_);
+  solve_depths(g, l);
   layers_.push_back(std::move(l));
 }
 

@@ -272,6 +272,7 @@ TEST(CooperativeTables, VerifyFindsWrongSets) {
     std::vector<std::uint32_t> symbols(reader->info().entries);
     reader->read_all_symbols(symbols);
     std::vector<std::uint64_t> sets;
+    sets.reserve(symbols.size());
     for (const std::uint32_t s : symbols)
       sets.push_back(reader->set(s)[0]);
     for (const bool everywhere : {false, true}) {

@@ -152,7 +152,7 @@ TEST(GenerateStop, LeavesOnlyCompleteLayers) {
 TEST(GenerateLabel, AnotherSeedCountRefusedOrKept) {
   TempDir dir("dir");
   generate_into(dir.path(), {"kalah/3x2", 4});
-  EXPECT_THROW(generate_into(dir.path(), {"kalah/3x1", 5}), gen::InvalidRequest);
+  EXPECT_THROW(generate_into(dir.path(), {"kalah/3x1", 5}), gen::OutLabelledOtherwise);
   const auto keep = [](gen::GenerateOptions& options) { options.keep_label = true; };
   const auto reports = generate_into(dir.path(), {"kalah/3x1", 5}, keep);
   ASSERT_EQ(reports.size(), 6U);

@@ -89,6 +89,7 @@ TEST_P(Migrate, FromVersionOne) {
     values[n].resize(layer_size(pits, n));
     std::vector<std::uint16_t> depths(values[n].size());
     std::vector<LayerValues> below;
+    below.reserve(static_cast<std::size_t>(n));
     for (int m = 0; m < n; ++m)
       below.push_back({values[m], marks[m]});
     ReadLayerOptions read;

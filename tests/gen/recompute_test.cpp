@@ -467,9 +467,14 @@ TEST(RecomputeResume, RewrittenLayerChecksTheLayersAbove) {
       options.memory_limit_bytes = 4500;
     });
     ADD_FAILURE() << "no refusal";
-  } catch (const gen::InvalidRequest& e) {
-    EXPECT_NE(std::string(e.what()).find("holds layer 8, above --max-stones"), std::string::npos)
+  } catch (const gen::LayerAboveTooLarge& e) {
+    EXPECT_NE(std::string(e.what()).find("holds layer 8, above the largest layer asked for (7)"),
+              std::string::npos)
         << e.what();
+    EXPECT_EQ(e.layer, 8);
+    EXPECT_EQ(e.max_stones, 7);
+    // The library states the cause; the flags to change are the command line's to name.
+    EXPECT_EQ(std::string(e.what()).find("--"), std::string::npos) << e.what();
   }
 }
 

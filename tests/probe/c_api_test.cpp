@@ -35,6 +35,7 @@ TEST(CApi, ThreadsProbeOneHandleAndKeepTheirOwnErrors) {
   std::barrier sync(kThreads);
   std::vector<int> wrong(kThreads, 0);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int round = 0; round < 50; ++round) {

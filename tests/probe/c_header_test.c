@@ -81,7 +81,7 @@ int sowdb_c_header_check(const char* dir, int32_t* value_out) {
     if (sowdb_probe_value_only(tables, pits, npits, &again) != SOWDB_OK || again != 0)
       return 16;
     sowdb_close(tables);
-    options.cache_bytes = 4 * 4096;
+    options.cache_bytes = UINT64_C(4) * 4096;
     options.separate_depth_cache = 1;
     options.depth_cache_bytes = 0;
     tables = NULL;

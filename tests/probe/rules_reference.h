@@ -80,7 +80,7 @@ inline Sowing sow_one_by_one(const RuleSet& r, Pits& b, int origin) {
       continue;
     if (place == kRefStore) {
       ++s.stored;
-      if (++received[2 * kMaxPits] > 1)
+      if (++received[std::size_t{2} * kMaxPits] > 1)
         s.lapped = true;
     } else {
       s.last_before = b[place];

@@ -268,6 +268,7 @@ TEST_F(FakeTables, ProbesFromManyThreadsAgree) {
   auto set = TableSet::open(dir());
   const std::vector<Pits> all = layer(4, kMax);
   std::vector<std::thread> threads;
+  threads.reserve(4);
   std::vector<int> mismatches(4, 0);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
@@ -295,6 +296,7 @@ TEST_F(FakeTables, ReadLayerFromThreads) {
   threaded.executor = [](std::size_t tasks, const std::function<void(std::size_t)>& task) {
     std::atomic<std::size_t> next{0};
     std::vector<std::thread> threads;
+    threads.reserve(4);
     for (int t = 0; t < 4; ++t) {
       threads.emplace_back([&] {
         for (std::size_t i; (i = next.fetch_add(1)) < tasks;)

@@ -6,6 +6,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "sowdb/format/table_file.h"
 #include "sowdb/probe/tables.h"
@@ -116,6 +117,35 @@ struct InvalidRequest : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The refusal of an `out` that holds tables of another rule set, board or objective than the
+/// request's. The message names the first such layer file; a front end may add its remedy
+/// (another directory).
+struct OutHoldsOtherTables : InvalidRequest {
+  using InvalidRequest::InvalidRequest;
+};
+
+/// The refusal to relabel `out`, whose manifest names `held`: a variant of the same rules as the
+/// requested `asked` but another seed count per pit (GenerateOptions::keep_label off). The
+/// tables serve both; a front end may add its remedy (ask for `held`, or relabel the directory).
+struct OutLabelledOtherwise : InvalidRequest {
+  OutLabelledOtherwise(const std::string& what, Variant h, Variant a, std::filesystem::path o)
+      : InvalidRequest(what), held(std::move(h)), asked(std::move(a)), out(std::move(o)) {}
+  Variant held;
+  Variant asked;
+  std::filesystem::path out;
+};
+
+/// The refusal to go on past `max_stones` through `layer`, a layer `out` already holds whose
+/// recompute entries may rely on a layer this run wrote again, when `layer` does not fit the
+/// memory limit. A front end may add its remedy (a larger limit, or removing the layers above
+/// `max_stones`).
+struct LayerAboveTooLarge : InvalidRequest {
+  LayerAboveTooLarge(const std::string& what, int l, int m)
+      : InvalidRequest(what), layer(l), max_stones(m) {}
+  int layer;
+  int max_stones;
+};
+
 /// Builds layers 0..max_stones into `out` (created if missing). Layers already present and
 /// valid are reused (whether or not they hold recompute entries: their recompute entries are
 /// resolved from their children, and a file whose recompute entries do not resolve, or have a
@@ -130,7 +160,9 @@ struct InvalidRequest : std::runtime_error {
 /// layer with recompute entries, it goes on past max_stones through the layers `out` already
 /// holds above it (up to the first missing one), reusing or solving each again as above, so that
 /// none is left with recompute entries that lead to recompute entries; if the memory limit
-/// cannot take the next of those layers it throws InvalidRequest, naming them.
+/// cannot take the next of those layers it throws LayerAboveTooLarge, naming them. The messages
+/// state causes only; OutHoldsOtherTables, OutLabelledOtherwise and LayerAboveTooLarge carry what
+/// a front end needs to add its own remedy.
 void generate(const GenerateOptions& options);
 
 /// Peak resident set size of this process in bytes (0 if unknown: read from /proc). Thread

@@ -41,6 +41,10 @@ class ReachVerifier {
   void set_progress(Verifier::Progress progress) { progress_ = std::move(progress); }
 
  private:
+  // Reads layers sets_.size()..n into sets_ and errors_ (a layer above one that did not read
+  // does not read either).
+  void read_up_to(int n);
+
   const TableSet& tables_;
   Executor run_;
   std::vector<std::vector<std::uint64_t>> sets_;  // per layer read, reach_set_words(m) words each
