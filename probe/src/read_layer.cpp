@@ -63,6 +63,8 @@ ProbeStatus TableSet::Impl::read_layer(int n,
                                   probe_detail::count_text(want, "entry", "entries"));
     }
   }
+  if (!how.resolve && how.depths)
+    throw std::invalid_argument("read_layer: depths need the recompute entries resolved");
   if (recompute_out)
     recompute_out->clear();
   const bool want_depths = static_cast<bool>(how.depths);
@@ -160,7 +162,8 @@ ProbeStatus TableSet::Impl::read_layer(int n,
     const ProbeStatus s = reader(layer, child_reader);
     return s != ProbeStatus::kOk ? s : ProbeStatus::kCorruptTable;
   };
-  const std::size_t ranges = mask.empty() ? 0 : (size + kRangeEntries - 1) / kRangeEntries;
+  const std::size_t ranges =
+      mask.empty() || !how.resolve ? 0 : (size + kRangeEntries - 1) / kRangeEntries;
   run_tasks(how.executor, ranges, [&](std::size_t task) {
     const std::uint64_t first = task * kRangeEntries;
     const std::uint64_t last = std::min(size, first + kRangeEntries);
@@ -193,7 +196,7 @@ ProbeStatus TableSet::Impl::read_layer(int n,
     }
     advance(last - first);
   });
-  if (mask.empty())
+  if (ranges == 0)
     advance(size);
   std::sort(no_moves.begin(), no_moves.end());
 

@@ -157,8 +157,8 @@ StartSolveReport solve_start_position(const StartSolveRequest& request,
 /// build_seconds, search_seconds, method ("tables" or "search"), tables (the directory alone;
 /// null without tables), tables_source ("given", "cache", "none"), tables_cache,
 /// tables_max_stones, tables_built, layers_built, repaired_layers, tables_missing_layer, hash_mb,
-/// time_limit,
-/// stopped_by, notes. Thread safe.
+/// tables_preloaded_bytes and preload_seconds (the tables read whole before the search, part of
+/// search_seconds; 0: probed), time_limit, stopped_by, notes. Thread safe.
 nlohmann::json to_json(const StartSolveReport& report);
 
 /// The co-operative answer of a start position (`sowdb solve --objective cooperative`).
