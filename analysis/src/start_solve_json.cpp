@@ -57,6 +57,8 @@ nlohmann::json to_json(const StartSolveReport& r) {
   j["layers_built"] = r.layers_built;
   j["repaired_layers"] = r.repaired_layers;
   j["hash_mb"] = s.table_bytes >> 20;
+  j["tables_preloaded_bytes"] = s.preloaded_bytes;
+  j["preload_seconds"] = s.preload_seconds;
   j["time_limit"] = r.time_limit > 0 ? nlohmann::json(r.time_limit) : nlohmann::json(nullptr);
   j["stopped_by"] = r.stopped_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.stopped_by);
   j["notes"] = r.notes;

@@ -1,9 +1,12 @@
 #include "sowdb/gen/start_search.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -16,6 +19,7 @@
 #include "sowdb/format/index.h"
 #include "sowdb/gen/generate.h"
 #include "start_searcher.h"
+#include "table_values.h"
 #include "transposition_table.h"
 
 namespace sowdb::gen {
@@ -101,6 +105,8 @@ class StartSearch {
       every_worth();
     } else {
       make_table(options_.table_bits);
+      if (!tasks_.empty())
+        preload();
       if (!tasks_.empty()) {
         estimate();
         if (!stopped_)
@@ -118,6 +124,8 @@ class StartSearch {
   // The moves of the start position, the tasks, and the checks on the request.
   void plan();
   void make_table(int bits);
+  // The tables' values read whole, when they fit SolveStartOptions::preload_limit.
+  void preload();
   // Iterative deepening of the start position, when asked (SolveStartOptions::deepening).
   void estimate();
   // The start's value: MTD(f) on the start position, every thread at once (Lazy SMP).
@@ -149,6 +157,7 @@ class StartSearch {
   int key_bits_ = 1;
   int root_guess_ = 0;  // the start's value as the deepening estimated it
   std::unique_ptr<TranspositionTable> table_;
+  std::unique_ptr<TableValues> values_;
   std::atomic<std::uint64_t> nodes_{0};
   std::atomic<int> done_{0};
   std::atomic<bool> stopped_{false};
@@ -241,6 +250,26 @@ void StartSearch::make_table(int bits) {
   out_.table_bytes = out_.by_tables ? 0 : table_->bytes();
 }
 
+void StartSearch::preload() {
+  if (!tables_ || options_.preload_limit == 0)
+    return;
+  std::uint64_t limit = static_cast<std::uint64_t>(options_.preload_limit);
+  if (options_.preload_limit < 0) {
+    // Deep tables leave a small search that touches few blocks (Kalah(6,4) over 0..28 decoded
+    // a fraction of their 5.6 GB): reading them whole would cost more than it saves.
+    limit = std::min<std::uint64_t>(kPreloadBytes,
+                                    static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                                        static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE)) / 4);
+  }
+  if (TableValues::bytes_for(rules_.pits(), tables_->max_stones()) > limit)
+    return;
+  const auto start = std::chrono::steady_clock::now();
+  values_ = std::make_unique<TableValues>(*tables_);
+  out_.preloaded_bytes = values_->bytes();
+  out_.preload_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 void StartSearch::report(bool last) {
   if (!options_.progress)
     return;
@@ -291,7 +320,7 @@ void StartSearch::each_task(const std::function<void(Searcher&, std::size_t)>& e
   const int workers = std::max(1, parallel::max_concurrency());
   std::atomic<std::size_t> next_one{0};
   parallel::for_slots(workers, [&](int) {
-    Searcher searcher(engine_, tables_, *table_);
+    Searcher searcher(engine_, tables_, *table_, values_.get());
     std::uint64_t published = 0;
     watch(searcher, published, halt);
     try {
@@ -317,7 +346,7 @@ void StartSearch::estimate() {
   if (deepening <= 0)
     return;
   phase_ = SolvePhase::kDeepening;
-  Searcher searcher(engine_, tables_, *table_);
+  Searcher searcher(engine_, tables_, *table_, values_.get());
   std::uint64_t published = 0;
   watch(searcher, published, nullptr);
   try {
@@ -335,7 +364,7 @@ void StartSearch::root_value() {
   std::atomic<bool> found{false};
   phase_ = SolvePhase::kValue;
   parallel::for_slots(workers, [&](int w) {
-    Searcher searcher(engine_, tables_, *table_);
+    Searcher searcher(engine_, tables_, *table_, values_.get());
     searcher.set_high_pits_first(w % 2 == 0);
     if (w == 0)
       searcher.set_on_test([this](int beta) { beta_ = beta; });
@@ -366,7 +395,7 @@ void StartSearch::root_moves() {
   // Each task's estimate from what the start's search left in the table: the start's best
   // move (and its best continuation) first, then the others by the bounds proved of them.
   // (Deepening each task on its own searched 15 times the start's positions for Kalah(6,3).)
-  Searcher searcher(engine_, tables_, *table_);
+  Searcher searcher(engine_, tables_, *table_, values_.get());
   const TableEntry root = searcher.entry(out_.start, out_.stones);
   for (Task& task : tasks_) {
     const TableEntry e = searcher.entry(task.position, task.stones);

@@ -39,19 +39,23 @@ bool gains_at_once(const Rules& rules, const Pits& pos) {
   return false;
 }
 
-Searcher::Searcher(const Rules& rules, const TableSet* tables, TranspositionTable& table)
+Searcher::Searcher(const Rules& rules,
+                   const TableSet* tables,
+                   TranspositionTable& table,
+                   const TableValues* values)
     : rules_(rules),
       tables_(tables),
+      values_(tables ? values : nullptr),
       tables_max_(tables ? tables->max_stones() : -1),
+      pits_(rules.pits()),
       kalah_(rules.rule_set().family == Family::kKalah),
       empty_side_(rules.rule_set().family == Family::kKalah &&
                   rules.rule_set().end == KalahEnd::kEmptySide),
-      table_(table) {}
-
-std::uint64_t Searcher::key_of(const Pits& pos, int n) const {
-  const std::size_t p = static_cast<std::size_t>(rules_.pits());
-  return binomial(n + static_cast<int>(p) - 1, static_cast<int>(p)) +
-         rank(std::span<const std::uint8_t>(pos.data(), p));
+      table_(table) {
+  for (int i = 0; i + 1 < pits_; ++i)
+    rank_rows_[static_cast<std::size_t>(i)] = rank_table_row(i);
+  for (int n = 0; n <= kMaxBoardStones; ++n)
+    key_base_[static_cast<std::size_t>(n)] = binomial(n + pits_ - 1, pits_);
 }
 
 bool Searcher::over(const Pits& pos, int& value) const {
@@ -62,6 +66,24 @@ bool Searcher::over(const Pits& pos, int& value) const {
     return false;
   value = rules_.final_value(pos);
   return true;
+}
+
+int Searcher::recompute(const Pits& pos, int n) const {
+  MoveList moves;
+  if (rules_.legal_moves(pos, moves) == 0)
+    return rules_.final_value(pos);
+  // The value is the best worth over every move (the game is acyclic). Version 4 files store
+  // every child of a recompute entry; a version 3 file may not (it stores those of the moves
+  // that gain seeds), and then the tables' own probe resolves the entry.
+  int best = -kMaxBoardStones - 1;
+  for (const Move& m : moves) {
+    const int nn = n - m.gain();
+    const int v = values_->layer(nn)[index_of(m.child)];
+    if (v == kRecomputeValue)
+      return probe(pos);
+    best = std::max(best, Rules::worth(m, v));
+  }
+  return best;
 }
 
 int Searcher::probe(const Pits& pos) const {
@@ -77,7 +99,7 @@ std::pair<int, int> Searcher::value(const Pits& pos,
                                     int guess,
                                     const std::function<bool(int, int)>& proved) {
   if (n <= tables_max_) {
-    const int v = probe(pos);
+    const int v = probe(pos, n);
     return {v, v};
   }
   int proven = kExact;
@@ -88,7 +110,7 @@ int Searcher::estimate(const Pits& pos, int n, int guess, int max_depth, bool& e
   exact = false;
   if (n <= tables_max_) {
     exact = true;
-    return probe(pos);
+    return probe(pos, n);
   }
   int g = std::clamp(guess, -n, n);
   for (int depth = kFirstDepth; depth <= max_depth; depth += kDeepening) {
@@ -108,7 +130,7 @@ int Searcher::estimate(const Pits& pos, int n, int guess, int max_depth, bool& e
 
 int Searcher::test(const Pits& pos, int n, int beta) {
   if (n <= tables_max_)
-    return probe(pos);
+    return probe(pos, n);
   int proven = 0;
   return search(pos, n, key_of(pos, n), beta - 1, beta, kExact, proven);
 }
@@ -197,14 +219,21 @@ int Searcher::search(
   std::array<int, kMaxPitsPerSide> order{};
   // The children's keys first, and their buckets on the way, so that the cache misses of the
   // lookups below overlap.
+  // A child the tables hold keeps its index in the layer in `key`.
   for (int i = 0; i < moves.size; ++i) {
     const Move& m = moves.moves[i];
     const int nn = n - m.gain();
+    Child& c = child[static_cast<std::size_t>(i)];
+    const std::uint64_t index = index_of(m.child);
     if (nn > tables_max_) {
-      child[static_cast<std::size_t>(i)].key = key_of(m.child, nn);
-      table_.prefetch(child[static_cast<std::size_t>(i)].key);
+      c.key = key_base_[static_cast<std::size_t>(nn)] + index;
+      table_.prefetch(c.key);
     } else {
-      tables_->prefetch(m.child);
+      c.key = index;
+      if (values_)
+        __builtin_prefetch(values_->layer(nn) + index);
+      else
+        tables_->prefetch(m.child);
     }
   }
   int best = -kMaxBoardStones - 1;  // a worth some move is proved to reach...
@@ -224,7 +253,7 @@ int Searcher::search(
     int hi = nn;
     int d = kExact;
     if (nn <= tables_max_) {
-      lo = hi = probe(m.child);
+      lo = hi = probe(m.child, nn, c.key);
     } else if (int v = 0; over(m.child, v)) {
       lo = hi = v;
     } else {

@@ -2,12 +2,14 @@
 // transposition table. Internal to sowdb_gen.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <utility>
 
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/tables.h"
+#include "table_values.h"
 #include "transposition_table.h"
 
 namespace sowdb::gen {
@@ -36,7 +38,12 @@ bool gains_at_once(const Rules& rules, const Pits& pos);
 /// THREAD SAFETY one Searcher per thread; any number may share a TranspositionTable.
 class Searcher {
  public:
-  Searcher(const Rules& rules, const TableSet* tables, TranspositionTable& table);
+  /// `values`, when not null, holds every value of `tables` (read whole), and serves the
+  /// lookups in their place.
+  Searcher(const Rules& rules,
+           const TableSet* tables,
+           TranspositionTable& table,
+           const TableValues* values = nullptr);
 
   /// Positions expanded so far (children settled by peeking are not counted).
   std::uint64_t nodes() const { return nodes_; }
@@ -82,7 +89,17 @@ class Searcher {
 
  private:
   /// The key of `pos` (n seeds): its index among all positions of its board, layer by layer.
-  std::uint64_t key_of(const Pits& pos, int n) const;
+  std::uint64_t key_of(const Pits& pos, int n) const { return key_base_[n] + index_of(pos); }
+  /// The index of `pos` within its layer (format/index.h's rank, inlined).
+  std::uint64_t index_of(const Pits& pos) const {
+    std::uint64_t r = 0;
+    int s = 0;
+    for (int i = 0; i + 1 < pits_; ++i) {
+      s += pos[static_cast<std::size_t>(i)];
+      r += rank_rows_[static_cast<std::size_t>(i)][s];
+    }
+    return r;
+  }
   // MTD(f) of `depth` plies (kExact: to the end), from `guess`; `proven`: the least depth any
   // of its tests was proved to.
   std::pair<int, int> mtdf(const Pits& pos,
@@ -97,6 +114,16 @@ class Searcher {
       const Pits& pos, int n, std::uint64_t key, int alpha, int beta, int depth, int& proven);
   // The value of `pos` when the game is over there (the mover cannot move); false otherwise.
   bool over(const Pits& pos, int& value) const;
+  // The tables' value of `pos` (n seeds, at most tables_max_), whose index is `index`.
+  int probe(const Pits& pos, int n, std::uint64_t index) const {
+    if (!values_)
+      return probe(pos);
+    const int v = values_->layer(n)[index];
+    return v != kRecomputeValue ? v : recompute(pos, n);
+  }
+  // The value of a recompute entry of `values_`: the best worth of its moves.
+  int recompute(const Pits& pos, int n) const;
+  int probe(const Pits& pos, int n) const { return probe(pos, n, index_of(pos)); }
   int probe(const Pits& pos) const;
   void store(std::uint64_t key,
              int n,
@@ -112,7 +139,11 @@ class Searcher {
 
   const Rules& rules_;
   const TableSet* tables_;
+  const TableValues* values_;
   int tables_max_;
+  int pits_;
+  std::array<const std::uint64_t*, kMaxPits> rank_rows_{};
+  std::array<std::uint64_t, kMaxBoardStones + 1> key_base_{};
   bool kalah_;
   bool empty_side_;
   bool high_pits_first_ = true;

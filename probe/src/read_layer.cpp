@@ -88,7 +88,7 @@ class LayerRead {
       mask_.assign((size_ + 63) / 64, 0);
     read_values();
     resolve_recompute();
-    if (mask_.empty())
+    if (mask_.empty() || !how_.resolve)
       advance(size_);
     std::sort(no_moves_.begin(), no_moves_.end());
     if (want_depths_)
@@ -195,7 +195,8 @@ class LayerRead {
     const auto child_of = [this](int layer, std::uint64_t index, std::int8_t& byte) {
       return child(layer, index, byte);
     };
-    const std::size_t ranges = mask_.empty() ? 0 : (size_ + kRangeEntries - 1) / kRangeEntries;
+    const std::size_t ranges =
+        mask_.empty() || !how_.resolve ? 0 : (size_ + kRangeEntries - 1) / kRangeEntries;
     run_tasks(how_.executor, ranges, [&](std::size_t task) {
       const std::uint64_t first = task * kRangeEntries;
       const std::uint64_t last = std::min(size_, first + kRangeEntries);
@@ -311,6 +312,8 @@ ProbeStatus TableSet::Impl::read_layer(int n,
   if (n < 0 || n > max_stones)
     return ProbeStatus::kTooManyStones;
   check_read_arguments(rules.pits(), n, below, values);
+  if (!how.resolve && how.depths)
+    throw std::invalid_argument("read_layer: depths need the recompute entries resolved");
   if (recompute_out)
     recompute_out->clear();
   std::vector<std::uint64_t> mask;

@@ -240,10 +240,10 @@ import json, sys
 want, got = (json.load(open(f)) for f in sys.argv[1:3])
 assert got["tables"] == sys.argv[3], got["tables"]
 assert isinstance(got["nodes"], int) and got["nodes"] > 0, got["nodes"]
-for k in ("seconds", "build_seconds", "search_seconds"):
+for k in ("seconds", "build_seconds", "search_seconds", "preload_seconds"):
     assert isinstance(got[k], float) and got[k] >= 0, (k, got[k])
 for j in (want, got):
-    for k in ("tables", "nodes", "seconds", "build_seconds", "search_seconds"):
+    for k in ("tables", "nodes", "seconds", "build_seconds", "search_seconds", "preload_seconds"):
         j[k] = None
 assert sorted(want) == sorted(got), sorted(set(want) ^ set(got))
 for k in want:

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
+#include <array>
 #include <atomic>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "generated_tables.h"
 #include "sowdb/gen/generate.h"
@@ -77,16 +79,22 @@ TEST_P(SolveStart, SearchAgreesWithCompleteTables) {
   EXPECT_TRUE(by_tables.by_tables);
   EXPECT_EQ(by_tables.nodes, 0u);
   expect_worths_of_tables(*complete, by_tables);
-  // The search, with no tables and with tables of the first few layers.
+  // The search, with no tables and with tables of the first few layers, read whole before the
+  // search (the default) or probed through the block cache (preload_limit 0).
   const auto few = tables_of(GetParam(), 4);
-  for (const TableSet* tables :
-       {static_cast<const TableSet*>(nullptr), static_cast<const TableSet*>(few.get())}) {
-    SCOPED_TRACE(tables ? "tables up to 4" : "no tables");
+  const std::array<std::pair<const TableSet*, std::int64_t>, 3> searches{
+      {{nullptr, -1}, {few.get(), -1}, {few.get(), 0}}};
+  for (const auto& [tables, preload] : searches) {
+    SCOPED_TRACE(!tables        ? "no tables"
+                 : preload != 0 ? "tables up to 4, read whole"
+                                : "tables up to 4, probed");
     options.tables = tables;
+    options.preload_limit = preload;
     options.table_bits = 12;  // small, so that entries are replaced too
     const gen::StartSolution searched = gen::solve_start(v, options);
     EXPECT_FALSE(searched.by_tables);
     EXPECT_GT(searched.nodes, 0u);
+    EXPECT_EQ(searched.preloaded_bytes > 0, tables && preload != 0);
     expect_worths_of_tables(*complete, searched);
     EXPECT_EQ(searched.best, by_tables.best);
     // Only the value and a best move: the same value, a move that reaches it, and bounds that

@@ -33,20 +33,16 @@ std::filesystem::path start_cache_dir(const std::filesystem::path& root, const R
 /// Returns -1 when not even layer 0 is cheap. See kStartCachePositions. Thread safe.
 int start_cache_layers(const RuleSet& rules, int stones);
 
-/// The positions (layers 0..L together) the cache may hold for one start: 90 million, layers
-/// 0..18 of 6-pit boards (86.5 M positions), 0..32 of 4-pit boards, 0..13 of 8-pit ones.
-/// WHY (measured 2026-11-25 on this 2-core machine, shared with other builds, Release): each
-/// two layers more cost about 2.7x the build time and save about 2.4x the search's nodes.
-/// Building kalah-irving 6-pit layers 0..16 took 10.6 s, 0..18 29.4 s, 0..20 ~80 s under a
-/// load average of 15 (issue 34 quotes ~30 s for 0..20 on the idle machine, so ~11 s for
-/// 0..18); Kalah(6,3) every worth, one thread, searched 9.17 M positions over tables 0..16,
-/// 4.23 M over 0..18, 1.62 M over 0..20 (and had not finished in 100 s over 0..14). The first
-/// run costs build + search, which is least where the two are about equal: for the search
-/// issue 34 aims at (Kalah(6,4) every worth in ~10 s over 0..20, ~25 s over 0..18) that is
-/// 0..18 (11 + 25 s) rather than 0..20 (30 + 10 s) or 0..16 (4 + 60 s). The cache is kept, so
-/// `--cache-layers` (StartSolveRequest::cache_layers) buys a larger one once for later runs.
-/// (The old policy, 300 M positions, built 0..20.)
-inline constexpr long double kStartCachePositions = 9e7L;
+/// The positions (layers 0..L together) the cache may hold for one start: 230 million, layers
+/// 0..20 of 6-pit boards (225.8 M positions), 0..37 of 4-pit boards, 0..14 of 8-pit ones.
+/// WHY (measured 2026-11-26 on this 2-core machine, Release, decision 0012): building
+/// kalah-irving 6-pit layers 0..18 takes 4.4 s on the quiet machine, 0..20 11.4 s; Kalah(6,4)
+/// every worth on two threads searched 213.9 M positions over 0..18 (74.6 s before the tables
+/// were read whole) and 113.6 M over 0..20. Since the search reads the tables whole (one load a
+/// lookup), a position costs the same over either, so the 7 s more of building save about half
+/// of the search. (Until 2026-11-26: 90 million, layers 0..18; before that 300 M.) The cache is
+/// kept, so `--cache-layers` (StartSolveRequest::cache_layers) buys a larger one once.
+inline constexpr long double kStartCachePositions = 2.3e8L;
 
 /// log2 of the transposition table's entries (8 bytes each) for `mib` MiB (0: the default, 128
 /// MiB), rounded down to a power of two. Thread safe.
@@ -157,8 +153,8 @@ StartSolveReport solve_start_position(const StartSolveRequest& request,
 /// build_seconds, search_seconds, method ("tables" or "search"), tables (the directory alone;
 /// null without tables), tables_source ("given", "cache", "none"), tables_cache,
 /// tables_max_stones, tables_built, layers_built, repaired_layers, tables_missing_layer, hash_mb,
-/// time_limit,
-/// stopped_by, notes. Thread safe.
+/// tables_preloaded_bytes and preload_seconds (the tables read whole before the search, part of
+/// search_seconds; 0: probed), time_limit, stopped_by, notes. Thread safe.
 nlohmann::json to_json(const StartSolveReport& report);
 
 /// The co-operative answer of a start position (`sowdb solve --objective cooperative`).

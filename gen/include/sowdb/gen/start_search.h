@@ -67,6 +67,10 @@ struct StartSolution {
   std::uint64_t nodes = 0;       ///< Positions the search expanded (0 with complete tables).
   int tables_max = -1;           ///< The largest layer of the tables used; -1: none.
   std::size_t table_bytes = 0;   ///< Bytes of the transposition table; 0: nothing searched.
+  /// Bytes of the tables' values read whole before the search (SolveStartOptions::preload_limit);
+  /// 0: none, the search probed the tables.
+  std::uint64_t preloaded_bytes = 0;
+  double preload_seconds = 0;  ///< The time that reading took.
 };
 
 /// What a search is doing (SolveProgress::phase).
@@ -90,6 +94,12 @@ struct SolveProgress {
   int beta = 0;
 };
 
+/// The default bound on the tables read whole before a search (SolveStartOptions::preload_limit):
+/// 600 MB, layers 0..22 of 6-pit boards (548 M positions). Kalah(6,4) over 0..20 (226 MB) read
+/// nearly every block during the search anyway; deeper tables leave a search that touches few
+/// of theirs (decision 0012).
+inline constexpr std::uint64_t kPreloadBytes = 600'000'000;
+
 /// Options of `solve_start`.
 struct SolveStartOptions {
   /// Tables of the variant's rules, probed at every position of at most max_stones() seeds; when
@@ -109,6 +119,11 @@ struct SolveStartOptions {
   /// 0 (the default): straight to the end. Deepening to 17 searched 1.1-3.3 times the positions
   /// of the search without it (Kalah(6,3) and (6,4) over tables 0..20, decision 0009).
   int deepening = 0;
+  /// The tables' layers are read whole into memory before a search (one byte a position,
+  /// recompute entries resolved on use; decision 0012) when they take at most this many bytes;
+  /// -1 (the default): kPreloadBytes, or a quarter of the machine's memory if less; 0: never
+  /// (every lookup goes through the tables' block cache).
+  std::int64_t preload_limit = -1;
   /// Asked before each first move's search and now and then during the searches, from their
   /// threads (may be called concurrently); when it
   /// returns true the search stops and solve_start returns the bounds proved so far

@@ -251,6 +251,11 @@ struct ReadLayerOptions {
   /// executor's threads: each entry's depth as value(position, v, d) gives it, or
   /// kUnreadableDepth where that fails. Unset: no depth frame is read.
   std::function<void(std::uint64_t first, std::span<const std::uint16_t> depths)> depths;
+  /// False: recompute entries are not resolved; each keeps the byte the file stores for it
+  /// (kRecomputeValue, with its bit set in `recompute`), and the pass over the layer's positions
+  /// that resolves them is skipped (for a caller that resolves the few it needs itself). Then
+  /// `depths` must be unset.
+  bool resolve = true;
   /// When set, called from the executor's threads, possibly concurrently, as work is done:
   /// `done` of `total` units (an entry in each pass). It must not throw.
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
@@ -396,7 +401,8 @@ class TableSet {
   ///              before); shorter than n, or an entry with empty values: that layer's entries
   ///              are probed through the table set when a recompute entry needs them.
   ///   values     layer_size(pits, n) entries, written: each entry's value as
-  ///              value(position, v) gives it, or kUnreadableValue where that fails.
+  ///              value(position, v) gives it, or kUnreadableValue where that fails
+  ///              (unresolved recompute entries too when options.resolve is false).
   ///   recompute  when not null, set to the layer's recompute entries (one bit each, bit i % 64
   ///              of word i / 64), for a later call's `below`; empty when the file has none.
   ///   options    executor, depths, progress.

@@ -1,0 +1,47 @@
+// Every value of a table set's layers, read whole into memory for the start-position search.
+// Internal to sowdb_gen.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "sowdb/probe/tables.h"
+
+namespace sowdb::gen {
+
+/// The values of layers 0..max_stones() of a table set, one byte a position in index order as
+/// the files store them: a lookup is one load at a known address, which a search can prefetch
+/// without a dependent load (a probe through the block cache reads the frame's address first,
+/// then decodes the block on first use). A recompute entry reads kRecomputeValue: its value is
+/// the best worth of its moves, whose children the file stores (FORMAT.md, "Recompute
+/// entries"). Read once, over the threads of the calling arena, before the search.
+///
+/// THREAD SAFETY immutable once built: any number of threads may read it.
+class TableValues {
+ public:
+  /// Bytes the values of layers 0..`max_stones` of a board of `pits` pits take.
+  static std::uint64_t bytes_for(int pits, int max_stones);
+
+  /// Reads every layer of `tables`.
+  /// ERRORS std::runtime_error naming the layer file and what failed when a layer does not read
+  /// (as a probe of it would); std::bad_alloc when the memory cannot be had.
+  explicit TableValues(const TableSet& tables);
+  ~TableValues();
+  TableValues(const TableValues&) = delete;
+  TableValues& operator=(const TableValues&) = delete;
+
+  /// The stored bytes of layer `n` (0..max_stones), by index.
+  const std::int8_t* layer(int n) const { return layers_[static_cast<std::size_t>(n)]; }
+
+  /// Bytes held.
+  std::uint64_t bytes() const { return bytes_; }
+
+ private:
+  std::vector<const std::int8_t*> layers_;
+  void* arena_ = nullptr;
+  std::size_t mapped_ = 0;
+  std::uint64_t bytes_ = 0;
+};
+
+}  // namespace sowdb::gen
