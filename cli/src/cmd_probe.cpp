@@ -221,15 +221,18 @@ bool read_position(const TableSet& set,
   return true;
 }
 
-// The report of one position as JSON: the co-operative report on co-operative tables, else the
-// position report. Throws std::runtime_error on a failed probe.
-nlohmann::json position_json(const TableSet& set,
-                             const Pits& board,
-                             const Stores& stores,
-                             int max_plies) {
-  if (set.objective() == Objective::kCooperative)
-    return to_json(report_cooperative(set, board, stores.mover, stores.opponent, max_plies));
-  return to_json(report_position(set, board, stores.mover, stores.opponent, max_plies));
+// The report of one position as JSON text: the co-operative report on co-operative tables,
+// else the position report (written as text, without a document). Throws std::runtime_error on
+// a failed probe.
+std::string position_json(const TableSet& set,
+                          const Pits& board,
+                          const Stores& stores,
+                          int max_plies) {
+  if (set.objective() == Objective::kCooperative) {
+    return to_json(report_cooperative(set, board, stores.mover, stores.opponent, max_plies))
+        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  return to_json_text(report_position(set, board, stores.mover, stores.opponent, max_plies));
 }
 
 // One line of bulk mode as its JSON text; empty for a blank line. Sets `failed` for a line that
@@ -240,7 +243,6 @@ std::string bulk_answer(const TableSet& set,
                         const InputLine& line,
                         std::uint64_t line_number,
                         bool& failed) {
-  nlohmann::json j;
   try {
     if (line.too_long) {
       throw std::runtime_error("line too long: " + std::to_string(line.too_long) +
@@ -258,16 +260,16 @@ std::string bulk_answer(const TableSet& set,
     Pits board{};
     if (!read_position(set, words, stores, board, error))
       throw std::runtime_error(error);
-    j = position_json(set, board, stores, args.max_plies);
+    return position_json(set, board, stores, args.max_plies);
   } catch (const std::exception& e) {
     failed = true;
     // clipped()'s form, for a line of which only the first bytes were kept.
     const std::string input = line.too_long
                                   ? line.text + "... (" + std::to_string(line.too_long) + " bytes)"
                                   : clipped(line.text, kEchoedInput);
-    j = nlohmann::json{{"error", e.what()}, {"line", line_number}, {"input", input}};
+    return nlohmann::json{{"error", e.what()}, {"line", line_number}, {"input", input}}.dump(
+        -1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // Answers `lines` (the first numbered `first`) over the threads, in order, with one write;
@@ -407,7 +409,7 @@ int run_probe(const Args& args) {
   if (!read_position(*set, args.board, stores, board, error))
     throw UsageError(error);
   if (args.json) {
-    std::printf("%s\n", position_json(*set, board, stores, args.max_plies).dump().c_str());
+    std::printf("%s\n", position_json(*set, board, stores, args.max_plies).c_str());
   } else if (set->objective() == Objective::kCooperative) {
     print_reach_text(
         *set, report_cooperative(*set, board, stores.mover, stores.opponent, args.max_plies));

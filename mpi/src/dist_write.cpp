@@ -25,6 +25,8 @@ namespace {
 // Bytes per message (and per MPI-IO call): well below the 2^31 one MPI call carries.
 constexpr std::uint64_t kMessageBytes = std::uint64_t{64} << 20;
 constexpr int kTag = 9;
+// Blocks compressed per executor call: bounds the compressed bytes held before they are kept.
+constexpr std::size_t kBlocksPerBatch = 256;
 
 // The first failure over the ranks, on every rank (collective): empty when no rank failed,
 // else the message of the lowest failing rank, naming it when it is not rank 0.
@@ -120,6 +122,27 @@ struct Job {
   const std::function<void(double)>& progress;
 };
 
+// Compresses this rank's blocks (unless `error` already holds this rank's failure), passing
+// each batch to `take` in block order. Returns the first failure over the ranks (collective).
+std::string encode_own_blocks(const Job& job,
+                              std::string error,
+                              const std::function<void(std::span<EncodedBlock>)>& take) {
+  if (error.empty()) {
+    try {
+      job.encoder.encode(job.first_block,
+                         job.last_block,
+                         job.source,
+                         job.part_first,
+                         job.executor,
+                         kBlocksPerBatch,
+                         [&](std::uint64_t, std::span<EncodedBlock> blocks) { take(blocks); });
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  return agree(job.comm, error);
+}
+
 // Rank 0 writes the file through LayerFileWriter: its own blocks as it compresses them, then
 // each other rank's, received in groups of whole blocks.
 std::string gather(const Job& job) {
@@ -131,26 +154,19 @@ std::string gather(const Job& job) {
   try {
     if (comm.rank == 0)
       out = std::make_unique<LayerFileWriter>(job.path, job.encoder.head(), total);
-    job.encoder.encode(job.first_block,
-                       job.last_block,
-                       job.source,
-                       job.part_first,
-                       job.executor,
-                       256,
-                       [&](std::uint64_t, std::span<EncodedBlock> blocks) {
-                         for (const EncodedBlock& b : blocks) {
-                           if (out)
-                             out->append(b);
-                           else
-                             mine.add(b);
-                         }
-                         if (out && job.progress)
-                           job.progress(static_cast<double>(out->blocks()) / total);
-                       });
   } catch (const std::exception& e) {
     error = e.what();
   }
-  error = agree(comm, error);
+  error = encode_own_blocks(job, error, [&](std::span<EncodedBlock> blocks) {
+    for (const EncodedBlock& b : blocks) {
+      if (out)
+        out->append(b);
+      else
+        mine.add(b);
+    }
+    if (out && job.progress)
+      job.progress(static_cast<double>(out->blocks()) / total);
+  });
   if (!error.empty())
     return error;
   std::vector<std::byte> buffer;
@@ -287,28 +303,16 @@ void complete(const std::string& temp,
 // Every rank writes its blocks with MPI-IO at its offset; rank 0 completes the file.
 std::string mpi_io(const Job& job) {
   const Comm& comm = job.comm;
-  std::string error;
   Compressed mine;
-  try {
-    job.encoder.encode(job.first_block,
-                       job.last_block,
-                       job.source,
-                       job.part_first,
-                       job.executor,
-                       256,
-                       [&](std::uint64_t, std::span<EncodedBlock> blocks) {
-                         for (const EncodedBlock& b : blocks)
-                           mine.add(b);
-                         if (job.progress) {
-                           job.progress(0.5 * static_cast<double>(mine.sums.size()) /
-                                        static_cast<double>(std::max<std::uint64_t>(
-                                            1, job.last_block - job.first_block)));
-                         }
-                       });
-  } catch (const std::exception& e) {
-    error = e.what();
-  }
-  error = agree(comm, error);
+  std::string error = encode_own_blocks(job, {}, [&](std::span<EncodedBlock> blocks) {
+    for (const EncodedBlock& b : blocks)
+      mine.add(b);
+    if (job.progress) {
+      job.progress(
+          0.5 * static_cast<double>(mine.sums.size()) /
+          static_cast<double>(std::max<std::uint64_t>(1, job.last_block - job.first_block)));
+    }
+  });
   if (!error.empty())
     return error;
   const std::vector<std::byte> head = job.encoder.head();

@@ -25,13 +25,6 @@ enum class WriteMode {
   kMpiIo,
 };
 
-/// Writes layer `stones`'s file at `path` from every rank's `part` (collective): the bytes
-/// `write_layer` writes for the whole layer with `options` (recompute marks stored under the
-/// all-moves rule, as gen stores them). `partition` splits the layer in whole blocks of
-/// options.block_entries entries, so every block is one rank's. The value symbols are planned
-/// from counts summed over the ranks (MPI_Allreduce). The file is written under a temporary
-/// name that rank 0 renames onto `path` once every rank's blocks are in it. `progress(f)` is
-/// called on rank 0. Adds this rank's traffic to `traffic`.
 /// What write_parts did, the same on every rank.
 struct WriteResult {
   /// Empty when the file is in place; else the failure (rank 0's message, or naming the rank
@@ -40,6 +33,13 @@ struct WriteResult {
   bool recompute = false;  ///< The file has recompute entries.
 };
 
+/// Writes layer `stones`'s file at `path` from every rank's `part` (collective): the bytes
+/// `write_layer` writes for the whole layer with `options` (recompute marks stored under the
+/// all-moves rule, as gen stores them). `partition` splits the layer in whole blocks of
+/// options.block_entries entries, so every block is one rank's. The value symbols are planned
+/// from counts summed over the ranks (MPI_Allreduce). The file is written under a temporary
+/// name that rank 0 renames onto `path` once every rank's blocks are in it. `progress(f)` is
+/// called on rank 0. Adds this rank's traffic to `traffic`.
 /// The depths of `part` are freed; its values and marks are kept.
 WriteResult write_parts(const Comm& comm,
                         const std::filesystem::path& path,
