@@ -24,23 +24,45 @@ void FrameCache::make(std::size_t capacity, std::uint64_t frames, std::uint64_t 
   }
 }
 
-std::shared_ptr<Decoded> FrameCache::take_spare(std::uint64_t key) {
-  if (!pinned_) {
-    Shard& shard = shard_of(key);
-    std::lock_guard lock(shard.mutex);
-    if (!shard.spares.empty()) {
-      std::shared_ptr<Decoded> d = std::move(shard.spares.back());
-      shard.spares.pop_back();
-      return d;
-    }
+std::unique_ptr<Decoded> SparePool::take() {
+  std::lock_guard lock(mutex_);
+  if (spares_.empty())
+    return nullptr;
+  std::unique_ptr<Decoded> d = std::move(spares_.back());
+  spares_.pop_back();
+  return d;
+}
+
+void SparePool::give(Decoded* d) noexcept {
+  std::unique_ptr<Decoded> frame(d);
+  // Dropped before the lock: it may be the last holder of a value frame, whose deleter takes a
+  // pool's lock in turn.
+  frame->block_values.reset();
+  try {
+    std::lock_guard lock(mutex_);
+    if (spares_.size() < kMaxSpares)
+      spares_.push_back(std::move(frame));  // within the reserved capacity: no allocation
+  } catch (...) {
+    // A lock that fails to lock: the frame is deleted instead.
   }
-  return std::make_shared<Decoded>();
+}
+
+std::shared_ptr<Decoded> FrameCache::take_spare(std::uint64_t key) {
+  if (pinned_)
+    return std::make_shared<Decoded>();  // published frames live as long as the cache
+  std::shared_ptr<SparePool> pool = shard_of(key).pool;
+  std::unique_ptr<Decoded> d = pool->take();
+  if (!d)
+    d = std::make_unique<Decoded>();
+  // The last holder's release of the reference count orders its reads of the frame before the
+  // deleter, so the next decode may write into it.
+  return std::shared_ptr<Decoded>(d.release(),
+                                  [pool = std::move(pool)](Decoded* p) { pool->give(p); });
 }
 
 std::shared_ptr<const Decoded> FrameCache::insert(std::uint64_t key,
                                                   std::shared_ptr<const Decoded> decoded) {
-  std::shared_ptr<const Decoded> evicted;   // freed after the lock is released
-  std::shared_ptr<const Decoded> released;  // a recycled depth frame's values, likewise
+  std::shared_ptr<const Decoded> evicted;  // let go after the lock is released
   Shard& shard = shard_of(key);
   std::lock_guard lock(shard.mutex);
   ++shard.stats.misses;
@@ -69,14 +91,6 @@ std::shared_ptr<const Decoded> FrameCache::insert(std::uint64_t key,
     lru.splice(lru.begin(), lru, std::prev(lru.end()));
     evicted = std::move(lru.front().data);
     lru.front() = CacheEntry{key, decoded};
-    // Out of the index, a frame nobody else holds can be handed to no one else: its buffers
-    // may be reused. The fence pairs with the release of the last other holder's reference.
-    if (evicted.use_count() == 1 && shard.spares.size() < kMaxSpares) {
-      std::atomic_thread_fence(std::memory_order_acquire);
-      auto spare = std::const_pointer_cast<Decoded>(std::move(evicted));
-      released = std::move(spare->block_values);
-      shard.spares.push_back(std::move(spare));
-    }
   } else {
     lru.push_front(CacheEntry{key, decoded});
   }

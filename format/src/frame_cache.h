@@ -11,6 +11,9 @@
 // When the cache can hold every frame it may be given, nothing is ever evicted: a decoded frame
 // is published (indexed by key, owned by its shard) and found without a lock, so that threads
 // reading the same hot blocks (small layers, during verify) do not queue on a mutex.
+//
+// Otherwise a frame goes back to its shard's SparePool when its last holder lets it go (its
+// shared_ptr's deleter), so that the next decode reuses its buffers instead of allocating them.
 #pragma once
 
 #include <atomic>
@@ -40,6 +43,26 @@ struct Decoded {
   std::uint16_t depth(std::size_t i) const {
     return depths.at(i, block_values ? block_values->values.data() : nullptr);
   }
+};
+
+// Frames whose last holder let them go, kept for their buffers. A frame's deleter gives it back;
+// it holds the pool by shared_ptr, since a frame may outlive its reader (a thread's last depth
+// frame). Thread safe.
+class SparePool {
+ public:
+  SparePool() { spares_.reserve(kMaxSpares); }
+
+  // A kept frame, or null.
+  std::unique_ptr<Decoded> take();
+
+  // Keeps `d` (its block values dropped) if there is room, else deletes it. Never throws.
+  void give(Decoded* d) noexcept;
+
+ private:
+  static constexpr std::size_t kMaxSpares = 4;  // about one per decoding thread
+
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Decoded>> spares_;
 };
 
 class FrameCache {
@@ -93,8 +116,9 @@ class FrameCache {
     return std::nullopt;
   }
 
-  // (not keeps_all) A frame to decode frame `key` into: an evicted one of its shard, whose
-  // buffers are reused (a decode then costs no large allocation), or a new one.
+  // A frame to decode frame `key` into. Unless keeps_all, one its shard's pool kept, whose
+  // buffers are reused (a decode then costs no large allocation), and which returns to the pool
+  // when its last holder lets it go.
   std::shared_ptr<Decoded> take_spare(std::uint64_t key);
 
   // Caches the frame `key` that the caller decoded (a miss). Returns the frame to use: `decoded`,
@@ -113,7 +137,6 @@ class FrameCache {
   static constexpr std::size_t kMaxShards = 16;
   static constexpr std::size_t kBlocksPerShard = 16;  // fewer: one exact LRU
   static constexpr std::size_t kStripes = 16;
-  static constexpr std::size_t kMaxSpares = 4;  // per shard: about one per decoding thread
 
   struct CacheEntry {
     std::uint64_t key = 0;
@@ -127,8 +150,8 @@ class FrameCache {
     CacheStats stats;
     std::size_t capacity = 0;
     std::vector<std::shared_ptr<const Decoded>> owned;  // the frames published in `pinned_`
-    std::vector<std::shared_ptr<Decoded>> spares;       // evicted frames no one else holds
-    std::atomic<std::uint64_t> kept_hits{0};            // see count_kept_hit
+    std::shared_ptr<SparePool> pool = std::make_shared<SparePool>();
+    std::atomic<std::uint64_t> kept_hits{0};  // see count_kept_hit
   };
   // Hits on published frames, counted per thread stripe: one shared counter, or the shard's,
   // is a cache miss of its own on every lookup.
