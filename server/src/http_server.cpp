@@ -8,6 +8,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 // clang-format on
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <optional>
 #include <stdexcept>
@@ -153,37 +155,64 @@ class Session : public std::enable_shared_from_this<Session> {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     shared_.api->metrics().record(r.endpoint, r.status, seconds);
     if (r.status >= 500)
-      shared_.log("error " + std::to_string(r.status) + ": " + r.body);
-    const bool keep_alive = !close && parser_ && parser_->is_done() && parser_->get().keep_alive();
-    response_ = {};
-    response_.version(parser_ && parser_->is_header_done() ? parser_->get().version() : 11);
-    response_.result(static_cast<unsigned>(r.status));
-    response_.set(http::field::server, "sowdb");
-    if (r.status != 304)
-      response_.set(http::field::content_type, r.content_type);
-    if (!r.etag.empty())
-      response_.set(http::field::etag, r.etag);
-    if (!r.cache_control.empty())
-      response_.set(http::field::cache_control, r.cache_control);
-    if (!r.allow.empty())
-      response_.set(http::field::allow, r.allow);
-    response_.set("X-Content-Type-Options", "nosniff");
-    response_.keep_alive(keep_alive);
-    response_.body() = std::move(r.body);
-    response_.prepare_payload();
-    if (parser_ && parser_->is_header_done() && parser_->get().method() == http::verb::head)
-      response_.body().clear();  // Content-Length still says what GET would send
+      shared_.log("error " + std::to_string(r.status) + ": " + std::string(r.payload()));
+    const bool header_done = parser_ && parser_->is_header_done();
+    keep_alive_ = !close && parser_ && parser_->is_done() && parser_->get().keep_alive();
+    out_ = std::move(r);
+    write_head(header_done ? parser_->get().version() : 11);
+    const bool head = header_done && parser_->get().method() == http::verb::head;
+    // HEAD: Content-Length still says what GET would send.
+    const std::string_view body = head ? std::string_view() : out_.payload();
     stream_.expires_after(shared_.options.read_timeout);
-    http::async_write(
-        stream_, response_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-          self->on_write(ec);
-        });
+    asio::async_write(
+        stream_,
+        std::array<asio::const_buffer, 2>{asio::buffer(head_),
+                                          asio::buffer(body.data(), body.size())},
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_write(ec); });
+  }
+
+  // The status line and headers of out_ into head_, whose buffer each request reuses: Beast's
+  // message and serializer cost a heap node per header field and most of the server's own CPU
+  // on a cached answer. The headers are those Beast's keep_alive() and prepare_payload() set.
+  void write_head(unsigned version) {
+    const auto status = static_cast<http::status>(out_.status);
+    head_.clear();
+    head_ += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+    head_ += std::to_string(out_.status);
+    head_ += ' ';
+    const beast::string_view reason = http::obsolete_reason(status);
+    head_.append(reason.data(), reason.size());
+    head_ += "\r\nServer: sowdb\r\n";
+    auto field = [this](std::string_view name, std::string_view value) {
+      head_ += name;
+      head_ += ": ";
+      head_ += value;
+      head_ += "\r\n";
+    };
+    if (out_.status != 304)
+      field("Content-Type", out_.content_type);
+    if (!out_.etag.empty())
+      field("ETag", out_.etag);
+    if (!out_.cache_control.empty())
+      field("Cache-Control", out_.cache_control);
+    if (!out_.allow.empty())
+      field("Allow", out_.allow);
+    field("X-Content-Type-Options", "nosniff");
+    if (version == 10 && keep_alive_)
+      field("Connection", "keep-alive");
+    else if (version != 10 && !keep_alive_)
+      field("Connection", "close");
+    // 1xx, 204 and 304 carry no body and no length.
+    if (out_.status >= 200 && out_.status != 204 && out_.status != 304)
+      field("Content-Length", std::to_string(out_.payload().size()));
+    head_ += "\r\n";
   }
 
   void on_write(beast::error_code ec) {
     if (ec)
       return;
-    if (!response_.keep_alive()) {
+    out_ = {};  // a shared body goes back to the cache's sole ownership
+    if (!keep_alive_) {
       beast::error_code ignored;
       stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
       drain();
@@ -212,7 +241,9 @@ class Session : public std::enable_shared_from_this<Session> {
   Shared& shared_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
-  http::response<http::string_body> response_;
+  Response out_;      // the answer being written; its body stays alive until the write ends
+  std::string head_;  // out_'s status line and headers
+  bool keep_alive_ = false;
   Request request_;
   std::chrono::steady_clock::time_point started_;
   std::vector<char> drain_buffer_;
@@ -225,6 +256,9 @@ class Session : public std::enable_shared_from_this<Session> {
 // context's handlers hold sessions, whose sockets need the context and whose destructors count
 // down `shared`.
 struct Server::Impl {
+  // The concurrency hint: with one I/O thread Asio's scheduler takes fewer locks.
+  explicit Impl(int io_threads) : ioc(std::max(io_threads, 1)) {}
+
   Shared shared;
   asio::io_context ioc;
   std::optional<asio::thread_pool> workers;
@@ -236,7 +270,11 @@ struct Server::Impl {
   bool stopped = false;
 
   void accept() {
-    acceptor.async_accept(asio::make_strand(ioc), [this](beast::error_code ec, tcp::socket s) {
+    // One I/O thread runs every handler in turn: a strand per connection would only cost.
+    const auto executor = shared.options.io_threads > 1
+                              ? asio::any_io_executor(asio::make_strand(ioc))
+                              : asio::any_io_executor(ioc.get_executor());
+    acceptor.async_accept(executor, [this](beast::error_code ec, tcp::socket s) {
       if (ec == asio::error::operation_aborted)
         return;
       if (ec) {
@@ -262,7 +300,7 @@ struct Server::Impl {
 };
 
 Server::Server(std::shared_ptr<const Api> api, ServerOptions options)
-    : impl_(std::make_unique<Impl>()) {
+    : impl_(std::make_unique<Impl>(options.io_threads)) {
   if (options.io_threads < 1 || options.workers < 1)
     throw std::invalid_argument("the server needs at least one I/O thread and one worker");
   if (options.port < 0 || options.port > 65535)

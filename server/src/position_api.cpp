@@ -278,7 +278,7 @@ std::optional<Response> Api::Impl::position(const Target& target, bool may_probe
     return fail(a.status, a.error);
   Response r;
   r.endpoint = Endpoint::kPosition;
-  r.body = *a.body;
+  r.shared_body = a.body;  // no copy of a cached answer per request
   // The tables do not change while served: a position's answer may be kept for a day.
   r.cache_control = "public, max-age=86400";
   return r;

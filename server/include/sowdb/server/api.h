@@ -40,11 +40,16 @@ struct Request {
 struct Response {
   int status = 200;
   std::string content_type = "application/json";
-  std::string body;
+  std::string body;  ///< The body, unless shared_body is set.
+  /// When set, the body, shared with the response cache rather than copied (`body` is empty).
+  std::shared_ptr<const std::string> shared_body;
   std::string etag;           ///< When set: the ETag header (quoted).
   std::string cache_control;  ///< When set: the Cache-Control header.
   std::string allow;          ///< For 405: the Allow header.
   Endpoint endpoint = Endpoint::kOther;
+
+  /// The body to send: `*shared_body` when set, else `body`. Valid while the response lives.
+  std::string_view payload() const noexcept { return shared_body ? *shared_body : body; }
 };
 
 /// The API over a fixed list of table sets.
