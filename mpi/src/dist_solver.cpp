@@ -50,8 +50,12 @@ constexpr std::uint8_t kTerminal = 0x20;  // a finished game (no legal move)
 constexpr std::int8_t kNoExit = -128;
 // Positions per round of the first pass (each round exchanges the children's values), frontier
 // positions per round of a level, positions per task of the rank's threads: rounds bound the
-// buffers (a few MiB per round), tasks amortise the scheduling.
-constexpr std::uint64_t kInitRound = std::uint64_t{1} << 18;
+// buffers (a few MiB per round), tasks amortise the scheduling. A round of the first pass holds
+// some 40 bytes per move that gains seeds (the request and its bookkeeping, as built, gathered,
+// staged, received and answered), and the exchange's staging buffers keep the largest round's
+// size: rounds of 2^18 positions cost a rank about 26 MB more at its peak on kalah layer 18 at
+// K = 4 (docs/BENCHMARKS.md, 2026-11-26 "frontiers as bitmaps").
+constexpr std::uint64_t kInitRound = std::uint64_t{1} << 16;
 constexpr std::uint64_t kFrontierRound = std::uint64_t{1} << 16;
 constexpr std::uint64_t kTask = std::uint64_t{1} << 11;
 
