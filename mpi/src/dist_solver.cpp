@@ -3,6 +3,8 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -48,8 +50,12 @@ constexpr std::uint8_t kTerminal = 0x20;  // a finished game (no legal move)
 constexpr std::int8_t kNoExit = -128;
 // Positions per round of the first pass (each round exchanges the children's values), frontier
 // positions per round of a level, positions per task of the rank's threads: rounds bound the
-// buffers (a few MiB per round), tasks amortise the scheduling.
-constexpr std::uint64_t kInitRound = std::uint64_t{1} << 18;
+// buffers (a few MiB per round), tasks amortise the scheduling. A round of the first pass holds
+// some 40 bytes per move that gains seeds (the request and its bookkeeping, as built, gathered,
+// staged, received and answered), and the exchange's staging buffers keep the largest round's
+// size: rounds of 2^18 positions cost a rank about 26 MB more at its peak on kalah layer 18 at
+// K = 4 (docs/BENCHMARKS.md, 2026-11-26 "frontiers as bitmaps").
+constexpr std::uint64_t kInitRound = std::uint64_t{1} << 16;
 constexpr std::uint64_t kFrontierRound = std::uint64_t{1} << 16;
 constexpr std::uint64_t kTask = std::uint64_t{1} << 11;
 
@@ -79,10 +85,76 @@ std::vector<std::vector<T>> gather_tasks(std::vector<std::vector<std::vector<T>>
   return out;
 }
 
-// A position's offset in this rank's part: 4 bytes in the frontier lists and the first pass's
-// bookkeeping (a part holds fewer than 2^32 positions; more ranks split a larger layer).
+// A position's offset in this rank's part: 4 bytes in the first pass's bookkeeping and a round's
+// frontier (a part holds fewer than 2^32 positions; more ranks split a larger layer).
 using Offset = std::uint32_t;
-using Frontier = std::vector<Offset>;
+
+// The positions of this rank's part decided at one level: a bit per position of the part, and a
+// bit per group of 64 words that says the group may hold some, so that a sparse level is found
+// without reading every word. A level can hold a large share of the part (the level-1 seeds of
+// a threshold t: every position whose best exit is worth t); lists of 4-byte offsets cost 32
+// bits a position listed, and were most of what a rank held beyond gen's bytes a position
+// (decision record 0010).
+class FrontierSet {
+ public:
+  explicit FrontierSet(std::uint64_t positions)
+      : words_((positions + 63) / 64, 0), groups_((words_.size() + 63) / 64, 0) {}
+
+  /// Adds offset i. Safe from concurrent tasks (an atomic or on the two words it touches).
+  void insert(std::uint64_t i) {
+    std::atomic_ref<std::uint64_t>(words_[i / 64])
+        .fetch_or(std::uint64_t{1} << (i % 64), std::memory_order_relaxed);
+    const std::uint64_t g = std::uint64_t{1} << (i / 64 % 64);
+    std::atomic_ref<std::uint64_t> group(groups_[i / 4096]);
+    // Most inserts find the group's bit set: a load spares the cache line a write.
+    if (!(group.load(std::memory_order_relaxed) & g))
+      group.fetch_or(g, std::memory_order_relaxed);
+  }
+
+  /// The number of offsets in the set (not concurrently with insert).
+  std::uint64_t count() const {
+    std::uint64_t n = 0;
+    for_each_word([&](std::size_t, std::uint64_t w) { n += std::popcount(w); });
+    return n;
+  }
+
+  /// Moves up to `limit` offsets, the smallest first, from the set into `out` (cleared first).
+  /// Repeated takes empty the set (not concurrently with insert).
+  void take(std::size_t limit, std::vector<Offset>& out) {
+    out.clear();
+    for (; group_ < groups_.size(); ++group_) {
+      std::uint64_t& g = groups_[group_];
+      while (g != 0) {
+        const std::size_t w = group_ * 64 + static_cast<std::size_t>(std::countr_zero(g));
+        std::uint64_t& word = words_[w];
+        while (word != 0) {
+          if (out.size() == limit)
+            return;
+          out.push_back(
+              static_cast<Offset>(w * 64 + static_cast<std::size_t>(std::countr_zero(word))));
+          word &= word - 1;
+        }
+        g &= g - 1;
+      }
+    }
+    group_ = 0;  // empty: the next level's takes start from the beginning
+  }
+
+ private:
+  template <typename F>
+  void for_each_word(F&& f) const {
+    for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
+      for (std::uint64_t g = groups_[gi]; g != 0; g &= g - 1) {
+        const std::size_t w = gi * 64 + static_cast<std::size_t>(std::countr_zero(g));
+        f(w, words_[w]);
+      }
+    }
+  }
+
+  std::vector<std::uint64_t> words_;
+  std::vector<std::uint64_t> groups_;  // bit j of group g: words 64 g + j may hold offsets
+  std::size_t group_ = 0;              // take(): the first group not yet emptied
+};
 
 class PartSolver {
  public:
@@ -231,7 +303,7 @@ class PartSolver {
     }
   }
 
-  void decide(std::uint64_t i, int value, int level, Frontier& next) {
+  void decide(std::uint64_t i, int value, int level, FrontierSet& next) {
     if (level > 65535)
       throw std::runtime_error("depth exceeds 65535");
     value_[i] = static_cast<std::int8_t>(value);
@@ -244,7 +316,7 @@ class PartSolver {
       depth_[i] = static_cast<std::uint8_t>(level);
     }
     state_[i] |= kDecided;
-    next.push_back(static_cast<Offset>(i));
+    next.insert(i);
   }
 
   void solve_threshold(int t) {
@@ -252,7 +324,8 @@ class PartSolver {
     // all of whose in-layer moves lead to a child worth more than t to its mover and whose best
     // exit is worth -t (level 1). Each task decides its own positions.
     const std::uint64_t tasks = (owned_ + (kTask << 4) - 1) / (kTask << 4);
-    std::vector<Frontier> seeds0(tasks), seeds1(tasks);
+    FrontierSet& seeds0 = frontier_;
+    FrontierSet& seeds1 = next_;
     tbb::parallel_for(std::uint64_t{0}, tasks, [&](std::uint64_t task) {
       const std::uint64_t lo = task * (kTask << 4);
       const std::uint64_t hi = std::min(owned_, lo + (kTask << 4));
@@ -263,64 +336,48 @@ class PartSolver {
         const std::int8_t v = value_[i];  // a value, not a character
         if (s & kTerminal) {
           if (v == t || v == -t)
-            decide(i, v, 0, seeds0[task]);
+            decide(i, v, 0, seeds0);
         } else if (v == t || (v == -t && (s & kCounter) == 0)) {
-          decide(i, v, 1, seeds1[task]);
+          decide(i, v, 1, seeds1);
         }
       }
     });
-    // The tasks' seeds joined into one list each, every task's list freed as soon as it is
-    // copied: seeds can be a large share of the part, 4 bytes each.
-    const auto join = [](std::vector<Frontier>& lists) {
-      std::size_t size = 0;
-      for (const Frontier& s : lists)
-        size += s.size();
-      Frontier out;
-      out.reserve(size);
-      for (Frontier& s : lists) {
-        out.insert(out.end(), s.begin(), s.end());
-        Frontier().swap(s);
-      }
-      return out;
-    };
-    Frontier frontier = join(seeds0);
-    Frontier next = join(seeds1);
+    // The level being expanded is taken out of frontier_ (which ends empty); the positions it
+    // decides go to next_, the following level's frontier.
     for (int level = 0;; ++level) {
       // One collective tells every rank how many rounds the level takes, and none when every
       // rank's frontier is empty.
-      const std::uint64_t rounds = max_all((frontier.size() + kFrontierRound - 1) / kFrontierRound);
+      const std::uint64_t rounds =
+          max_all((frontier_.count() + kFrontierRound - 1) / kFrontierRound);
       if (rounds == 0) {
         if (level > 0)
           break;
-        frontier.swap(next);  // level-1 seeds need no level 0
-        next.clear();
+        std::swap(frontier_, next_);  // level-1 seeds need no level 0
         continue;
       }
-      expand(t, level, rounds, frontier, next);
-      frontier.swap(next);
-      next.clear();
+      expand(t, level, rounds);
+      std::swap(frontier_, next_);
     }
   }
 
-  // Sends an update to the owner of every predecessor of the frontier of `level`, in `rounds`
-  // rounds (the most any rank needs), and applies the updates this rank receives: positions
-  // decided at level + 1 go to `next`.
-  void expand(int t, int level, std::uint64_t rounds, const Frontier& frontier, Frontier& next) {
-    const std::uint64_t size = frontier.size();
+  // Sends an update to the owner of every predecessor of the frontier of `level` (frontier_,
+  // emptied), in `rounds` rounds (the most any rank needs), and applies the updates this rank
+  // receives: positions decided at level + 1 go to next_.
+  void expand(int t, int level, std::uint64_t rounds) {
     constexpr std::uint64_t kFrontierTask = 256;
     for (std::uint64_t r = 0; r < rounds; ++r) {
-      const std::uint64_t a = std::min(size, r * kFrontierRound);
-      const std::uint64_t b = std::min(size, a + kFrontierRound);
-      const std::uint64_t tasks = (b - a + kFrontierTask - 1) / kFrontierTask;
+      frontier_.take(kFrontierRound, round_);
+      const std::uint64_t size = round_.size();
+      const std::uint64_t tasks = (size + kFrontierTask - 1) / kFrontierTask;
       std::vector<std::vector<std::vector<std::uint64_t>>> out(tasks);
       tbb::parallel_for(std::uint64_t{0}, tasks, [&](std::uint64_t task) {
         auto& buffers = out[task];
         buffers.resize(static_cast<std::size_t>(comm_.size));
-        const std::uint64_t lo = a + task * kFrontierTask;
-        const std::uint64_t hi = std::min(b, lo + kFrontierTask);
+        const std::uint64_t lo = task * kFrontierTask;
+        const std::uint64_t hi = std::min(size, lo + kFrontierTask);
         Pits board{};
         for (std::uint64_t j = lo; j < hi; ++j) {
-          const std::uint64_t i = frontier[j];
+          const std::uint64_t i = round_[j];
           unrank(first_ + i, n_, std::span(board.data(), static_cast<std::size_t>(k_)));
           const std::uint64_t won = value_[i] > 0 ? 1 : 0;
           for_each_predecessor(board, [&](std::uint64_t q) {
@@ -329,7 +386,7 @@ class PartSolver {
         }
       });
       const auto in = exchange(comm_, gather_tasks(out, comm_.size), traffic_);
-      apply(t, level, in, next);
+      apply(t, level, in, next_);
     }
   }
 
@@ -338,8 +395,11 @@ class PartSolver {
   // lost child never has all its moves' children won, so at most one of its updates decides it.
   // So the updates are sorted by region of this rank's part and each region is updated by one
   // task, as in gen's cyclic solver: no two tasks touch one position.
-  void apply(int t, int level, const std::vector<std::vector<std::uint64_t>>& in, Frontier& next) {
-    const auto update = [&](std::uint64_t e, Frontier& decided) {
+  void apply(int t,
+             int level,
+             const std::vector<std::vector<std::uint64_t>>& in,
+             FrontierSet& next) {
+    const auto update = [&](std::uint64_t e) {
       const std::uint64_t i = (e >> 1) - first_;
       const std::uint8_t before = state_[i];
       if (e & 1) {
@@ -347,9 +407,9 @@ class PartSolver {
           throw std::logic_error("more won children than in-layer moves");
         state_[i] = static_cast<std::uint8_t>(before - 1);
         if ((before & (kCounter | kDecided)) == 1 && value_[i] <= -t)
-          decide(i, -t, level + 1, decided);
+          decide(i, -t, level + 1, next);
       } else if (!(before & kDecided)) {
-        decide(i, t, level + 1, decided);
+        decide(i, t, level + 1, next);
       }
     };
     std::uint64_t total = 0;
@@ -358,7 +418,7 @@ class PartSolver {
     if (total < (std::uint64_t{1} << 14)) {
       for (const auto& updates : in) {
         for (const std::uint64_t e : updates)
-          update(e, next);
+          update(e);
       }
       return;
     }
@@ -380,15 +440,10 @@ class PartSolver {
       for (const std::uint64_t e : updates)
         sorted_[at[((e >> 1) - first_) >> shift]++] = e;
     }
-    std::vector<Frontier> decided(regions);
     tbb::parallel_for(std::size_t{0}, regions, [&](std::size_t r) {
       for (std::uint64_t j = start[r]; j < start[r + 1]; ++j)
-        update(sorted_[j], decided[r]);
+        update(sorted_[j]);
     });
-    for (Frontier& d : decided) {
-      next.insert(next.end(), d.begin(), d.end());
-      Frontier().swap(d);
-    }
   }
 
   // Calls f(index) once for each (position, move) pair whose move stays in the layer and leads
@@ -458,6 +513,11 @@ class PartSolver {
   std::mutex deep_mutex_;
   std::vector<std::uint64_t> mark_;
   std::vector<std::uint64_t> sorted_;  // apply(): a round's updates by region
+  // The level being expanded and the next one, reused from level to level and threshold to
+  // threshold; round_: the frontier positions of one round, taken from frontier_.
+  FrontierSet frontier_{owned_};
+  FrontierSet next_{owned_};
+  std::vector<Offset> round_;
 };
 
 }  // namespace

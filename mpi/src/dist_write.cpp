@@ -361,7 +361,7 @@ std::string mpi_io(const Job& job) {
   rc = MPI_File_close(&file);
   if (rc != MPI_SUCCESS && error.empty())
     error = temp + ": close failed: " + mpi_error(rc);
-  mine.data = {};
+  std::vector<std::byte>().swap(mine.data);  // freed (`= {}` would keep the memory)
   // The summaries to rank 0, which writes the seek table.
   const int sums_bytes = static_cast<int>(mine.sums.size() * sizeof(BlockSummary));
   std::vector<int> counts(static_cast<std::size_t>(comm.size)), displs(counts.size());
@@ -452,8 +452,9 @@ WriteResult write_parts(const Comm& comm,
   WriteResult result;
   result.error = mode == WriteMode::kGather ? gather(job) : mpi_io(job);
   result.recompute = encoder->info().recompute;
-  part.depth = {};
-  part.deep = {};
+  // Freed, not emptied (`= {}` would keep the memory).
+  std::vector<std::uint8_t>().swap(part.depth);
+  decltype(part.deep)().swap(part.deep);
   return result;
 }
 
