@@ -126,14 +126,21 @@ class LayerRead {
     failure_.note(ProbeStatus::kCorruptTable);
   }
 
-  // Pass 1, by block: the stored values, kRecomputeValue for a recompute entry (its bit set),
-  // kUnreadableValue (no bit) for the entries of a block that does not read.
-  void read_values() {
+  // Runs `f(b, first, count)` for every block b of the layer in parallel tasks: its first entry
+  // and its number of entries.
+  template <typename F>
+  void for_each_block(F&& f) {
     const LayerInfo& info = r_->info();
     run_tasks(how_.executor, info.block_count, [&](std::size_t task) {
       const auto b = static_cast<std::uint32_t>(task);
-      const std::uint64_t first = std::uint64_t{b} * info.block_entries;
-      const std::uint32_t count = r_->block_size(b);
+      f(b, std::uint64_t{b} * info.block_entries, r_->block_size(b));
+    });
+  }
+
+  // Pass 1, by block: the stored values, kRecomputeValue for a recompute entry (its bit set),
+  // kUnreadableValue (no bit) for the entries of a block that does not read.
+  void read_values() {
+    for_each_block([&](std::uint32_t b, std::uint64_t first, std::uint32_t count) {
       const std::span<std::int8_t> block = values_.subspan(first, count);
       const LayerReader::BlockRead got = r_->read_block(b, block, {});
       if (!got.values) {
@@ -234,10 +241,7 @@ class LayerRead {
   // Pass 3, by block: the depths, as `value(position, v, d)` reads or derives them.
   void read_depths() {
     const LayerInfo& info = r_->info();
-    run_tasks(how_.executor, info.block_count, [&](std::size_t task) {
-      const auto b = static_cast<std::uint32_t>(task);
-      const std::uint64_t first = std::uint64_t{b} * info.block_entries;
-      const std::uint32_t count = r_->block_size(b);
+    for_each_block([&](std::uint32_t b, std::uint64_t first, std::uint32_t count) {
       std::vector<std::int8_t> raw(count);
       std::vector<std::uint16_t> stored(count);
       std::vector<std::uint16_t> out(count);
