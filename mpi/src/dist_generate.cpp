@@ -14,6 +14,7 @@
 
 #include "dist_solver.h"
 #include "dist_write.h"
+#include "free_memory.h"
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/gen/generate_steps.h"
@@ -133,12 +134,11 @@ class Driver {
       if (!plan[0])
         break;
       // As gen: the run's last layer reads no layer its moves cannot reach (those between it
-      // and its smallest capture), and no layer reads it. (Freed by a swap: `= {}` assigns an
-      // empty list and keeps the memory, which it did until 2026-11-26, third session.)
+      // and its smallest capture), and no layer reads it.
       last_ = plan[2] != 0;
       if (last_) {
         for (int m = std::max(0, n - engine_.min_gain() + 1); m < n; ++m)
-          std::vector<std::int8_t>().swap(slices_.bytes[static_cast<std::size_t>(m)]);
+          free_memory(slices_.bytes[static_cast<std::size_t>(m)]);
       }
       e = layer(n, path, plan[1] != 0);
       if (e.exit_code != 0)
@@ -277,7 +277,7 @@ class Driver {
       }
     }
     if (!ok) {
-      std::vector<std::int8_t>().swap(slices_.bytes.back());
+      free_memory(slices_.bytes.back());
       // Rank 0 names the check that failed: its own, or that another rank's failed.
       if (comm_.rank == 0) {
         report.layer.rebuilt_because = why.empty() ? "layer " + std::to_string(n) +

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "free_memory.h"
 #include "sowdb/format/index.h"
 #include "sowdb/gen/solver.h"
 #include "sowdb/probe/internal/solver_hooks.h"
@@ -79,7 +80,7 @@ std::vector<std::vector<T>> gather_tasks(std::vector<std::vector<std::vector<T>>
     out[d].reserve(total);
     for (auto& t : tasks) {
       out[d].insert(out[d].end(), t[d].begin(), t[d].end());
-      std::vector<T>().swap(t[d]);
+      free_memory(t[d]);
     }
   }
   return out;

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "free_memory.h"
 #include "sowdb/format/layer_parts.h"
 #include "sowdb/format/xxhash64.h"
 #include "sowdb/gen/parallel.h"
@@ -361,7 +362,7 @@ std::string mpi_io(const Job& job) {
   rc = MPI_File_close(&file);
   if (rc != MPI_SUCCESS && error.empty())
     error = temp + ": close failed: " + mpi_error(rc);
-  std::vector<std::byte>().swap(mine.data);  // freed (`= {}` would keep the memory)
+  free_memory(mine.data);
   // The summaries to rank 0, which writes the seek table.
   const int sums_bytes = static_cast<int>(mine.sums.size() * sizeof(BlockSummary));
   std::vector<int> counts(static_cast<std::size_t>(comm.size)), displs(counts.size());
@@ -452,9 +453,8 @@ WriteResult write_parts(const Comm& comm,
   WriteResult result;
   result.error = mode == WriteMode::kGather ? gather(job) : mpi_io(job);
   result.recompute = encoder->info().recompute;
-  // Freed, not emptied (`= {}` would keep the memory).
-  std::vector<std::uint8_t>().swap(part.depth);
-  decltype(part.deep)().swap(part.deep);
+  free_memory(part.depth);
+  free_memory(part.deep);
   return result;
 }
 
