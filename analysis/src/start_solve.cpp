@@ -145,11 +145,17 @@ class StartSolver {
 
   StartSolveReport run() {
     const auto start = Clock::now();
-    const int bits = start_hash_bits(request_.hash_mib);
-    refuse_hash(request_.hash_mib > 0 ? request_.hash_mib : 128, bits);
+    // A size asked for is refused before any work; the default depends on the tables.
+    if (request_.hash_mib > 0)
+      refuse_hash(request_.hash_mib, start_hash_bits(request_.hash_mib));
     std::unique_ptr<TableSet> tables =
         request_.tables ? open_given(*request_.tables) : open_cache();
-    refuse_up_front(request_.variant, tables ? tables->max_stones() : -1);
+    const int tables_max = tables ? tables->max_stones() : -1;
+    refuse_up_front(request_.variant, tables_max);
+    const int bits = start_hash_bits(
+        request_.hash_mib > 0
+            ? request_.hash_mib
+            : start_hash_default_mib(request_.variant.total_stones(), tables_max, request_.worths));
     if (events_.on_search)
       events_.on_search();
     try {
@@ -286,6 +292,10 @@ class StartSolver {
     options.keep_label = true;
     options.max_stones = want;
     options.out = dir;
+    // Every value stored (format version 2): the search looks each up with one load, where a
+    // recompute entry costs a move generation and a lookup per child (Kalah(6,4) value only
+    // over 0..20: 0.89x the time); the files take 18% more disk, no more time to build.
+    options.recompute = false;
     options.on_progress = events_.on_build_progress;
     // A stop during the build throws gen::Stopped (the layers built so far stay in the cache).
     options.stop = request_.stop;
@@ -383,8 +393,12 @@ int start_cache_layers(const RuleSet& rules, int stones) {
   return last;
 }
 
+int start_hash_default_mib(int stones, int tables_max, bool worths) {
+  return !worths && stones <= tables_max + kSmallHashReach ? kSmallHashMib : kHashMib;
+}
+
 int start_hash_bits(int mib) {
-  const std::uint64_t bytes = static_cast<std::uint64_t>(mib > 0 ? mib : 128) << 20;
+  const std::uint64_t bytes = static_cast<std::uint64_t>(mib > 0 ? mib : kHashMib) << 20;
   return std::max(2, static_cast<int>(std::bit_width(bytes / 8)) - 1);
 }
 

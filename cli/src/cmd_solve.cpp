@@ -85,7 +85,8 @@ void bind_options(CLI::App* cmd, SolveArgs& a) {
   cmd->add_option("--hash-mb",
                   a.hash_mb,
                   "Memory of the search's transposition table in MiB, rounded down to a power "
-                  "of two (default 128)")
+                  "of two (default 128; 32 with --value-only when the start has at most 28 "
+                  "seeds more than the tables' largest layer)")
       ->transform(whole_number())
       ->check(CLI::Range(1, 1 << 16));
   cmd->add_option("--cache-layers",

@@ -49,6 +49,35 @@ for m in v["moves"]:
     if m["pit"] == v["best"]:
         assert m["lower"] == 8, m
 PY
+# The default transposition table follows the search: 32 MiB for the value only within 28 seeds
+# of the tables (Kalah(4,3) over 0..10), 128 MiB for every worth or a longer reach (Kalah(6,8)
+# over 0..6 is 42 seeds above them).
+"${sowdb}" solve --variant kalah-irving/4x3 --tables "${dir}/few" --value-only --json \
+  >"${dir}/small.json"
+"${sowdb}" gen --variant kalah-irving/6x1 --max-stones 6 --out "${dir}/six" --quiet
+"${sowdb}" solve --variant kalah-irving/6x8 --tables "${dir}/six" --value-only --time-limit 0.1 \
+  --json >"${dir}/far.json"
+python3 - "${dir}" <<'PY' || fail "solve's default --hash-mb"
+import json, sys
+d = sys.argv[1]
+small, far, c = (json.load(open(f"{d}/{x}.json")) for x in ("small", "far", "c"))
+assert small["hash_mb"] == 32 and small["value"] == 8, small
+assert far["hash_mb"] == 128 and c["hash_mb"] == 128, (far, c)
+PY
+# The cache stores every value (format version 2: no recompute entries for the search to
+# resolve); a table built by gen keeps them (version 4).
+python3 - "${SOWDB_CACHE_DIR}" "${dir}/few" <<'PY' || fail "the cache's format version"
+import glob, struct, sys
+cache = glob.glob(f"{sys.argv[1]}/*/layer-024.sdb")
+assert len(cache) == 1, cache
+def version(path):
+    with open(path, "rb") as f:
+        head = f.read(10)
+    assert head[:8] == b"\x89SOWDB\r\n", path
+    return struct.unpack("<H", head[8:10])[0]
+assert version(cache[0]) == 2, version(cache[0])
+assert version(f"{sys.argv[2]}/layer-010.sdb") == 4, version(f"{sys.argv[2]}/layer-010.sdb")
+PY
 # The text report says where the answer came from.
 "${sowdb}" solve --variant kalah-irving/4x3 --tables "${dir}/few" >"${dir}/text"
 grep -q "^value for the first player: +8" "${dir}/text" || fail "text: $(cat "${dir}/text")"
@@ -56,7 +85,6 @@ grep -q "^searched [0-9]* positions" "${dir}/text" || fail "text: $(cat "${dir}/
 
 # --time-limit: Kalah(6,6) is far out of reach in a tenth of a second; the answer is bounds,
 # complete false, and the unknown worths are null.
-"${sowdb}" gen --variant kalah-irving/6x1 --max-stones 6 --out "${dir}/six" --quiet
 "${sowdb}" solve --variant kalah-irving/6x6 --tables "${dir}/six" --time-limit 0.1 --json \
   >"${dir}/d.json"
 python3 - "${dir}/d.json" <<'PY' || fail "solve --time-limit --json"

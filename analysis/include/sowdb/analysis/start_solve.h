@@ -33,19 +33,36 @@ std::filesystem::path start_cache_dir(const std::filesystem::path& root, const R
 /// Returns -1 when not even layer 0 is cheap. See kStartCachePositions. Thread safe.
 int start_cache_layers(const RuleSet& rules, int stones);
 
-/// The positions (layers 0..L together) the cache may hold for one start: 230 million, layers
-/// 0..20 of 6-pit boards (225.8 M positions), 0..37 of 4-pit boards, 0..14 of 8-pit ones.
-/// WHY (measured 2026-11-26 on this 2-core machine, Release, decision 0012): building
-/// kalah-irving 6-pit layers 0..18 takes 4.4 s on the quiet machine, 0..20 11.4 s; Kalah(6,4)
-/// every worth on two threads searched 213.9 M positions over 0..18 (74.6 s before the tables
-/// were read whole) and 113.6 M over 0..20. Since the search reads the tables whole (one load a
-/// lookup), a position costs the same over either, so the 7 s more of building save about half
-/// of the search. (Until 2026-11-26: 90 million, layers 0..18; before that 300 M.) The cache is
-/// kept, so `--cache-layers` (StartSolveRequest::cache_layers) buys a larger one once.
-inline constexpr long double kStartCachePositions = 2.3e8L;
+/// The positions (layers 0..L together) the cache may hold for one start: 550 million, layers
+/// 0..22 of 6-pit boards (548.4 M positions), 0..42 of 4-pit boards, 0..15 of 8-pit ones.
+/// WHY (measured 2026-11-26 on this 2-core machine, Release, decisions 0012 and 0014): a new
+/// user's Kalah(6,4) every worth with an empty cache took, over cache 0..20 / 0..21 / 0..22,
+/// `kalah-tournament` 106.7 / 86.3 / 69.7 s and `kalah-irving` 53.4 / - / 47.2 s (the build of
+/// 0..22 is 25 s of it, 0..20 about 10 s): each layer more halves the search's positions at
+/// Kalah(6,4) (266.7 M, 180.9 M, 122.7 M), while it costs 1.5 times the build of the one
+/// before. Building 0..22 peaks at 0.7 GB (values stored whole, no recompute entries), and the
+/// search reads them whole (548 MB). (Until 2026-11-26: 230 million, layers 0..20; before
+/// that 90 M and 300 M.) The cache is kept, so `--cache-layers`
+/// (StartSolveRequest::cache_layers) buys a larger one once.
+inline constexpr long double kStartCachePositions = 5.5e8L;
 
-/// log2 of the transposition table's entries (8 bytes each) for `mib` MiB (0: the default, 128
-/// MiB), rounded down to a power of two. Thread safe.
+/// The transposition table's default size in MiB for a search of `stones` seeds over tables
+/// of layers 0..`tables_max` (-1: none), every worth or (`worths` false) the value only:
+/// kSmallHashMib for a value-only search of at most kSmallHashReach seeds above its tables,
+/// else kHashMib. WHY (measured 2026-11-26, this machine, decision 0014): Kalah(6,4)
+/// `kalah-irving` value only over 0..20 expands 8.5 M positions, enough to touch every huge
+/// page of a 128 MiB table, and the kernel's zeroing of them took 0.4 s of its 6-7 s; at 32 MiB
+/// it expands 3.6% more positions in 0.92x the time. Every worth gains nothing from a larger
+/// table than 128 MiB (512 MiB: 1.05x the time, 0.78x the positions), and a longer search
+/// (Kalah(6,5)) needs the room. Thread safe.
+int start_hash_default_mib(int stones, int tables_max, bool worths);
+
+inline constexpr int kHashMib = 128;
+inline constexpr int kSmallHashMib = 32;
+inline constexpr int kSmallHashReach = 28;
+
+/// log2 of the transposition table's entries (8 bytes each) for `mib` MiB (0: kHashMib),
+/// rounded down to a power of two. Thread safe.
 int start_hash_bits(int mib);
 
 /// Where the tables of a start-position solve came from.
@@ -67,7 +84,7 @@ struct StartSolveRequest {
   /// answer is refused unless a search without tables may give it.
   std::filesystem::path cache_root;
   bool worths = true;  ///< Every first move's worth (false: the value and a best move).
-  int hash_mib = 0;    ///< Transposition table in MiB (0: 128).
+  int hash_mib = 0;    ///< Transposition table in MiB (0: start_hash_default_mib).
   /// Seconds the search may take, counted from the moment the tables are ready: building the
   /// cache is never counted (it cannot be stopped half way and is kept for later runs). 0: none.
   double time_limit = 0;
