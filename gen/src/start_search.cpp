@@ -109,9 +109,10 @@ class StartSearch {
         preload();
       if (!tasks_.empty()) {
         estimate();
-        if (!stopped_)
+        const bool value_first = options_.value_first || !options_.worths;
+        if (!stopped_ && value_first)
           root_value();
-        if (!stopped_)
+        if (!stopped_ && value_first)
           root_moves();
         if (options_.worths && !stopped_)
           every_worth();

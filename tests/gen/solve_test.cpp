@@ -97,6 +97,13 @@ TEST_P(SolveStart, SearchAgreesWithCompleteTables) {
     EXPECT_EQ(searched.preloaded_bytes > 0, tables && preload != 0);
     expect_worths_of_tables(*complete, searched);
     EXPECT_EQ(searched.best, by_tables.best);
+    // The same with the value proved before the worths.
+    options.value_first = true;
+    const gen::StartSolution value_first = gen::solve_start(v, options);
+    options.value_first = false;
+    EXPECT_GT(value_first.nodes, 0u);
+    expect_worths_of_tables(*complete, value_first);
+    EXPECT_EQ(value_first.best, by_tables.best);
     // Only the value and a best move: the same value, a move that reaches it, and bounds that
     // hold every worth.
     options.worths = false;
@@ -162,6 +169,8 @@ TEST(SolveStartStopped, BoundsHoldTheExactAnswers) {
   const auto tables = tables_of("kalah-irving/4x4", 6);
   gen::SolveStartOptions options;
   options.tables = tables.get();
+  // The value first: the larger search of the two (the straight one expands about 260 K).
+  options.value_first = true;
   const gen::StartSolution exact = gen::solve_start(v, options);
   ASSERT_TRUE(exact.complete);
   EXPECT_EQ(exact.lower, exact.value);
@@ -174,12 +183,19 @@ TEST(SolveStartStopped, BoundsHoldTheExactAnswers) {
   // Each thread asks `stop` every 2^16 positions: at most two threads (below), so a search
   // of more than 2 * 2^16 positions is stopped at the first question.
   ASSERT_GT(value_only.nodes, 2u << 16);
-  for (const auto& [asked, worths] :
-       {std::pair{1, true}, std::pair{3, true}, std::pair{1, false}}) {
-    SCOPED_TRACE(std::to_string(asked) + (worths ? " every worth" : " value only"));
+  struct Stop {
+    int asked;
+    bool worths;
+    bool value_first;
+  };
+  for (const Stop& stop :
+       {Stop{1, true, false}, Stop{1, true, true}, Stop{3, true, true}, Stop{1, false, false}}) {
+    SCOPED_TRACE(std::to_string(stop.asked) + (stop.worths ? " every worth" : " value only") +
+                 (stop.value_first ? ", value first" : ""));
     std::atomic<int> calls{0};
-    options.stop = [&, asked = asked] { return ++calls >= asked; };
-    options.worths = worths;
+    options.stop = [&calls, asked = stop.asked] { return ++calls >= asked; };
+    options.worths = stop.worths;
+    options.value_first = stop.value_first;
     const gen::StartSolution stopped = gen::solve_start(v, options);
     EXPECT_FALSE(stopped.complete);
     EXPECT_LT(stopped.nodes, exact.nodes);
