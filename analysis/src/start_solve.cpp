@@ -330,12 +330,12 @@ class StartSolver {
     gen::SolveStartOptions options;
     options.tables = tables;
     options.worths = request_.worths;
-    // A search with a time limit proves the value before the worths, so that stopping at the
-    // limit leaves the value if not every worth; without one, every worth alone is cheaper.
-    options.value_first = request_.time_limit > 0;
     options.table_bits = bits;
     options.progress = events_.on_search_progress;
     const bool limited = request_.time_limit > 0;
+    // A search with a time limit proves the value before the worths, so that stopping at the
+    // limit leaves the value if not every worth; without one, every worth alone is cheaper.
+    options.value_first = limited;
     const auto deadline =
         start + std::chrono::duration_cast<Clock::duration>(
                     std::chrono::duration<double>(limited ? request_.time_limit : 0.0));
