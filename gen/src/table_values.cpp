@@ -1,8 +1,5 @@
 #include "table_values.h"
 
-#include <sys/mman.h>
-
-#include <new>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -23,17 +20,9 @@ TableValues::TableValues(const TableSet& tables) {
   const int pits = tables.rules().pits();
   const int top = tables.max_stones();
   bytes_ = bytes_for(pits, top);
-  // One mapping for every layer, from the kernel (no zeroing pass of our own), on huge pages:
-  // the search reads it at random, and a TLB miss costs as much as the cache miss.
-  constexpr std::size_t kHugePage = std::size_t{2} << 20;
-  mapped_ = (static_cast<std::size_t>(bytes_) + kHugePage - 1) / kHugePage * kHugePage;
-  if (mapped_ == 0)
-    mapped_ = kHugePage;
-  arena_ = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (arena_ == MAP_FAILED)
-    throw std::bad_alloc();
-  madvise(arena_, mapped_, MADV_HUGEPAGE);
-  auto* at = static_cast<std::int8_t*>(arena_);
+  // One mapping for every layer, every byte of which is written below.
+  arena_ = std::make_unique<PageMapping>(static_cast<std::size_t>(bytes_), true, true);
+  auto* at = static_cast<std::int8_t*>(arena_->data());
   std::vector<std::span<std::int8_t>> values(static_cast<std::size_t>(top) + 1);
   layers_.resize(static_cast<std::size_t>(top) + 1);
   ReadLayerOptions read;
@@ -47,15 +36,11 @@ TableValues::TableValues(const TableSet& tables) {
     values[k] = {at, static_cast<std::size_t>(layer_size(pits, n))};
     layers_[k] = at;
     at += values[k].size();
-    if (tables.read_layer(n, {}, values[k], nullptr, read) != ProbeStatus::kOk) {
-      munmap(arena_, mapped_);
+    if (tables.read_layer(n, {}, values[k], nullptr, read) != ProbeStatus::kOk)
       throw std::runtime_error(tables.layer_error(n));
-    }
   }
 }
 
-TableValues::~TableValues() {
-  munmap(arena_, mapped_);
-}
+TableValues::~TableValues() = default;
 
 }  // namespace sowdb::gen

@@ -4,8 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "page_mapping.h"
 #include "sowdb/probe/tables.h"
 
 namespace sowdb::gen {
@@ -39,8 +41,7 @@ class TableValues {
 
  private:
   std::vector<const std::int8_t*> layers_;
-  void* arena_ = nullptr;
-  std::size_t mapped_ = 0;
+  std::unique_ptr<PageMapping> arena_;
   std::uint64_t bytes_ = 0;
 };
 

@@ -1,15 +1,15 @@
 // A transposition table of value bounds shared by the threads of a search (gen::solve_start).
 #pragma once
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstdint>
-#include <new>
+#include <memory>
 #include <stdexcept>
 #include <string>
+
+#include "page_mapping.h"
 
 namespace sowdb::gen {
 
@@ -51,28 +51,17 @@ class TranspositionTable {
     }
     shift_ = key_bits_ - bucket_bits;
     entries_ = std::size_t{4} << bucket_bits;
-    // Straight from the kernel, whose fresh pages read as zero (an empty entry): nothing is
-    // written here, so a large table costs only the pages the search touches (a table
-    // initialised word by word cost 7 s at 4 GiB, issue 34). The search reads the table at
-    // random, and a TLB miss costs as much as a cache miss.
-    mapped_ = (bytes() + kHugePage - 1) / kHugePage * kHugePage;
-    void* p = mmap(nullptr,
-                   mapped_,
-                   PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1,
-                   0);
-    if (p == MAP_FAILED)
-      throw std::bad_alloc();
-    // Huge pages up to kHugePageLimit: at 128 MiB they cut Kalah(6,4)'s search from 15.4 to
-    // 13.1 s of CPU; at 4 GiB every touched huge page is zeroed (and, under the kernel's
-    // defrag=madvise, compacted) on its first write, and a 22 K-position search spent 13 s in
-    // the kernel against 4 s on small pages (decision 0009).
-    if (mapped_ <= kHugePageLimit)
-      madvise(p, mapped_, MADV_HUGEPAGE);
-    slots_ = static_cast<std::uint64_t*>(p);
+    // The kernel's fresh pages read as zero, an empty entry: nothing is written here, so a large
+    // table costs only the pages the search touches (a table initialised word by word cost 7 s at 4
+    // GiB, issue 34). Huge pages up to kHugePageLimit: at 128 MiB they cut Kalah(6,4)'s search from
+    // 15.4 to 13.1 s of CPU; at 4 GiB every touched huge page is zeroed (and, under the kernel's
+    // defrag=madvise, compacted) on its first write, and a 22 K-position search spent 13 s in the
+    // kernel against 4 s on small pages (decision 0009).
+    const std::size_t mapped =
+        (bytes() + PageMapping::kHugePage - 1) / PageMapping::kHugePage * PageMapping::kHugePage;
+    pages_ = std::make_unique<PageMapping>(bytes(), mapped <= kHugePageLimit, false);
+    slots_ = static_cast<std::uint64_t*>(pages_->data());
   }
-  ~TranspositionTable() { munmap(slots_, mapped_); }
   TranspositionTable(const TranspositionTable&) = delete;
   TranspositionTable& operator=(const TranspositionTable&) = delete;
 
@@ -158,9 +147,8 @@ class TranspositionTable {
   int key_bits_ = 1;
   int shift_ = 0;
   std::size_t entries_ = 0;
-  std::size_t mapped_ = 0;
-  static constexpr std::size_t kHugePage = std::size_t{2} << 20;
   static constexpr std::size_t kHugePageLimit = std::size_t{512} << 20;
+  std::unique_ptr<PageMapping> pages_;
   std::uint64_t* slots_ = nullptr;
 };
 
