@@ -55,8 +55,16 @@ step "generate: oware, every layer up to $stones seeds, into $out (layers alread
 run "$sowdb" gen --variant oware --max-stones "$stones" --out "$out"
 
 if (( stones < 16 )); then
+  # The reference position has 16 seeds: below that, a position the tables hold.
+  position=(0 0 0 0 1 2 2 1 0 3 2 1)
+  if (( stones < 12 )); then
+    position=()
+    for ((i = 0; i < 12; ++i)); do
+      position+=($((i < stones ? 1 : 0)))
+    done
+  fi
   step "probe: a position of $stones seeds or fewer"
-  run "$sowdb" probe --tables "$out" --max-plies 12 0 0 0 0 1 2 2 1 0 3 2 1
+  run "$sowdb" probe --tables "$out" --max-plies 12 "${position[@]}"
   step "done"
   exit 0
 fi

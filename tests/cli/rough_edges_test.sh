@@ -150,5 +150,13 @@ tail -5 "${dir}/run.txt" | grep -q "^value  0   (published 0)$" ||
 tail -5 "${dir}/run.txt" | grep -q "^worths -1 -1 -2 -2 -2 0   (published -1 -1 -2 -2 -2 0)$" ||
   fail "scripts/run.sh does not end with the worths: $(tail -5 "${dir}/run.txt")"
 [[ "$(wc -l <"${dir}/run.txt")" -lt 80 ]] || fail "scripts/run.sh prints $(wc -l <"${dir}/run.txt") lines"
+# Below the reference position's 16 seeds it probes a position its tables hold, down to none.
+for stones in 0 5 11 12; do
+  SOWDB_PROGRAM="${sowdb}" SOWDB_RUN_STONES="${stones}" SOWDB_RUN_OUT="${dir}/run-small-${stones}" \
+    "${root}/scripts/run.sh" >"${dir}/run-${stones}.txt" 2>&1 ||
+    fail "scripts/run.sh with ${stones} seeds: $(tail -3 "${dir}/run-${stones}.txt")"
+  grep -q '^value' "${dir}/run-${stones}.txt" ||
+    fail "scripts/run.sh with ${stones} seeds printed no value: $(tail -3 "${dir}/run-${stones}.txt")"
+done
 
 echo "rough_edges_test: all checks passed"
