@@ -5,6 +5,7 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "commands.h"
 #include "interrupt.h"
@@ -74,8 +75,22 @@ int main(int argc, char** argv) {
                    app.remaining().front().c_str());
       return 2;
     }
+    const std::vector<CLI::App*> chosen = app.get_subcommands();
+    const std::string help =
+        chosen.empty() ? "sowdb --help" : "sowdb " + chosen.front()->get_name() + " --help";
+    // A mistyped option ('--tabels') is not "--tables is required": CLI11 checks what is
+    // required before it reports the arguments it could not match.
+    if (!chosen.empty() && dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+      for (const std::string& arg : chosen.front()->remaining()) {
+        if (arg.size() > 1 && arg[0] == '-') {
+          std::fprintf(
+              stderr, "sowdb: error: unknown option '%s' (see %s)\n", arg.c_str(), help.c_str());
+          return 2;
+        }
+      }
+    }
     // One clear line, not CLI11's two-line banner.
-    std::fprintf(stderr, "sowdb: error: %s (see sowdb --help)\n", e.what());
+    std::fprintf(stderr, "sowdb: error: %s (see %s)\n", e.what(), help.c_str());
     return 2;
   }
   try {

@@ -141,6 +141,13 @@ fails_with 1 "could not be read (${dir}/coop3/layer-012.sdb: " verify --tables "
 fails_with 2 "holds co-operative tables" gen --variant wari-kc/3x2 --max-stones 5 --out "${dir}/coop"
 "${sowdb}" gen --help | grep -q "co-operative tables hold" || fail "gen --help: cooperative"
 
+# --- 6b. A mistyped option is named, not taken for a required one left out. ---------------
+fails_with 2 "unknown option '--tabels' (see sowdb probe --help)" \
+  probe --tabels "${dir}/coop" 1 1 1 1 1 1 1 1 1 1 1 1
+fails_with 2 "unknown option '--varient' (see sowdb gen --help)" \
+  gen --varient oware --max-stones 3 --out "${dir}/typo"
+fails_with 2 "--tables is required (see sowdb probe --help)" probe 1 1 1 1
+
 # --- 7. scripts/run.sh ends with the values it promises, not a 140-ply line. -----------------
 grep -q SOWDB_PROGRAM "${root}/scripts/run.sh" || fail "scripts/run.sh cannot run a built sowdb"
 SOWDB_PROGRAM="${sowdb}" SOWDB_RUN_STONES=16 SOWDB_RUN_OUT="${dir}/run-oware" \
