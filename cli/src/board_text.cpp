@@ -71,9 +71,23 @@ constexpr std::size_t kQuotedWord = 40;
 }  // namespace
 
 std::string clipped(std::string_view text, std::size_t limit) {
-  if (text.size() <= limit)
-    return std::string(text);
-  return std::string(text.substr(0, limit)) + "... (" + std::to_string(text.size()) + " bytes)";
+  // Control bytes are shown as \xNN: a NUL would end the message early (errors travel as C
+  // strings), and the others would act on the user's terminal.
+  std::string out;
+  for (const char c : text.substr(0, limit)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  if (text.size() > limit)
+    out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
 }
 
 bool parse_pits(const Rules& rules,

@@ -71,6 +71,16 @@ grep -q '"best"' "$TMP/out" || fail "lines before /dev/zero: not answered: $(cat
 grep -q '^sowdb: error: line 3: line too long' "$TMP/err" ||
   fail "lines before /dev/zero: $(cat "$TMP/err")"
 
+# A NUL byte in a count: the whole message, the byte shown as \x00 (the message had ended at
+# the NUL).
+CHECKS=$((CHECKS + 1))
+printf '0 0 0 0 1 1 0 1 0 1 1 0\x00\n' | "$SOWDB" probe --tables "$OW" --json - >"$TMP/out" 2>"$TMP/err"
+python3 - "$TMP/out" <<'PY' || fail "a NUL byte: $(head -c 300 "$TMP/out")"
+import json, sys
+e = json.loads(open(sys.argv[1]).read())
+assert e["error"] == "pit 11: '0\\x00' is not a whole number of seeds", e
+PY
+
 # A missing position points at the command's own help.
 bad probe --tables "$OW"
 [[ $rc_last -eq 2 ]] || fail "probe without PITS: exit code $rc_last, want 2"
