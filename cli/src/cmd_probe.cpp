@@ -370,7 +370,8 @@ void create_probe_options(CLI::App* cmd, Args& args) {
       "\"line too long\") "
       "and the command goes on, then exits 1. The lines that have arrived are looked up "
       "together over --threads threads and answered, in order, before more input is awaited, "
-      "so a program can also write one line and wait for its answer.");
+      "so a program can also write one line and wait for its answer.\n\n" +
+      std::string(exit_codes_help()));
 }
 
 // The table set `args` asks for, checked against --objective and --stores.

@@ -61,7 +61,8 @@ std::string help_footer() {
          (root.empty() ? std::string("no cache directory is set") : root.string()) +
          " ($SOWDB_CACHE_DIR, else $XDG_CACHE_HOME/sowdb, else ~/.cache/sowdb), one directory per "
          "rule set. To clear it, delete that directory (rm -r); the next run builds it again. "
-         "Building it is timed apart from the search, and --time-limit never counts it.";
+         "Building it is timed apart from the search, and --time-limit never counts it.\n\n" +
+         exit_codes_help();
 }
 
 void bind_options(CLI::App* cmd, SolveArgs& a) {

@@ -40,6 +40,10 @@ std::string tables_remedy(const gen::NeedsCompleteTables& e);
 /// UsageError (an error, not a silent clamp).
 int last_layer(const TableSet& tables, int max_stones, const std::string& dir);
 
+/// The exit codes, the last paragraph of every command's --help (a command with a footer of its
+/// own ends it with these).
+const char* exit_codes_help();
+
 /// A CLI11 transform for every integer option, ahead of its range check: a value that is not a
 /// number is called "not a number" and one with a fraction "not a whole number" (CLI11's range
 /// check would call either "not in range"), and leading zeros go, so that 010 means ten (CLI11

@@ -42,10 +42,7 @@ int main(int argc, char** argv) {
   CLI::App app{"sowdb: exact mancala tables (generate, verify, look up)", "sowdb"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("sowdb ") + SOWDB_VERSION_STRING);
-  app.footer(
-      "Exit codes: 0 success; 1 a failure while working (damaged data, I/O, a busy directory, "
-      "output that cannot be written); 2 bad input, refused before any work; 128 + signal an "
-      "interrupted gen or migrate. Reference: docs/CLI.md");
+  app.footer(sowdb::cli::exit_codes_help());
   sowdb::cli::Runner run;
   sowdb::cli::add_variants(app, run);
   sowdb::cli::add_show(app, run);

@@ -25,6 +25,12 @@ bool is_number(const std::string& text) {
 
 }  // namespace
 
+const char* exit_codes_help() {
+  return "Exit codes: 0 success; 1 a failure while working (damaged data, I/O, a busy directory, "
+         "output that cannot be written); 2 bad input, refused before any work; 128 + signal an "
+         "interrupted gen, migrate or solve. Reference: docs/CLI.md";
+}
+
 CLI::Validator whole_number() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

@@ -148,6 +148,12 @@ fails_with 2 "unknown option '--varient' (see sowdb gen --help)" \
   gen --varient oware --max-stones 3 --out "${dir}/typo"
 fails_with 2 "--tables is required (see sowdb probe --help)" probe 1 1 1 1
 
+# --- 6c. Every command's --help ends with the exit codes. ------------------------------------
+for command in variants show gen probe verify stats manifest solve migrate; do
+  "${sowdb}" "${command}" --help | tail -1 | grep -q "^Exit codes: 0 success;" ||
+    fail "sowdb ${command} --help does not end with the exit codes"
+done
+
 # --- 7. scripts/run.sh ends with the values it promises, not a 140-ply line. -----------------
 grep -q SOWDB_PROGRAM "${root}/scripts/run.sh" || fail "scripts/run.sh cannot run a built sowdb"
 SOWDB_PROGRAM="${sowdb}" SOWDB_RUN_STONES=16 SOWDB_RUN_OUT="${dir}/run-oware" \
