@@ -79,7 +79,6 @@ namespace {
 struct ShowArgs {
   std::string variant = "oware";
   int pits = 0;
-  bool pits_given = false;
   bool json = false;
   std::vector<std::string> board;
 };
@@ -166,9 +165,6 @@ void print_show_text(const Variant& v,
 int run_show(const ShowArgs& args) {
   Variant v;
   std::string error;
-  // resolve_variant takes 0 for "no override": an explicit --pits 0 is out of range.
-  if (args.pits_given && args.pits == 0)
-    throw UsageError("--pits must be 1..8, not 0");
   if (!resolve_variant(args.variant, args.pits, v, error))
     throw UsageError(error);
   Rules rules(v.rules);
@@ -190,19 +186,16 @@ void add_show(CLI::App& app, Runner& run) {
   auto args = std::make_shared<ShowArgs>();
   auto* cmd = app.add_subcommand("show", "Show a position's legal moves and what each does");
   cmd->add_option("--variant", args->variant, "Rule system, e.g. oware or kalah/4x3")->required();
-  auto* pits_option =
-      cmd->add_option("--pits", args->pits, "Pits per side (overrides the variant's board)")
-          ->transform(whole_number());
+  cmd->add_option("--pits", args->pits, "Pits per side (overrides the variant's board)")
+      ->transform(whole_number())
+      ->check(CLI::Range(1, 8));
   cmd->add_flag("--json", args->json, "Print one JSON object");
   // No positionals_at_end(): flags may follow the pit counts, and CLI11 takes "-1" for a
   // positional anyway (no option is named -1), so parse_pits reports it as negative.
   cmd->add_option("PITS", args->board, "Seeds per pit, mover first, counter-clockwise")
       ->required()
       ->allow_extra_args();
-  cmd->callback([&run, args, pits_option] {
-    args->pits_given = pits_option->count() > 0;
-    run = [args] { return run_show(*args); };
-  });
+  cmd->callback([&run, args] { run = [args] { return run_show(*args); }; });
 }
 
 }  // namespace sowdb::cli

@@ -154,6 +154,9 @@ for command in variants show gen probe verify stats manifest solve migrate; do
     fail "sowdb ${command} --help does not end with the exit codes"
 done
 
+# --- 6d. show's --pits is checked as every command's is. -------------------------------------
+fails_with 2 "--pits: Value 4294967298 not in range 1 to 8" show --variant oware --pits 4294967298 1 1
+
 # --- 7. scripts/run.sh ends with the values it promises, not a 140-ply line. -----------------
 grep -q SOWDB_PROGRAM "${root}/scripts/run.sh" || fail "scripts/run.sh cannot run a built sowdb"
 SOWDB_PROGRAM="${sowdb}" SOWDB_RUN_STONES=16 SOWDB_RUN_OUT="${dir}/run-oware" \
