@@ -128,7 +128,13 @@ const Served* Api::Impl::find(std::string_view variant,
   const std::optional<Variant> v = parse_variant(variant, &reason);
   if (!v) {
     status = 404;
-    error = "unknown variant '" + printable(variant) + "': " + reason +
+    // An unknown preset's reason already says "unknown variant '<preset>' (known: ...)": keep
+    // its list, not the phrase twice. Other reasons (a bad board size) need the text named.
+    const std::size_t known = reason.rfind(" (known: ");
+    error = "unknown variant '" + printable(variant) + "'" +
+            (reason.rfind("unknown variant '", 0) == 0 && known != std::string::npos
+                 ? reason.substr(known)
+                 : ": " + reason) +
             "; served: " + served_list(served);
     return nullptr;
   }

@@ -373,6 +373,11 @@ def safety_batch(srv):
 
 def safety_variant(srv):
     expect_error(srv, "GET", "/api/v1/position?variant=nosuch&board=1", 404, "unknown variant")
+    for path in ["/api/v1/position?variant=nope&board=1,1", "/api/v1/position?variant=nope/6x4&board=1"]:
+        error = srv.get_json(path)[1].get("error", "")
+        check(error.startswith("unknown variant '") and error.count("unknown variant") == 1 and
+              "(known: " in error and "; served: " in error,
+              "%s: says 'unknown variant' once, with the known and served ones: %s" % (path, error))
     expect_error(srv, "GET", "/api/v1/position?variant=oware/5x4&board=1", 404, "is not served")
     expect_error(srv, "GET", "/api/v1/position?variant=kalah/4x3&objective=cooperative&board=1",
                  404, "is not served")
