@@ -147,7 +147,15 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void send_error(int status, const std::string& message) {
     started_ = std::chrono::steady_clock::now();
-    send(Api::error(status, message), true);
+    Response r = Api::error(status, message);
+    // Counted where answer() would count the request (a batch body over the bound under batch).
+    // Not only once the header is done: a Content-Length over the bound ends it early, and the
+    // request line, read first, holds the target (empty before: kOther).
+    if (parser_) {
+      const auto target = parser_->get().target();
+      r.endpoint = Api::endpoint_of(std::string_view(target.data(), target.size()));
+    }
+    send(std::move(r), true);
   }
 
   void send(Response r, bool close) {

@@ -276,10 +276,20 @@ def contract():
     srv.stop(signal.SIGINT)
 
 
+def metric(srv, endpoint, status):
+    text = srv.request("GET", "/metrics")[2].decode()
+    m = re.search(r'^sowdb_http_requests_total\{endpoint="%s",status="%s"\} (\d+)$' % (endpoint, status),
+                  text, re.M)
+    return int(m.group(1)) if m else 0
+
+
 def safety_body_size(srv):
-    # A Content-Length beyond the bound: 413 before the body is read.
+    # A Content-Length beyond the bound: 413 before the body is read, counted as a batch request.
     raw = srv.raw(b"POST /api/v1/batch HTTP/1.1\r\nHost: t\r\nContent-Length: 100000000000\r\n\r\n{")
     check(status_of(raw) == 413 and b"larger than" in body_of(raw), "huge Content-Length: 413, got %r" % raw[:200])
+    batch, other = metric(srv, "batch", 413), metric(srv, "other", 413)
+    check(batch == 1 and other == 0,
+          "metrics: the early 413 counted under batch, got batch %d, other %d" % (batch, other))
     # A chunked body that never ends: 413 once past the bound, or the connection closed.
     s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
     s.sendall(b"POST /api/v1/batch HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")

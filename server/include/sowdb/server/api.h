@@ -75,6 +75,11 @@ class Api {
   /// One line per served table set ("oware/6x4 competitive, layers 0..20"), for the log.
   std::vector<std::string> describe_tables() const;
 
+  /// The endpoint a request for `target` (path and query, as sent) is counted under in the
+  /// metrics, as answer() classifies it; kOther for a target that does not parse. For answers
+  /// the transport makes itself (413 for a body over the bound).
+  static Endpoint endpoint_of(std::string_view target);
+
   /// {"status": status, "error": message} as a response.
   static Response error(int status, const std::string& message);
 
