@@ -379,6 +379,24 @@ def safety_batch(srv):
     status, headers, data = srv.request("POST", "/api/v1/batch", body=json.dumps(
         {"variant": "oware", "positions": [{"board": [0] * 12}] * 20}))
     check(status == 200 and len(json.loads(data)["results"]) == 20, "a batch at the bound: 200")
+    # Unknown or repeated keys are refused, not ignored: a typo must not answer another position.
+    board = [1] * 12
+    expect_error(srv, "POST", "/api/v1/batch", 400, "unknown key 'foo'",
+                 body=json.dumps({"variant": "oware", "positions": [{"board": board}], "foo": 1}))
+    expect_error(srv, "POST", "/api/v1/batch", 400, "key 'variant' given twice",
+                 body='{"variant": "kalah/4x3", "variant": "oware", "positions": []}')
+    expect_error(srv, "POST", "/api/v1/batch", 400, "key 'board' given twice",
+                 body='{"variant": "oware", "positions": [{"board": [1], "board": %s}]}' % board)
+    board = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]
+    status, headers, data = srv.request("POST", "/api/v1/batch", body=json.dumps(
+        {"variant": "oware", "positions": [{"board": board, "store": [30, 16]},
+                                           {"board": board, "stores": [30, 16]}]}))
+    results = json.loads(data).get("results", [{}, {}])
+    check(status == 200 and results[0].get("status") == 400 and
+          "unknown key 'store'" in results[0].get("error", ""),
+          "batch: a position's unknown key is 400 in place, got %d %s" % (status, data[:200]))
+    check(results[1].get("stores") == [30, 16] and "value" in results[1],
+          "batch: the next position is answered with its stores, got %s" % str(results[1])[:200])
 
 
 def safety_variant(srv):
