@@ -164,6 +164,8 @@ class Session : public std::enable_shared_from_this<Session> {
     shared_.api->metrics().record(r.endpoint, r.status, seconds);
     if (r.status >= 500)
       shared_.log("error " + std::to_string(r.status) + ": " + std::string(r.payload()));
+    for (const std::string& fault : r.faults)
+      shared_.log(fault);
     const bool header_done = parser_ && parser_->is_header_done();
     keep_alive_ = !close && parser_ && parser_->is_done() && parser_->get().keep_alive();
     out_ = std::move(r);

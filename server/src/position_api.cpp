@@ -374,6 +374,7 @@ Response Api::Impl::batch(std::string_view body) const {
   const Served* s = find(j["variant"].get<std::string>(), objective, status, error);
   if (s == nullptr)
     return fail(status, error);
+  Response r;
   std::string out = "{\"api\":" + std::to_string(kApiVersion) + ",\"results\":[";
   for (std::size_t i = 0; i < positions.size(); ++i) {
     if (i > 0)
@@ -398,13 +399,18 @@ Response Api::Impl::batch(std::string_view body) const {
     }
     if (a.status == 200) {
       out += *a.body;
-    } else {
-      out += nlohmann::json{{"status", a.status}, {"error", a.error}}.dump(
-          -1, ' ', false, nlohmann::json::error_handler_t::replace);
+      continue;
+    }
+    const std::string result = nlohmann::json{{"status", a.status}, {"error", a.error}}.dump(
+        -1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out += result;
+    // The server's fault behind a 200: the log must say so, as for a GET's 500.
+    if (a.status >= 500) {
+      r.faults.push_back("error " + std::to_string(a.status) + ": " + result + " (batch position " +
+                         std::to_string(i) + ")");
     }
   }
   out += "]}";
-  Response r;
   r.endpoint = Endpoint::kBatch;
   r.body = std::move(out);
   r.cache_control = "no-store";

@@ -5,6 +5,7 @@ Usage: server_test.py SOWDB TABLES_DIR CASE
   CASE tables: writes the table directories the other cases serve (a ctest fixture);
   CASE contract: every endpoint and every error status; the position endpoint's JSON equals
     `sowdb probe --json` for random positions of Oware, Kalah(4,3) and co-operative Oware;
+  CASE damaged: a layer damaged under the server answers 500, in a batch too, and is logged;
   CASE safety_<name>: one hostile client (body_size, header_size, slowloris, malformed, path,
     batch, variant, seeds); each gets the right 4xx with a JSON message or a closed
     connection, and the server answers the next request.
@@ -16,10 +17,12 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 SOWDB, TABLES, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -51,10 +54,9 @@ def make_tables():
 class Server:
     """`sowdb serve --port 0` on the test tables; `port` is what it printed."""
 
-    def __init__(self, *extra):
+    def __init__(self, *extra, tables=(OWARE, KALAH, COOP)):
         self.proc = subprocess.Popen(
-            [SOWDB, "serve", "--port", "0", "--tables", OWARE, "--tables", KALAH, "--tables",
-             COOP, *extra],
+            [SOWDB, "serve", "--port", "0", *[a for t in tables for a in ("--tables", t)], *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
         self.port = None
@@ -107,6 +109,7 @@ class Server:
         name = "SIGINT" if sig == signal.SIGINT else "SIGTERM"
         check(self.proc.returncode == 0, "%s: exit 0, got %d (%s)" % (name, self.proc.returncode, err))
         check("stopped on " + name in out, name + ": says it stopped")
+        return err
 
 
 def status_of(raw):
@@ -427,11 +430,42 @@ def safety_seeds(srv):
                  "")
 
 
+def damaged():
+    # A layer damaged under the server: a batch position that needs it is a 500 in place, and
+    # the log says which, as it does for the same failure on GET.
+    with tempfile.TemporaryDirectory() as tmp:
+        tables = os.path.join(tmp, "oware")
+        shutil.copytree(OWARE, tables)
+        path = os.path.join(tables, "layer-006.sdb")
+        with open(path, "r+b") as f:
+            f.seek(os.path.getsize(path) // 2)
+            f.write(b"\x5a\x5a\x5a\x5a")
+        srv = Server(*LIMITS, tables=[tables])
+        try:
+            board = [1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0]
+            status, headers, data = srv.request("POST", "/api/v1/batch", body=json.dumps(
+                {"variant": "oware", "positions": [{"board": board}, {"board": [1] + [0] * 11}]}))
+            results = json.loads(data).get("results", [{}, {}])
+            check(status == 200 and results[0].get("status") == 500 and
+                  "layer-006.sdb" in results[0].get("error", "") and "value" in results[1],
+                  "batch on a damaged layer: 500 in place, got %d %s" % (status, data[:200]))
+            expect_error(srv, "GET", "/api/v1/position?variant=oware&board=" +
+                         ",".join(map(str, board)), 500, "layer-006.sdb")
+        finally:
+            err = srv.stop()
+        logged = [line for line in err.splitlines() if "error 500: " in line]
+        check(len(logged) == 2 and all("layer-006.sdb" in line for line in logged) and
+              "batch" in logged[0],
+              "the batch's and the GET's 500 are both logged, the batch's as such: %s" % logged)
+
+
 def main():
     if CASE == "tables":
         make_tables()
     elif CASE == "contract":
         contract()
+    elif CASE == "damaged":
+        damaged()
     elif CASE.startswith("safety_"):
         srv = Server(*LIMITS)
         try:

@@ -47,6 +47,9 @@ struct Response {
   std::string cache_control;  ///< When set: the Cache-Control header.
   std::string allow;          ///< For 405: the Allow header.
   Endpoint endpoint = Endpoint::kOther;
+  /// Server faults behind this response that its status does not show (a batch position's
+  /// 500), one line each, for the transport to log.
+  std::vector<std::string> faults;
 
   /// The body to send: `*shared_body` when set, else `body`. Valid while the response lives.
   std::string_view payload() const noexcept { return shared_body ? *shared_body : body; }
