@@ -144,6 +144,23 @@ Response with_endpoint(Response r, Endpoint e) {
   return r;
 }
 
+// The endpoint of `path` in the metrics: the paths answer() serves, kOther for the rest.
+Endpoint endpoint_of_path(std::string_view path) {
+  if (path == "/api/v1/position")
+    return Endpoint::kPosition;
+  if (path == "/api/v1/batch")
+    return Endpoint::kBatch;
+  if (path == "/api/v1/variants")
+    return Endpoint::kVariants;
+  if (path == "/api/v1/health")
+    return Endpoint::kHealth;
+  if (path == "/metrics")
+    return Endpoint::kMetrics;
+  if (path == "/" || path == "/index.html" || path.rfind("/static/", 0) == 0)
+    return Endpoint::kStatic;
+  return Endpoint::kOther;
+}
+
 Response json_ok(std::string body, Endpoint endpoint) {
   Response r;
   r.body = std::move(body);
@@ -154,34 +171,41 @@ Response json_ok(std::string body, Endpoint endpoint) {
 
 }  // namespace
 
+Endpoint Api::endpoint_of(std::string_view target) {
+  Target parsed;
+  std::string error;
+  return parse_target(target, parsed, error) ? endpoint_of_path(parsed.path) : Endpoint::kOther;
+}
+
 std::optional<Response> Api::answer(const Request& request, bool may_probe) const {
   Target target;
   std::string error;
   if (!parse_target(request.target, target, error))
     return error_response(400, "malformed request target: " + error);
   const std::string& path = target.path;
+  const Endpoint endpoint = endpoint_of_path(path);
   // HEAD is GET without the body (RFC 9110): the transport drops the body, keeps its length.
   const bool get = request.method == "GET" || request.method == "HEAD";
   if (path == "/api/v1/position") {
     if (!get)
-      return with_endpoint(method_not_allowed(request, "GET, HEAD"), Endpoint::kPosition);
+      return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
     return impl_->position(target, may_probe);
   }
   if (path == "/api/v1/batch") {
     if (request.method != "POST")
-      return with_endpoint(method_not_allowed(request, "POST"), Endpoint::kBatch);
+      return with_endpoint(method_not_allowed(request, "POST"), endpoint);
     if (!may_probe)
       return std::nullopt;
     return impl_->batch(request.body);
   }
   if (path == "/api/v1/variants") {
     if (!get)
-      return with_endpoint(method_not_allowed(request, "GET, HEAD"), Endpoint::kVariants);
-    return json_ok(impl_->variants_body, Endpoint::kVariants);
+      return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
+    return json_ok(impl_->variants_body, endpoint);
   }
   if (path == "/api/v1/health") {
     if (!get)
-      return with_endpoint(method_not_allowed(request, "GET, HEAD"), Endpoint::kHealth);
+      return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
     const double up =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - impl_->started).count();
     return json_ok(nlohmann::json{{"api", kApiVersion},
@@ -193,14 +217,14 @@ std::optional<Response> Api::answer(const Request& request, bool may_probe) cons
   }
   if (path == "/metrics") {
     if (!get)
-      return with_endpoint(method_not_allowed(request, "GET, HEAD"), Endpoint::kMetrics);
+      return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
     Response r = json_ok(impl_->metrics.text(impl_->cache.stats()), Endpoint::kMetrics);
     r.content_type = "text/plain; version=0.0.4; charset=utf-8";
     return r;
   }
   if (path == "/" || path == "/index.html" || path.rfind("/static/", 0) == 0) {
     if (!get)
-      return with_endpoint(method_not_allowed(request, "GET, HEAD"), Endpoint::kStatic);
+      return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
     // Every position is a permalink: / with any query string is the page.
     const bool page = path == "/" || path == "/index.html";
     return static_file(request,

@@ -147,7 +147,15 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void send_error(int status, const std::string& message) {
     started_ = std::chrono::steady_clock::now();
-    send(Api::error(status, message), true);
+    Response r = Api::error(status, message);
+    // Counted where answer() would count the request (a batch body over the bound under batch).
+    // Not only once the header is done: a Content-Length over the bound ends it early, and the
+    // request line, read first, holds the target (empty before: kOther).
+    if (parser_) {
+      const auto target = parser_->get().target();
+      r.endpoint = Api::endpoint_of(std::string_view(target.data(), target.size()));
+    }
+    send(std::move(r), true);
   }
 
   void send(Response r, bool close) {
@@ -156,6 +164,8 @@ class Session : public std::enable_shared_from_this<Session> {
     shared_.api->metrics().record(r.endpoint, r.status, seconds);
     if (r.status >= 500)
       shared_.log("error " + std::to_string(r.status) + ": " + std::string(r.payload()));
+    for (const std::string& fault : r.faults)
+      shared_.log(fault);
     const bool header_done = parser_ && parser_->is_header_done();
     keep_alive_ = !close && parser_ && parser_->is_done() && parser_->get().keep_alive();
     out_ = std::move(r);

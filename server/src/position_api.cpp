@@ -1,6 +1,8 @@
 // The endpoints that read tables: GET /api/v1/position and POST /api/v1/batch.
 #include <algorithm>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
@@ -108,6 +110,38 @@ bool json_counts(const nlohmann::json& j,
   return true;
 }
 
+// The first key of the object `j` that is not one of `allowed`, or nullopt: a misspelt key
+// must be refused, not read as an absent one.
+std::optional<std::string> unknown_key(const nlohmann::json& j,
+                                       std::initializer_list<std::string_view> allowed) {
+  for (const auto& item : j.items()) {
+    if (std::find(allowed.begin(), allowed.end(), item.key()) == allowed.end())
+      return item.key();
+  }
+  return std::nullopt;
+}
+
+// `body` parsed, with the first key repeated within one object in `repeated` (nlohmann keeps
+// the last silently). Throws nlohmann::json::exception on malformed JSON. The nesting bound
+// checked before bounds the stack of key sets.
+nlohmann::json parse_body(std::string_view body, std::string& repeated) {
+  using Event = nlohmann::json::parse_event_t;
+  std::vector<std::set<std::string>> keys;  // one set per open object
+  const nlohmann::json::parser_callback_t note_keys = [&](int, Event event, nlohmann::json& j) {
+    if (event == Event::object_start) {
+      keys.emplace_back();
+    } else if (event == Event::object_end) {
+      keys.pop_back();
+    } else if (event == Event::key && !keys.empty()) {
+      const auto& key = j.get_ref<const std::string&>();
+      if (!keys.back().insert(key).second && repeated.empty())
+        repeated = key;
+    }
+    return true;
+  };
+  return nlohmann::json::parse(body, note_keys);
+}
+
 }  // namespace
 
 const Served* Api::Impl::find(std::string_view variant,
@@ -128,7 +162,13 @@ const Served* Api::Impl::find(std::string_view variant,
   const std::optional<Variant> v = parse_variant(variant, &reason);
   if (!v) {
     status = 404;
-    error = "unknown variant '" + printable(variant) + "': " + reason +
+    // An unknown preset's reason already says "unknown variant '<preset>' (known: ...)": keep
+    // its list, not the phrase twice. Other reasons (a bad board size) need the text named.
+    const std::size_t known = reason.rfind(" (known: ");
+    error = "unknown variant '" + printable(variant) + "'" +
+            (reason.rfind("unknown variant '", 0) == 0 && known != std::string::npos
+                 ? reason.substr(known)
+                 : ": " + reason) +
             "; served: " + served_list(served);
     return nullptr;
   }
@@ -298,10 +338,18 @@ Response Api::Impl::batch(std::string_view body) const {
   if (nesting(body) > kMaxNesting)
     return fail(400, "body nests deeper than " + std::to_string(kMaxNesting) + " levels");
   nlohmann::json j;
+  std::string repeated;
   try {
-    j = nlohmann::json::parse(body);
+    j = parse_body(body, repeated);
   } catch (const nlohmann::json::exception& e) {
     return fail(400, std::string("body is not JSON: ") + e.what());
+  }
+  if (!repeated.empty())
+    return fail(400, "key '" + printable(repeated) + "' given twice");
+  if (j.is_object()) {
+    if (const auto key = unknown_key(j, {"variant", "objective", "positions"}))
+      return fail(400,
+                  "unknown key '" + printable(*key) + "' (keys: variant, objective, positions)");
   }
   if (!j.is_object() || !j.contains("variant") || !j["variant"].is_string() ||
       !j.contains("positions") || !j["positions"].is_array()) {
@@ -326,6 +374,7 @@ Response Api::Impl::batch(std::string_view body) const {
   const Served* s = find(j["variant"].get<std::string>(), objective, status, error);
   if (s == nullptr)
     return fail(status, error);
+  Response r;
   std::string out = "{\"api\":" + std::to_string(kApiVersion) + ",\"results\":[";
   for (std::size_t i = 0; i < positions.size(); ++i) {
     if (i > 0)
@@ -334,7 +383,11 @@ Response Api::Impl::batch(std::string_view body) const {
     std::vector<int> board;
     std::vector<int> stores = {0, 0};
     PositionAnswer a;
-    if (!item.is_object() || !item.contains("board")) {
+    std::optional<std::string> key;
+    if (item.is_object() && (key = unknown_key(item, {"board", "stores"}))) {
+      a.status = 400;
+      a.error = "unknown key '" + printable(*key) + "' (a position has board, stores)";
+    } else if (!item.is_object() || !item.contains("board")) {
       a.status = 400;
       a.error = "a position is {\"board\": [...], \"stores\": [a, b]}";
     } else if (!json_counts(item["board"], "board", kMaxBoardStones, board, a.error) ||
@@ -346,13 +399,18 @@ Response Api::Impl::batch(std::string_view body) const {
     }
     if (a.status == 200) {
       out += *a.body;
-    } else {
-      out += nlohmann::json{{"status", a.status}, {"error", a.error}}.dump(
-          -1, ' ', false, nlohmann::json::error_handler_t::replace);
+      continue;
+    }
+    const std::string result = nlohmann::json{{"status", a.status}, {"error", a.error}}.dump(
+        -1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out += result;
+    // The server's fault behind a 200: the log must say so, as for a GET's 500.
+    if (a.status >= 500) {
+      r.faults.push_back("error " + std::to_string(a.status) + ": " + result + " (batch position " +
+                         std::to_string(i) + ")");
     }
   }
   out += "]}";
-  Response r;
   r.endpoint = Endpoint::kBatch;
   r.body = std::move(out);
   r.cache_control = "no-store";

@@ -5,6 +5,7 @@ Usage: server_test.py SOWDB TABLES_DIR CASE
   CASE tables: writes the table directories the other cases serve (a ctest fixture);
   CASE contract: every endpoint and every error status; the position endpoint's JSON equals
     `sowdb probe --json` for random positions of Oware, Kalah(4,3) and co-operative Oware;
+  CASE damaged: a layer damaged under the server answers 500, in a batch too, and is logged;
   CASE safety_<name>: one hostile client (body_size, header_size, slowloris, malformed, path,
     batch, variant, seeds); each gets the right 4xx with a JSON message or a closed
     connection, and the server answers the next request.
@@ -16,10 +17,12 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 SOWDB, TABLES, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -51,10 +54,9 @@ def make_tables():
 class Server:
     """`sowdb serve --port 0` on the test tables; `port` is what it printed."""
 
-    def __init__(self, *extra):
+    def __init__(self, *extra, tables=(OWARE, KALAH, COOP)):
         self.proc = subprocess.Popen(
-            [SOWDB, "serve", "--port", "0", "--tables", OWARE, "--tables", KALAH, "--tables",
-             COOP, *extra],
+            [SOWDB, "serve", "--port", "0", *[a for t in tables for a in ("--tables", t)], *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
         self.port = None
@@ -107,6 +109,7 @@ class Server:
         name = "SIGINT" if sig == signal.SIGINT else "SIGTERM"
         check(self.proc.returncode == 0, "%s: exit 0, got %d (%s)" % (name, self.proc.returncode, err))
         check("stopped on " + name in out, name + ": says it stopped")
+        return err
 
 
 def status_of(raw):
@@ -276,10 +279,20 @@ def contract():
     srv.stop(signal.SIGINT)
 
 
+def metric(srv, endpoint, status):
+    text = srv.request("GET", "/metrics")[2].decode()
+    m = re.search(r'^sowdb_http_requests_total\{endpoint="%s",status="%s"\} (\d+)$' % (endpoint, status),
+                  text, re.M)
+    return int(m.group(1)) if m else 0
+
+
 def safety_body_size(srv):
-    # A Content-Length beyond the bound: 413 before the body is read.
+    # A Content-Length beyond the bound: 413 before the body is read, counted as a batch request.
     raw = srv.raw(b"POST /api/v1/batch HTTP/1.1\r\nHost: t\r\nContent-Length: 100000000000\r\n\r\n{")
     check(status_of(raw) == 413 and b"larger than" in body_of(raw), "huge Content-Length: 413, got %r" % raw[:200])
+    batch, other = metric(srv, "batch", 413), metric(srv, "other", 413)
+    check(batch == 1 and other == 0,
+          "metrics: the early 413 counted under batch, got batch %d, other %d" % (batch, other))
     # A chunked body that never ends: 413 once past the bound, or the connection closed.
     s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
     s.sendall(b"POST /api/v1/batch HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
@@ -369,10 +382,33 @@ def safety_batch(srv):
     status, headers, data = srv.request("POST", "/api/v1/batch", body=json.dumps(
         {"variant": "oware", "positions": [{"board": [0] * 12}] * 20}))
     check(status == 200 and len(json.loads(data)["results"]) == 20, "a batch at the bound: 200")
+    # Unknown or repeated keys are refused, not ignored: a typo must not answer another position.
+    board = [1] * 12
+    expect_error(srv, "POST", "/api/v1/batch", 400, "unknown key 'foo'",
+                 body=json.dumps({"variant": "oware", "positions": [{"board": board}], "foo": 1}))
+    expect_error(srv, "POST", "/api/v1/batch", 400, "key 'variant' given twice",
+                 body='{"variant": "kalah/4x3", "variant": "oware", "positions": []}')
+    expect_error(srv, "POST", "/api/v1/batch", 400, "key 'board' given twice",
+                 body='{"variant": "oware", "positions": [{"board": [1], "board": %s}]}' % board)
+    board = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]
+    status, headers, data = srv.request("POST", "/api/v1/batch", body=json.dumps(
+        {"variant": "oware", "positions": [{"board": board, "store": [30, 16]},
+                                           {"board": board, "stores": [30, 16]}]}))
+    results = json.loads(data).get("results", [{}, {}])
+    check(status == 200 and results[0].get("status") == 400 and
+          "unknown key 'store'" in results[0].get("error", ""),
+          "batch: a position's unknown key is 400 in place, got %d %s" % (status, data[:200]))
+    check(results[1].get("stores") == [30, 16] and "value" in results[1],
+          "batch: the next position is answered with its stores, got %s" % str(results[1])[:200])
 
 
 def safety_variant(srv):
     expect_error(srv, "GET", "/api/v1/position?variant=nosuch&board=1", 404, "unknown variant")
+    for path in ["/api/v1/position?variant=nope&board=1,1", "/api/v1/position?variant=nope/6x4&board=1"]:
+        error = srv.get_json(path)[1].get("error", "")
+        check(error.startswith("unknown variant '") and error.count("unknown variant") == 1 and
+              "(known: " in error and "; served: " in error,
+              "%s: says 'unknown variant' once, with the known and served ones: %s" % (path, error))
     expect_error(srv, "GET", "/api/v1/position?variant=oware/5x4&board=1", 404, "is not served")
     expect_error(srv, "GET", "/api/v1/position?variant=kalah/4x3&objective=cooperative&board=1",
                  404, "is not served")
@@ -394,11 +430,42 @@ def safety_seeds(srv):
                  "")
 
 
+def damaged():
+    # A layer damaged under the server: a batch position that needs it is a 500 in place, and
+    # the log says which, as it does for the same failure on GET.
+    with tempfile.TemporaryDirectory() as tmp:
+        tables = os.path.join(tmp, "oware")
+        shutil.copytree(OWARE, tables)
+        path = os.path.join(tables, "layer-006.sdb")
+        with open(path, "r+b") as f:
+            f.seek(os.path.getsize(path) // 2)
+            f.write(b"\x5a\x5a\x5a\x5a")
+        srv = Server(*LIMITS, tables=[tables])
+        try:
+            board = [1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0]
+            status, headers, data = srv.request("POST", "/api/v1/batch", body=json.dumps(
+                {"variant": "oware", "positions": [{"board": board}, {"board": [1] + [0] * 11}]}))
+            results = json.loads(data).get("results", [{}, {}])
+            check(status == 200 and results[0].get("status") == 500 and
+                  "layer-006.sdb" in results[0].get("error", "") and "value" in results[1],
+                  "batch on a damaged layer: 500 in place, got %d %s" % (status, data[:200]))
+            expect_error(srv, "GET", "/api/v1/position?variant=oware&board=" +
+                         ",".join(map(str, board)), 500, "layer-006.sdb")
+        finally:
+            err = srv.stop()
+        logged = [line for line in err.splitlines() if "error 500: " in line]
+        check(len(logged) == 2 and all("layer-006.sdb" in line for line in logged) and
+              "batch" in logged[0],
+              "the batch's and the GET's 500 are both logged, the batch's as such: %s" % logged)
+
+
 def main():
     if CASE == "tables":
         make_tables()
     elif CASE == "contract":
         contract()
+    elif CASE == "damaged":
+        damaged()
     elif CASE.startswith("safety_"):
         srv = Server(*LIMITS)
         try:

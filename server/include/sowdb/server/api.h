@@ -47,6 +47,9 @@ struct Response {
   std::string cache_control;  ///< When set: the Cache-Control header.
   std::string allow;          ///< For 405: the Allow header.
   Endpoint endpoint = Endpoint::kOther;
+  /// Server faults behind this response that its status does not show (a batch position's
+  /// 500), one line each, for the transport to log.
+  std::vector<std::string> faults;
 
   /// The body to send: `*shared_body` when set, else `body`. Valid while the response lives.
   std::string_view payload() const noexcept { return shared_body ? *shared_body : body; }
@@ -74,6 +77,11 @@ class Api {
 
   /// One line per served table set ("oware/6x4 competitive, layers 0..20"), for the log.
   std::vector<std::string> describe_tables() const;
+
+  /// The endpoint a request for `target` (path and query, as sent) is counted under in the
+  /// metrics, as answer() classifies it; kOther for a target that does not parse. For answers
+  /// the transport makes itself (413 for a body over the bound).
+  static Endpoint endpoint_of(std::string_view target);
 
   /// {"status": status, "error": message} as a response.
   static Response error(int status, const std::string& message);
