@@ -92,4 +92,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except sowdb.Error as e:  # a missing or damaged table: one line, not a traceback
+        sys.exit(f"label_oware: {e}")
