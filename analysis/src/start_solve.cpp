@@ -146,6 +146,11 @@ class StartSolver {
   StartSolveReport run() {
     const auto start = Clock::now();
     // A size asked for is refused before any work; the default depends on the tables.
+    if (request_.cache_layers < -1 || request_.cache_layers > kMaxIndexedStones) {
+      throw gen::InvalidRequest("cache_layers " + std::to_string(request_.cache_layers) +
+                                " is outside 0.." + std::to_string(kMaxIndexedStones) +
+                                " (-1: the cache policy)");
+    }
     if (request_.hash_mib > 0)
       refuse_hash(request_.hash_mib, start_hash_bits(request_.hash_mib));
     std::unique_ptr<TableSet> tables =
@@ -210,8 +215,7 @@ class StartSolver {
   // cannot be written and holds nothing.
   std::unique_ptr<TableSet> open_cache() {
     const int stones = request_.variant.total_stones();
-    want_ = request_.cache_layers >= 0 ? std::min(request_.cache_layers, kMaxIndexedStones)
-                                       : start_cache_layers(rules_, stones);
+    want_ = request_.cache_layers >= 0 ? request_.cache_layers : start_cache_layers(rules_, stones);
     want_ = std::min(want_, stones);
     // Refuse before building what the search would then refuse.
     refuse_up_front(request_.variant, want_);

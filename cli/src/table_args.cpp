@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "sowdb/format/index.h"
+#include "sowdb/gen/generate_steps.h"
 #include "sowdb/gen/start_search.h"
 
 namespace sowdb::cli {
@@ -159,7 +160,7 @@ void add_write_options(CLI::App* cmd, WriteArgs& args) {
                 "probe recomputes from their children (format version 4)");
   cmd->add_option("--zstd-level", args.zstd_level, "zstd compression level")
       ->transform(whole_number())
-      ->check(CLI::Range(1, 22))
+      ->check(CLI::Range(gen::kMinZstdLevel, gen::kMaxZstdLevel))
       ->capture_default_str();
 }
 

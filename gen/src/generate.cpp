@@ -288,6 +288,16 @@ std::vector<std::uint64_t> resolve_recompute(const Rules& rules,
 
 }  // namespace
 
+void check_zstd_level(int level) {
+  // The writer takes zstd's whole range (its negative "fast" levels too); a run offers the
+  // levels of `sowdb gen --zstd-level`, and refuses the others here, before the directory, its
+  // manifest or its lock exist, rather than when the first layer is written.
+  if (level < kMinZstdLevel || level > kMaxZstdLevel) {
+    throw InvalidRequest("zstd level " + std::to_string(level) + " is outside " +
+                         std::to_string(kMinZstdLevel) + ".." + std::to_string(kMaxZstdLevel));
+  }
+}
+
 std::unique_ptr<DirectoryLock> prepare_output(const GenerateOptions& options,
                                               const std::string& holder) {
   const RuleSet rules = options.variant.rules.normalised();
@@ -295,6 +305,7 @@ std::unique_ptr<DirectoryLock> prepare_output(const GenerateOptions& options,
     throw InvalidRequest("the largest layer asked for, " + std::to_string(options.max_stones) +
                          " seeds, is outside 0.." + std::to_string(kMaxIndexedStones));
   }
+  check_zstd_level(options.write.zstd_level);
   check_memory(
       rules, options.max_stones, options.out, options.memory_limit_bytes, options.objective);
   std::error_code ec;

@@ -16,6 +16,7 @@
 #include "sowdb/format/index.h"
 #include "sowdb/gen/directory_lock.h"
 #include "sowdb/gen/generate.h"
+#include "sowdb/gen/generate_steps.h"
 #include "sowdb/gen/solver.h"
 #include "sowdb/probe/internal/layer_walk.h"
 #include "sowdb/probe/internal/recompute.h"
@@ -111,7 +112,7 @@ bool check_out(const MigrateOptions& options) {
 
 // Refuses a directory in which no file can be created (no permission, a read-only file system)
 // as bad input, before any layer is read; a full disk or an I/O error is a failure on the way.
-void check_writable(const fs::path& dir) {
+void check_out_writable(const fs::path& dir) {
   const fs::path probe = dir / (std::string(kMigratingName) + ".tmp." + std::to_string(getpid()));
   std::FILE* f = std::fopen(probe.c_str(), "wb");
   if (!f) {
@@ -218,6 +219,7 @@ std::vector<std::uint64_t> mark_layer(const MigrateOptions& options,
 }  // namespace
 
 void migrate(const MigrateOptions& options) {
+  check_zstd_level(options.write.zstd_level);
   const bool resuming = check_out(options);
   std::unique_ptr<TableSet> from;
   try {
@@ -235,7 +237,7 @@ void migrate(const MigrateOptions& options) {
   fs::create_directories(options.out, ec);
   if (ec)
     throw InvalidRequest("cannot create " + options.out.string() + ": " + ec.message());
-  check_writable(options.out);
+  check_out_writable(options.out);
   const DirectoryLock lock(options.out, "sowdb migrate " + options.from.string());
   if (resuming)
     check_out(options);  // the same, now that no other writer can change it

@@ -110,9 +110,13 @@ def _random_positions(self: Variant, count: int, max_stones: int, *, min_stones:
                       seed: Union[int, np.random.Generator, None] = None,
                       threads: int = 0) -> np.ndarray:
     """`count` positions drawn uniformly from every position of min_stones..max_stones seeds
-    (so mostly from the largest layers), as a (count, 2P) uint8 array."""
+    (so mostly from the largest layers), as a (count, 2P) uint8 array. max_stones is at most
+    127 (the largest layer); raises BadArrayError for arguments out of range."""
     if count < 0 or min_stones < 0 or max_stones < min_stones:
         raise BadArrayError("want count >= 0 and 0 <= min_stones <= max_stones")
+    if max_stones > _sowdb._MAX_INDEXED_STONES:
+        raise BadArrayError(f"max_stones={max_stones}: a layer has 0.."
+                            f"{_sowdb._MAX_INDEXED_STONES} seeds")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     layers = np.arange(min_stones, max_stones + 1)
     sizes = np.array([self.layer_size(int(n)) for n in layers], dtype=np.float64)

@@ -11,6 +11,7 @@ _Board = Union[Sequence[SupportsIndex], npt.NDArray[np.integer[Any]]]
 _Boards = Union[npt.NDArray[np.integer[Any]], Sequence[Sequence[int]]]
 
 __version__: str
+_MAX_INDEXED_STONES: int
 
 def status_name(status: int) -> str: ...
 

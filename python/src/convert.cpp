@@ -169,13 +169,43 @@ py::tuple board_tuple(const Pits& board, int pits) {
   return t;
 }
 
+namespace {
+
+// Which row of a list of rows has the wrong length, for a list numpy refused as ragged.
+std::string ragged_row(py::handle boards, int pits) {
+  std::size_t r = 0;
+  for (const py::handle row : boards) {
+    const py::ssize_t n = PyObject_Length(row.ptr());
+    if (n < 0) {
+      PyErr_Clear();
+      return "row " + std::to_string(r) + " is not a sequence";
+    }
+    if (n != pits)
+      return "row " + std::to_string(r) + " has " + std::to_string(n) + " pits";
+    ++r;
+  }
+  return "the rows are not all of one length";
+}
+
+}  // namespace
+
 Rows rows_from(py::handle boards, int pits) {
   const std::string shape_hint = "(N, " + std::to_string(pits) + ")";
   py::array array;
   if (py::isinstance<py::array>(boards)) {
     array = py::reinterpret_borrow<py::array>(boards);
   } else if (py::isinstance<py::list>(boards) || py::isinstance<py::tuple>(boards)) {
-    array = py::module_::import("numpy").attr("asarray")(boards);
+    try {
+      array = py::module_::import("numpy").attr("asarray")(boards);
+    } catch (py::error_already_set& e) {
+      if (!e.matches(PyExc_ValueError))
+        throw;
+      // numpy's "inhomogeneous shape": rows of different lengths. Name the first bad row.
+      throw PyError(ErrorKind::kBadArray,
+                    "boards must have shape " + shape_hint +
+                        " (one row of 2P pit counts per position): " + ragged_row(boards, pits) +
+                        " (numpy: " + std::string(py::str(e.value())) + ")");
+    }
   } else {
     throw PyError(ErrorKind::kBadArray,
                   "boards must be a numpy array of shape " + shape_hint + ", not " +

@@ -321,9 +321,10 @@ void def_jobs(py::module_& m) {
         "`sowdb gen`; layers already there are reused) and returns the summary of `sowdb gen "
         "--json` as a dict. `progress(p)` is called with a Progress as the work goes on. "
         "Ctrl-C (KeyboardInterrupt) or an exception from `progress` stops it: the layers done "
-        "stay, the one in progress leaves no file. Raises InvalidRequestError for a request "
-        "refused before any work (a directory of other tables, too little memory), Error on a "
-        "failure on the way (full disk).");
+        "stay, the one in progress leaves no file. `zstd_level`: 1..22 as `sowdb gen "
+        "--zstd-level` (0: its default). Raises InvalidRequestError for a request refused "
+        "before any work (a zstd level outside 1..22, a directory of other tables, too little "
+        "memory), Error on a failure on the way (full disk).");
   m.def("solve",
         &solve,
         py::arg("variant"),
@@ -340,7 +341,10 @@ void def_jobs(py::module_& m) {
         "tables built into the per-user cache (`cache_dir`, default $SOWDB_CACHE_DIR, "
         "$XDG_CACHE_HOME/sowdb or ~/.cache/sowdb). Returns the object of `sowdb solve --json` "
         "as a dict (value, best, moves, nodes, ...). `time_limit` seconds bound the search "
-        "(the result then holds bounds, complete False). Ctrl-C raises KeyboardInterrupt.");
+        "(the result then holds bounds, complete False). `cache_layers`: build the cache up to "
+        "this many seeds, 0..127 as `sowdb solve --cache-layers` (-1: the default size). "
+        "Raises InvalidRequestError for a request refused before any work. Ctrl-C raises "
+        "KeyboardInterrupt.");
 }
 
 }  // namespace sowdb::python

@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 
 #include "bindings.h"
+#include "sowdb/format/index.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/probe/version.h"
 
@@ -11,6 +12,8 @@ PYBIND11_MODULE(_sowdb, m) {
   using namespace sowdb::python;
   m.doc() = "sowdb's C++ core: the rules, table lookups in bulk, generation and solving.";
   m.attr("__version__") = SOWDB_VERSION_STRING;
+  // The largest layer (seeds on a board) the tables index, for the package's own checks.
+  m.attr("_MAX_INDEXED_STONES") = sowdb::kMaxIndexedStones;
   register_errors();
   m.def(
       "status_name",

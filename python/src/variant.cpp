@@ -63,6 +63,17 @@ MoveResult play(const PyVariant& self, py::handle board_obj, int pit, std::pair<
   const Pits board = board_from(board_obj, rules);
   if (stores.first < 0 || stores.second < 0)
     throw PyError(ErrorKind::kBadPosition, "a store holds 0 seeds or more");
+  // Stores holding more seeds than the game, whatever the board: refused as the CLI's --stores
+  // and the HTTP server refuse them (the probe library's check; stores below the game's seeds,
+  // as 0,0 mid-game, are fine).
+  GameOutcome unused;
+  if (game_outcome(self.variant, 0, stores.first, stores.second, 0, unused) ==
+      OutcomeStatus::kImpossible) {
+    throw PyError(ErrorKind::kBadPosition,
+                  "stores (" + std::to_string(stores.first) + ", " + std::to_string(stores.second) +
+                      ") hold more seeds than a game of " + self.variant.to_string() +
+                      ", which holds " + std::to_string(self.variant.total_stones()));
+  }
   Move m;
   if (pit < 0 || pit >= rules.pits_per_side() || !rules.play(board, pit, m)) {
     std::string legal;
@@ -282,7 +293,8 @@ void def_variant(py::module_& m) {
            py::arg("pit"),
            py::arg("stores") = std::pair<int, int>(0, 0),
            "Plays `pit` (0..P-1 from the mover's left) and returns a MoveResult. `stores` are "
-           "the seeds already taken, mover first. Raises IllegalMoveError, BadPositionError.")
+           "the seeds already taken, mover first (together at most the game's 2PS seeds). Raises "
+           "IllegalMoveError, BadPositionError.")
       .def(
           "is_game_over",
           [](const PyVariant& v, py::handle board) {

@@ -74,6 +74,23 @@ TEST(MemoryNeeded, DrivesTheRefusal) {
   EXPECT_TRUE(std::filesystem::exists(out / gen::layer_file_name(9)));
 }
 
+// generate() refuses a zstd level outside `sowdb gen --zstd-level`'s 1..22 before it makes the
+// directory, its manifest or its lock (the writer would refuse it only at the first layer).
+TEST(GenerateRefuses, AZstdLevelOutsideTheCliRange) {
+  TempDir dir("dir");
+  const std::filesystem::path out = dir.path() / "t";
+  for (const int level : {0, -5, 23, 99}) {
+    EXPECT_THROW(generate_into(out,
+                               {"kalah/2x1", 2},
+                               [level](gen::GenerateOptions& o) { o.write.zstd_level = level; }),
+                 gen::InvalidRequest)
+        << level;
+    EXPECT_FALSE(std::filesystem::exists(out)) << level;
+  }
+  generate_into(out, {"kalah/2x1", 2}, [](gen::GenerateOptions& o) { o.write.zstd_level = 22; });
+  EXPECT_TRUE(std::filesystem::exists(out / gen::layer_file_name(2)));
+}
+
 // Each layer reports its phases in order, each with a rising fraction that ends at 1: solve then
 // write for a layer it builds, read for one it reads back.
 TEST(GenerateProgress, EveryPhaseRunsToTheEnd) {

@@ -156,6 +156,16 @@ TEST(MigrateResumes, AnInterruptedRun) {
   EXPECT_NO_THROW(TableSet::open(tmp / "out"));
 }
 
+TEST(MigrateRefuses, AZstdLevelOutsideTheCliRange) {
+  TempDir tmp("migrate-refuse");
+  gen::MigrateOptions options;
+  options.from = generated_dir({"kalah/3x3", 6});
+  options.out = tmp / "out";
+  options.write.zstd_level = 23;
+  EXPECT_THROW(gen::migrate(options), gen::InvalidRequest);
+  EXPECT_FALSE(fs::exists(tmp / "out"));
+}
+
 TEST(MigrateRefuses, AnOutputDirectoryThatIsNotEmpty) {
   TempDir tmp("migrate-refuse");
   fs::create_directories(tmp / "out");

@@ -113,6 +113,14 @@ def test_bad_arrays_raise_bad_array(oware, make, words):
         assert words in str(e.value)
 
 
+def test_a_ragged_list_raises_bad_array_naming_the_row(oware):
+    for call in (oware.values, oware.depths, oware.best_moves):
+        with pytest.raises(sowdb.BadArrayError, match=r"shape \(N, 12\).*row 1 has 11 pits"):
+            call([[1] * 12, [1] * 11])
+        with pytest.raises(sowdb.BadArrayError, match=r"row 0 has 13 pits"):
+            call(([1] * 13, [1] * 12))
+
+
 def test_bad_seeds_raise_bad_position_naming_the_row(oware):
     boards = mixed_boards(oware, 10, seed=1).astype(np.int64)
     negative = boards.copy()
@@ -178,6 +186,15 @@ def test_random_positions_cover_the_layers():
     expected = v.layer_size(8) / sum(v.layer_size(n) for n in range(2, 9))
     assert abs(share - expected) < 0.02
     np.testing.assert_array_equal(v.random_positions(10, 8, seed=3), v.random_positions(10, 8, seed=3))
+
+
+def test_random_positions_names_the_max_stones_given():
+    v = sowdb.Variant("oware")
+    with pytest.raises(sowdb.BadArrayError, match="max_stones=300") as e:
+        v.random_positions(3, 300)
+    assert "128" not in str(e.value)
+    with pytest.raises(sowdb.BadArrayError, match="0..127"):
+        v.random_positions(3, 128)
 
 
 def test_status_codes_mirror_the_library():

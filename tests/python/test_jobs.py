@@ -111,6 +111,21 @@ def test_generate_refusals(tmp_path):
         sowdb.generate("oware", 2, str(tmp_path / "c"), progress=5)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("level", [99, 23, -5, -1])
+def test_generate_refuses_a_zstd_level_outside_the_clis_range_before_any_work(tmp_path, level):
+    # The CLI's `sowdb gen --zstd-level` takes 1..22; 0 is the Python default (the writer's).
+    out = tmp_path / "t"
+    with pytest.raises(sowdb.InvalidRequestError, match=r"zstd level %d .*1\.\.22" % level):
+        sowdb.generate("oware/4x4", 6, str(out), zstd_level=level)
+    assert not out.exists()  # refused before the directory, its manifest or its lock
+
+
+def test_generate_takes_the_clis_zstd_levels(tmp_path):
+    for level in (1, 22):
+        summary = sowdb.generate("kalah/2x1", 2, str(tmp_path / str(level)), zstd_level=level)
+        assert summary["zstd_level"] == level
+
+
 def test_solve_agrees_with_the_cli(tmp_path, sowdb_bin, table_dirs):
     env = dict(os.environ, SOWDB_CACHE_DIR=str(tmp_path / "cli-cache"))
     cli = json.loads(subprocess.run([sowdb_bin, "solve", "--variant", "kalah/3x2", "--json"],
@@ -134,6 +149,15 @@ def test_solve_refusals(tmp_path, table_dirs):
         sowdb.solve("oware/6x4", tables=str(table_dirs["kalah/4x3"]))
     with pytest.raises(sowdb.BadVariantError):
         sowdb.solve(42)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("layers", [128, 500, -2])
+def test_solve_refuses_cache_layers_outside_the_clis_range_before_any_work(tmp_path, layers):
+    # `sowdb solve --cache-layers` takes 0..127; -1 (the default) is the cache policy.
+    cache = tmp_path / "cache"
+    with pytest.raises(sowdb.InvalidRequestError, match=r"cache_layers %d .*0\.\.127" % layers):
+        sowdb.solve("kalah/3x2", cache_dir=str(cache), cache_layers=layers)
+    assert not cache.exists()
 
 
 def test_ctrl_c_stops_solve_while_it_builds_its_cache(tmp_path):

@@ -46,6 +46,13 @@ def test_play_kalah_extra_turn_and_capture():
     r = v.play(start, 0, stores=(2, 5))
     assert not r.extra_turn and r.board == (3, 3, 3, 3, 0, 4, 4, 4)
     assert r.stores == (5, 2)
+    # Stores holding more seeds than the game (2PS = 24): refused, as `sowdb probe --stores`
+    # refuses them; stores up to 24 are taken, as the CLI takes them.
+    with pytest.raises(sowdb.BadPositionError, match=r"\(50, 50\).*kalah/4x3, which holds 24"):
+        v.play([3] * 8, 1, stores=(50, 50))
+    with pytest.raises(sowdb.BadPositionError, match="which holds 24"):
+        v.play(start, 0, stores=(20, 5))  # 25 seeds: one too many
+    assert v.play(start, 1, stores=(20, 4)).stores == (21, 4)
     # A capture: the last seed lands in an empty pit of the mover's facing a full one.
     r = v.play((1, 0, 0, 0, 0, 0, 5, 0), 0)
     assert r.captured == 6 and r.gain == 6 and r.game_over

@@ -95,7 +95,8 @@ struct StartSolveRequest {
   std::function<bool()> stop;
   /// The word StartSolveReport::stopped_by gives when `stop` stopped the search.
   std::string stop_name = "stopped";
-  /// Overrides the cache policy (start_cache_layers) with layers 0..cache_layers; -1: the policy.
+  /// Overrides the cache policy (start_cache_layers) with layers 0..cache_layers, at most
+  /// kMaxIndexedStones; -1: the policy. Any other value is refused (gen::InvalidRequest).
   int cache_layers = -1;
 };
 

@@ -21,6 +21,15 @@ namespace sowdb::gen {
 std::unique_ptr<DirectoryLock> prepare_output(const GenerateOptions& options,
                                               const std::string& holder);
 
+/// The zstd levels a run (generate, migrate) takes: those of `sowdb gen --zstd-level`. The
+/// writer (WriteOptions::zstd_level) takes zstd's whole range.
+inline constexpr int kMinZstdLevel = 1;
+inline constexpr int kMaxZstdLevel = 22;
+
+/// Refuses a zstd level outside kMinZstdLevel..kMaxZstdLevel (prepare_output and migrate call
+/// it before any work). ERRORS InvalidRequest naming the level and the range.
+void check_zstd_level(int level);
+
 /// Refuses a directory in which no file can be created (no write permission, a read-only file
 /// system) before a layer is solved for nothing: a run calls it before the first layer it
 /// writes, so that a rerun over complete tables passes on a read-only file system.
