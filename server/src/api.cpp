@@ -186,24 +186,24 @@ std::optional<Response> Api::answer(const Request& request, bool may_probe) cons
   const Endpoint endpoint = endpoint_of_path(path);
   // HEAD is GET without the body (RFC 9110): the transport drops the body, keeps its length.
   const bool get = request.method == "GET" || request.method == "HEAD";
-  if (path == "/api/v1/position") {
+  if (endpoint == Endpoint::kPosition) {
     if (!get)
       return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
     return impl_->position(target, may_probe);
   }
-  if (path == "/api/v1/batch") {
+  if (endpoint == Endpoint::kBatch) {
     if (request.method != "POST")
       return with_endpoint(method_not_allowed(request, "POST"), endpoint);
     if (!may_probe)
       return std::nullopt;
     return impl_->batch(request.body);
   }
-  if (path == "/api/v1/variants") {
+  if (endpoint == Endpoint::kVariants) {
     if (!get)
       return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
     return json_ok(impl_->variants_body, endpoint);
   }
-  if (path == "/api/v1/health") {
+  if (endpoint == Endpoint::kHealth) {
     if (!get)
       return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
     const double up =
@@ -215,14 +215,14 @@ std::optional<Response> Api::answer(const Request& request, bool may_probe) cons
                        .dump(),
                    Endpoint::kHealth);
   }
-  if (path == "/metrics") {
+  if (endpoint == Endpoint::kMetrics) {
     if (!get)
       return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
     Response r = json_ok(impl_->metrics.text(impl_->cache.stats()), Endpoint::kMetrics);
     r.content_type = "text/plain; version=0.0.4; charset=utf-8";
     return r;
   }
-  if (path == "/" || path == "/index.html" || path.rfind("/static/", 0) == 0) {
+  if (endpoint == Endpoint::kStatic) {
     if (!get)
       return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
     // Every position is a permalink: / with any query string is the page.
