@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "sowdb/analysis/refusal.h"
+
 namespace sowdb {
 
 CooperativeReport report_cooperative(
@@ -23,7 +25,7 @@ CooperativeReport report_cooperative(
       s = set.cooperative_line(board, r.target, r.line, max_plies);
   }
   if (s != ProbeStatus::kOk)
-    throw std::runtime_error(set.explain(s, board));
+    throw Refused(refusal_of(s, set, board));
   return r;
 }
 

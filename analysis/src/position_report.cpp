@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "sowdb/analysis/refusal.h"
+
 namespace sowdb {
 
 bool ranks_before(const ReportedMove& a, const ReportedMove& b) {
@@ -39,14 +41,14 @@ PositionReport report_position(
     if (game_outcome(
             r.variant, r.value, store_mover, store_opponent, r.stones, r.outcome, &error) !=
         OutcomeStatus::kOk) {
-      throw std::runtime_error(error);
+      throw Refused(RefusalKind::kBadStores, error);
     }
     s = set.moves(board, moves);
   }
   if (s == ProbeStatus::kOk)
     s = set.principal_line(board, r.line, max_plies);
   if (s != ProbeStatus::kOk)
-    throw std::runtime_error(set.explain(s, board));
+    throw Refused(refusal_of(s, set, board));
   for (const MoveWorth& m : moves) {
     ReportedMove rm;
     rm.pit = m.move.pit;
@@ -61,7 +63,7 @@ PositionReport report_position(
     GameOutcome o;
     if (game_outcome(r.variant, m.worth, store_mover, store_opponent, r.stones, o, &error) !=
         OutcomeStatus::kOk) {
-      throw std::runtime_error(error);
+      throw Refused(RefusalKind::kBadStores, error);
     }
     rm.category = o.result;
     r.moves.push_back(rm);

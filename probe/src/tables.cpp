@@ -446,6 +446,21 @@ std::string TableSet::layer_error(int stones) const {
   return slot.error;
 }
 
+int TableSet::failed_layer(const Pits& position) const {
+  int n = 0;
+  for (int i = 0; i < kMaxPits; ++i)
+    n += position[i];
+  const int top = std::min(n, impl_->top);
+  const int last = probe_detail::tl_failed_layer;
+  if (last >= 0 && last <= top && !layer_error(last).empty())
+    return last;
+  for (int m = top; m >= 0; --m) {
+    if (!layer_error(m).empty())
+      return m;
+  }
+  return -1;
+}
+
 std::string TableSet::explain(ProbeStatus status, const Pits& position) const {
   const int k = impl_->rules.pits();
   int n = 0;
@@ -470,17 +485,8 @@ std::string TableSet::explain(ProbeStatus status, const Pits& position) const {
              impl_->dir.string() + " hold up to " + std::to_string(impl_->max_stones);
     case ProbeStatus::kMissingTable:
     case ProbeStatus::kCorruptTable:
-      if (probe_detail::tl_failed_layer >= 0 &&
-          probe_detail::tl_failed_layer <= std::min(n, impl_->top)) {
-        std::string e = layer_error(probe_detail::tl_failed_layer);
-        if (!e.empty())
-          return e;
-      }
-      for (int m = std::min(n, impl_->top); m >= 0; --m) {
-        std::string e = layer_error(m);
-        if (!e.empty())
-          return e;
-      }
+      if (const int m = failed_layer(position); m >= 0)
+        return layer_error(m);
       return status == ProbeStatus::kMissingTable
                  ? "a table file is missing in " + impl_->dir.string()
                  : "a table in " + impl_->dir.string() + " failed to read";

@@ -28,7 +28,7 @@ struct CooperativeReport {
 
 /// The report of `board` in co-operative `set` with the stores holding `store_mover` and
 /// `store_opponent`, the line cut at `max_plies` plies.
-/// ERRORS throws std::runtime_error with TableSet::explain on a failed probe.
+/// ERRORS throws Refused (a std::runtime_error) with refusal_of's refusal on a failed probe.
 /// THREAD SAFETY as TableSet's probes.
 CooperativeReport report_cooperative(
     const TableSet& set, const Pits& board, int store_mover, int store_opponent, int max_plies);

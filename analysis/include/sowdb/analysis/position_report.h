@@ -55,9 +55,10 @@ bool ranks_before(const ReportedMove& a, const ReportedMove& b);
 
 /// The report of `board` in competitive `set` with the stores holding `store_mover` and
 /// `store_opponent` seeds, the principal line cut at `max_plies` plies.
-/// ERRORS throws std::runtime_error with TableSet::explain on a failed probe (a missing or
-/// damaged layer, too many seeds, co-operative tables) and with game_outcome's reason for
-/// stores the game cannot hold with this board.
+/// ERRORS throws Refused (a std::runtime_error; sowdb/analysis/refusal.h) with refusal_of's
+/// refusal on a failed probe (a missing or damaged layer, too many seeds, co-operative tables)
+/// and kBadStores with game_outcome's reason for stores the game cannot hold with this board.
+/// answer_position (position_answer.h) checks the position first and returns the refusal.
 /// THREAD SAFETY as TableSet's probes: any number of threads may report at once.
 PositionReport report_position(
     const TableSet& set, const Pits& board, int store_mover, int store_opponent, int max_plies);

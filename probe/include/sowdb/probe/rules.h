@@ -56,6 +56,8 @@ class Rules {
   /// Pits per side P.
   int pits_per_side() const { return p_; }
   /// Pits on the board, 2P.
+  int board_pits() const { return k_; }
+  /// Pits on the board, 2P: board_pits(), under a name that reads as P.
   int pits() const { return k_; }
   /// The fewest seeds a move that gains any gains: 2 in the Oware family (a capture takes pits
   /// of 2 or 3 seeds), else 1 (one seed sown into the store). A move of a position with n seeds

@@ -434,6 +434,11 @@ class TableSet {
   /// safe.
   std::string explain(ProbeStatus status, const Pits& position) const;
 
+  /// The layer that explain(kMissingTable or kCorruptTable, position) names: the one that made
+  /// this thread's last failed probe fail, else the largest failed layer the position could
+  /// reach; -1 when no layer at or below the position's seeds has failed. Thread safe.
+  int failed_layer(const Pits& position) const;
+
   struct Impl;
 
  private:
