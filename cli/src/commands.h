@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "sowdb/analysis/refusal.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/probe/tables.h"
 
@@ -18,9 +19,10 @@ namespace sowdb::cli {
 
 using Runner = std::function<int()>;
 
-/// Thrown by a subcommand for bad input: main prints `what()` as one line and exits 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+/// Thrown by a subcommand for bad input of its own (its options and their combinations): a
+/// refusal of kind kBadRequest, which main prints as one line and exits 2 for.
+struct UsageError : Refused {
+  explicit UsageError(const std::string& message) : Refused(RefusalKind::kBadRequest, message) {}
 };
 
 /// Opens a table directory for a subcommand; one that cannot be opened (missing, empty, mixed

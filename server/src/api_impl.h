@@ -9,11 +9,13 @@
 #include <string_view>
 #include <vector>
 
+#include "sowdb/analysis/refusal.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/server/api.h"
 #include "sowdb/server/metrics.h"
 #include "sowdb/server/query.h"
 #include "sowdb/server/response_cache.h"
+#include "sowdb/server/status.h"
 
 namespace sowdb::server {
 
@@ -24,11 +26,11 @@ struct Served {
   Objective objective = Objective::kCompetitive;
 };
 
-/// What a position asked for became: a body (200) or an error.
-struct PositionAnswer {
-  int status = 200;
-  std::string error;                        // when status != 200
-  std::shared_ptr<const std::string> body;  // when status == 200
+/// What a position asked for became: a body, or a refusal's status and message.
+struct Answered {
+  int status = http_status(HttpSuccess::kOk);
+  std::string error;                        // when there is no body
+  std::shared_ptr<const std::string> body;  // the answer
   bool needs_probe = false;                 // not in the cache and may_probe was false
 };
 
@@ -43,20 +45,17 @@ struct Api::Impl {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 
   /// The served set for `variant` and `objective` (empty: competitive if served, else
-  /// co-operative), or nullptr with a status (400, 404) and a reason.
-  const Served* find(std::string_view variant,
-                     std::string_view objective,
-                     int& status,
-                     std::string& error) const;
+  /// co-operative), or nullptr with the refusal (kBadRequest, kUnknownVariant, kNotServed).
+  const Served* find(std::string_view variant, std::string_view objective, Refusal& refusal) const;
 
   /// The served set of the canonical variant text and `objective` (as find), or nullptr.
   const Served* find_canonical(std::string_view canonical, std::string_view objective) const;
 
   /// The report of `board` with `stores` in `s`, from the cache or (with `may_probe`) the tables.
-  PositionAnswer report(const Served& s,
-                        const std::vector<int>& board,
-                        const std::vector<int>& stores,
-                        bool may_probe) const;
+  Answered report(const Served& s,
+                  const std::vector<int>& board,
+                  const std::vector<int>& stores,
+                  bool may_probe) const;
 
   /// GET /api/v1/position.
   std::optional<Response> position(const Target& target, bool may_probe) const;
