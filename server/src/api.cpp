@@ -16,6 +16,23 @@
 namespace sowdb::server {
 namespace {
 
+// What the page needs to know of a served set's variant without parsing its text: the canonical
+// text, the preset, the family, the board and the rules in words.
+nlohmann::json variant_facts(const TableSet& set) {
+  const Variant& v = set.variant();
+  const Preset* preset = find_preset(v.preset);
+  return nlohmann::json{
+      {"variant", v.to_string()},
+      {"preset", v.preset},
+      {"description", preset != nullptr ? std::string(preset->description) : std::string()},
+      {"family", std::string(to_string(set.rules().family))},
+      {"rules", describe(set.rules())},
+      {"pits_per_side", set.rules().pits_per_side},
+      {"seeds_per_pit", v.seeds_per_pit},
+      {"game_seeds", v.total_stones()},
+  };
+}
+
 // The facts /api/v1/variants gives of one served table set; no filesystem path.
 nlohmann::json table_info(const TableSet& set) {
   std::uint64_t positions = 0;
@@ -33,21 +50,12 @@ nlohmann::json table_info(const TableSet& set) {
   const std::uintmax_t manifest = std::filesystem::file_size(set.directory() / kManifestName, ec);
   if (!ec)
     bytes += manifest;
-  const Variant& v = set.variant();
-  const Preset* preset = find_preset(v.preset);
-  return nlohmann::json{
-      {"variant", v.to_string()},
-      {"objective", set.objective() == Objective::kCooperative ? "cooperative" : "competitive"},
-      {"preset", v.preset},
-      {"description", preset != nullptr ? std::string(preset->description) : std::string()},
-      {"rules", describe(set.rules())},
-      {"pits_per_side", set.rules().pits_per_side},
-      {"seeds_per_pit", v.seeds_per_pit},
-      {"game_seeds", v.total_stones()},
-      {"layers", {{"min", 0}, {"max", set.max_stones()}}},
-      {"positions", positions},
-      {"bytes", bytes},
-  };
+  nlohmann::json info = variant_facts(set);
+  info["objective"] = set.objective() == Objective::kCooperative ? "cooperative" : "competitive";
+  info["layers"] = {{"min", 0}, {"max", set.max_stones()}};
+  info["positions"] = positions;
+  info["bytes"] = bytes;
+  return info;
 }
 
 const char* objective_name(Objective o) {
@@ -70,6 +78,7 @@ Api::Api(std::vector<std::shared_ptr<const TableSet>> tables, ApiOptions options
   if (tables.empty())
     throw std::invalid_argument("no table directory to serve");
   nlohmann::json list = nlohmann::json::array();
+  std::map<std::string, nlohmann::json, std::less<>> by_variant;  // GET /api/v1/variant
   for (auto& set : tables) {
     Served s;
     s.variant = set->variant().to_string();
@@ -82,10 +91,19 @@ Api::Api(std::vector<std::shared_ptr<const TableSet>> tables, ApiOptions options
       }
     }
     list.push_back(table_info(*set));
+    nlohmann::json& one = by_variant[s.variant];
+    if (one.is_null()) {
+      one = variant_facts(*set);
+      one["api"] = kApiVersion;
+      one["tables"] = nlohmann::json::array();
+    }
+    one["tables"].push_back(list.back());
     s.set = std::move(set);
     impl_->served.push_back(std::move(s));
   }
   impl_->variants_body = nlohmann::json{{"api", kApiVersion}, {"tables", list}}.dump();
+  for (const auto& [variant, body] : by_variant)
+    impl_->variant_bodies.emplace(variant, body.dump());
 }
 
 Api::~Api() = default;
@@ -152,6 +170,8 @@ Endpoint endpoint_of_path(std::string_view path) {
     return Endpoint::kBatch;
   if (path == "/api/v1/variants")
     return Endpoint::kVariants;
+  if (path == "/api/v1/variant")
+    return Endpoint::kVariant;
   if (path == "/api/v1/health")
     return Endpoint::kHealth;
   if (path == "/metrics")
@@ -170,6 +190,29 @@ Response json_ok(std::string body, Endpoint endpoint) {
 }
 
 }  // namespace
+
+Response Api::Impl::variant(const Target& target) const {
+  for (std::size_t i = 0; i < target.params.size(); ++i) {
+    const std::string& name = target.params[i].first;
+    if (name != "variant")
+      return error_response(400,
+                            "unknown parameter '" + printable(name) + "' (parameters: variant)");
+    if (i > 0)
+      return error_response(400, "parameter 'variant' given twice");
+  }
+  const std::string* text = find_param(target, "variant");
+  if (text == nullptr)
+    return error_response(400, "missing parameter 'variant' (e.g. variant=oware)");
+  int status = 0;
+  std::string error;
+  const Served* s = find(*text, "", status, error);
+  if (s == nullptr)
+    return error_response(status, error);
+  Response r = json_ok(variant_bodies.at(s->variant), Endpoint::kVariant);
+  // What a served variant is does not change while the server runs, as a position's answer.
+  r.cache_control = "public, max-age=86400";
+  return r;
+}
 
 Endpoint Api::endpoint_of(std::string_view target) {
   Target parsed;
@@ -203,6 +246,11 @@ std::optional<Response> Api::answer(const Request& request, bool may_probe) cons
       return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
     return json_ok(impl_->variants_body, endpoint);
   }
+  if (endpoint == Endpoint::kVariant) {
+    if (!get)
+      return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
+    return with_endpoint(impl_->variant(target), endpoint);
+  }
   if (endpoint == Endpoint::kHealth) {
     if (!get)
       return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
@@ -234,7 +282,7 @@ std::optional<Response> Api::answer(const Request& request, bool may_probe) cons
     return error_response(404,
                           "no such endpoint: " + printable(path, 80) +
                               " (endpoints: /api/v1/position, /api/v1/batch, /api/v1/variants, "
-                              "/api/v1/health, /metrics)");
+                              "/api/v1/variant, /api/v1/health, /metrics)");
   }
   return error_response(404, "no such page: " + printable(path, 80));
 }

@@ -1,8 +1,10 @@
-// The API's state and its two endpoints that read tables (position, batch), shared by api.cpp
-// and position_api.cpp.
+// The API's state and the endpoints that need its lookup of a variant text (position, batch in
+// position_api.cpp; variant in api.cpp), shared by api.cpp and position_api.cpp.
 #pragma once
 
 #include <chrono>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +42,8 @@ struct Api::Impl {
   ApiOptions options;
   std::vector<Served> served;
   std::string variants_body;
+  /// The answer of GET /api/v1/variant for each served variant, by its canonical text.
+  std::map<std::string, std::string, std::less<>> variant_bodies;
   mutable ResponseCache cache;
   mutable Metrics metrics;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
@@ -59,6 +63,9 @@ struct Api::Impl {
 
   /// GET /api/v1/position.
   std::optional<Response> position(const Target& target, bool may_probe) const;
+
+  /// GET /api/v1/variant (api.cpp): the canonical text and facts of a served variant.
+  Response variant(const Target& target) const;
 
   /// POST /api/v1/batch.
   Response batch(std::string_view body) const;

@@ -12,6 +12,8 @@ const char* to_string(Endpoint e) noexcept {
       return "batch";
     case Endpoint::kVariants:
       return "variants";
+    case Endpoint::kVariant:
+      return "variant";
     case Endpoint::kHealth:
       return "health";
     case Endpoint::kMetrics:

@@ -16,12 +16,13 @@ enum class Endpoint : std::uint8_t {
   kPosition,
   kBatch,
   kVariants,
+  kVariant,  ///< GET /api/v1/variant: one variant text read.
   kHealth,
   kMetrics,
   kStatic,
   kOther,
 };
-inline constexpr int kEndpointCount = 7;
+inline constexpr int kEndpointCount = 8;
 
 /// "position", "batch", ...: the endpoint label.
 const char* to_string(Endpoint e) noexcept;
