@@ -132,7 +132,6 @@ ErrorKind error_kind(RefusalKind kind) {
   }
   return ErrorKind::kError;
 }
-}
 
 Pits board_from(py::handle board, const Rules& rules) {
   const int k = rules.pits();
