@@ -12,6 +12,7 @@
 #include "sowdb/probe/variant.h"
 #include "sowdb/server/embedded_files.h"
 #include "sowdb/server/query.h"
+#include "sowdb/server/status.h"
 
 namespace sowdb::server {
 namespace {
@@ -123,14 +124,21 @@ std::vector<std::string> Api::describe_tables() const {
 
 namespace {
 
+// The response to a refusal: its status from the one mapping (status.h).
+template <typename Why>
+Response error_response(Why why, const std::string& message) {
+  return Api::error(http_status(why), message);
+}
+
 Response method_not_allowed(const Request& request, const char* allowed) {
-  Response r = Api::error(
-      405, "method " + printable(request.method) + " is not allowed here; use " + allowed);
+  Response r = error_response(
+      HttpRefusal::kMethodNotAllowed,
+      "method " + printable(request.method) + " is not allowed here; use " + allowed);
   r.allow = allowed;
   return r;
 }
 
-// An embedded file, with 304 when the client holds it.
+// An embedded file, or not modified when the client holds it.
 Response static_file(const Request& request, std::string_view path) {
   for (const EmbeddedFile& f : embedded_files()) {
     if (f.path != path)
@@ -138,23 +146,19 @@ Response static_file(const Request& request, std::string_view path) {
     Response r;
     r.endpoint = Endpoint::kStatic;
     r.etag = "\"" + std::string(f.etag) + "\"";
-    // The page's files change with the binary: revalidate each time (cheap, 304).
+    // The page's files change with the binary: revalidate each time (cheap: not modified).
     r.cache_control = "no-cache";
     r.content_type = std::string(f.content_type);
     if (request.if_none_match == r.etag) {
-      r.status = 304;
+      r.status = http_status(HttpSuccess::kNotModified);
       return r;
     }
     r.body = std::string(f.bytes);
     return r;
   }
-  Response r = Api::error(404, "no such file: " + printable(path, 80));
+  Response r = error_response(HttpRefusal::kNoSuchResource, "no such file: " + printable(path, 80));
   r.endpoint = Endpoint::kStatic;
   return r;
-}
-
-Response error_response(int status, const std::string& message) {
-  return Api::error(status, message);
 }
 
 Response with_endpoint(Response r, Endpoint e) {
@@ -195,19 +199,19 @@ Response Api::Impl::variant(const Target& target) const {
   for (std::size_t i = 0; i < target.params.size(); ++i) {
     const std::string& name = target.params[i].first;
     if (name != "variant")
-      return error_response(400,
+      return error_response(RefusalKind::kBadRequest,
                             "unknown parameter '" + printable(name) + "' (parameters: variant)");
     if (i > 0)
-      return error_response(400, "parameter 'variant' given twice");
+      return error_response(RefusalKind::kBadRequest, "parameter 'variant' given twice");
   }
   const std::string* text = find_param(target, "variant");
   if (text == nullptr)
-    return error_response(400, "missing parameter 'variant' (e.g. variant=oware)");
-  int status = 0;
-  std::string error;
-  const Served* s = find(*text, "", status, error);
+    return error_response(RefusalKind::kBadRequest,
+                          "missing parameter 'variant' (e.g. variant=oware)");
+  Refusal refusal;
+  const Served* s = find(*text, "", refusal);
   if (s == nullptr)
-    return error_response(status, error);
+    return error_response(refusal.kind, refusal.message_without_paths());
   Response r = json_ok(variant_bodies.at(s->variant), Endpoint::kVariant);
   // What a served variant is does not change while the server runs, as a position's answer.
   r.cache_control = "public, max-age=86400";
@@ -224,7 +228,7 @@ std::optional<Response> Api::answer(const Request& request, bool may_probe) cons
   Target target;
   std::string error;
   if (!parse_target(request.target, target, error))
-    return error_response(400, "malformed request target: " + error);
+    return error_response(HttpRefusal::kMalformed, "malformed request target: " + error);
   const std::string& path = target.path;
   const Endpoint endpoint = endpoint_of_path(path);
   // HEAD is GET without the body (RFC 9110): the transport drops the body, keeps its length.
@@ -279,12 +283,12 @@ std::optional<Response> Api::answer(const Request& request, bool may_probe) cons
                        page ? std::string_view("index.html") : std::string_view(path).substr(8));
   }
   if (path.rfind("/api/", 0) == 0) {
-    return error_response(404,
+    return error_response(HttpRefusal::kNoSuchResource,
                           "no such endpoint: " + printable(path, 80) +
                               " (endpoints: /api/v1/position, /api/v1/batch, /api/v1/variants, "
                               "/api/v1/variant, /api/v1/health, /metrics)");
   }
-  return error_response(404, "no such page: " + printable(path, 80));
+  return error_response(HttpRefusal::kNoSuchResource, "no such page: " + printable(path, 80));
 }
 
 }  // namespace sowdb::server

@@ -396,7 +396,7 @@ Response Api::Impl::batch(std::string_view body) const {
     const std::string result = nlohmann::json{{"status", a.status}, {"error", a.error}}.dump(
         -1, ' ', false, nlohmann::json::error_handler_t::replace);
     out += result;
-    // The server's fault behind a 200: the log must say so, as for a GET's 500.
+    // The server's fault behind a success: the log must say so, as for a GET's.
     if (is_server_fault(a.status)) {
       r.faults.push_back("error " + std::to_string(a.status) + ": " + result + " (batch position " +
                          std::to_string(i) + ")");
