@@ -38,4 +38,16 @@ const char* to_string(Objective objective) noexcept {
   return objective == Objective::kCooperative ? "cooperative" : "competitive";
 }
 
+std::optional<Objective> parse_objective(std::string_view text) noexcept {
+  for (const Objective o : {Objective::kCompetitive, Objective::kCooperative}) {
+    if (text == to_string(o))
+      return o;
+  }
+  return std::nullopt;
+}
+
+const char* objective_prose(Objective objective) noexcept {
+  return objective == Objective::kCooperative ? "co-operative" : "competitive";
+}
+
 }  // namespace sowdb

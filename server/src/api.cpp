@@ -52,15 +52,11 @@ nlohmann::json table_info(const TableSet& set) {
   if (!ec)
     bytes += manifest;
   nlohmann::json info = variant_facts(set);
-  info["objective"] = set.objective() == Objective::kCooperative ? "cooperative" : "competitive";
+  info["objective"] = to_string(set.objective());
   info["layers"] = {{"min", 0}, {"max", set.max_stones()}};
   info["positions"] = positions;
   info["bytes"] = bytes;
   return info;
-}
-
-const char* objective_name(Objective o) {
-  return o == Objective::kCooperative ? "cooperative" : "competitive";
 }
 
 }  // namespace
@@ -87,7 +83,7 @@ Api::Api(std::vector<std::shared_ptr<const TableSet>> tables, ApiOptions options
     for (const Served& other : impl_->served) {
       if (other.variant == s.variant && other.objective == s.objective) {
         throw std::invalid_argument(
-            "two table directories hold " + s.variant + " " + objective_name(s.objective) +
+            "two table directories hold " + s.variant + " " + to_string(s.objective) +
             " tables: " + other.set->directory().string() + " and " + set->directory().string());
       }
     }
@@ -116,7 +112,7 @@ Metrics& Api::metrics() const {
 std::vector<std::string> Api::describe_tables() const {
   std::vector<std::string> out;
   for (const Served& s : impl_->served) {
-    out.push_back(s.variant + " " + objective_name(s.objective) + ", layers 0.." +
+    out.push_back(s.variant + " " + to_string(s.objective) + ", layers 0.." +
                   std::to_string(s.set->max_stones()));
   }
   return out;

@@ -24,10 +24,6 @@ constexpr int kMaxStoreValue = 1000000;
 // Nesting in a batch body: the format needs 3 levels.
 constexpr int kMaxNesting = 8;
 
-const char* objective_name(Objective o) {
-  return o == Objective::kCooperative ? "cooperative" : "competitive";
-}
-
 std::string served_list(const std::vector<Served>& served) {
   std::string out;
   for (const Served& s : served) {
@@ -163,14 +159,14 @@ Response refusal_response(const Refusal& r, Endpoint endpoint) {
 const Served* Api::Impl::find(std::string_view variant,
                               std::string_view objective,
                               Refusal& refusal) const {
-  if (!objective.empty() && objective != "competitive" && objective != "cooperative") {
+  if (!objective.empty() && !parse_objective(objective)) {
     refusal = {RefusalKind::kBadRequest,
                "objective must be competitive or cooperative, not '" + printable(objective) + "'"};
     return nullptr;
   }
   // The canonical text, as a page or a script sends it, needs no parsing.
   for (const Served& s : served) {
-    if (s.variant == variant && (objective.empty() || objective == objective_name(s.objective)))
+    if (s.variant == variant && (objective.empty() || objective == to_string(s.objective)))
       return find_canonical(s.variant, objective);
   }
   std::string reason;
@@ -205,10 +201,11 @@ const Served* Api::Impl::find_canonical(std::string_view canonical,
     if (s.variant == canonical)
       (s.objective == Objective::kCooperative ? cooperative : competitive) = &s;
   }
-  const Served* found = objective == "cooperative"   ? cooperative
-                        : objective == "competitive" ? competitive
-                        : competitive != nullptr     ? competitive
-                                                     : cooperative;
+  const std::optional<Objective> asked = parse_objective(objective);
+  const Served* found = asked == Objective::kCooperative   ? cooperative
+                        : asked == Objective::kCompetitive ? competitive
+                        : competitive != nullptr           ? competitive
+                                                           : cooperative;
   return found;
 }
 

@@ -10,6 +10,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sowdb/format/rule_set.h"
@@ -51,6 +52,12 @@ enum class Objective : std::uint8_t {
 /// The objective's name as the command line spells it: "competitive" or "cooperative". Never
 /// null. Thread safe.
 const char* to_string(Objective objective) noexcept;
+
+/// The objective `text` names as to_string spells it; nullopt for any other text. Thread safe.
+std::optional<Objective> parse_objective(std::string_view text) noexcept;
+
+/// The objective in prose: "competitive" or "co-operative". Never null. Thread safe.
+const char* objective_prose(Objective objective) noexcept;
 
 /// What `LayerReader::value` and `read_all` give for a recompute entry: an entry whose value
 /// the file does not hold, because a probe recomputes it from its children, which are stored
