@@ -321,7 +321,7 @@ int run_stdin(const TableSet& set, const Args& args, const Stores& stores) {
     } catch (const std::exception&) {
       read_error = std::current_exception();
     }
-    // --threads is this batch's arena, not a process-wide setting.
+    // --threads holds for the lookups alone (a task arena), not for the process.
     failed |= !gen::run_with_threads(
         args.threads, [&] { return answer_batch(set, args, stores, lines, line_number + 1); });
     line_number += lines.size();
