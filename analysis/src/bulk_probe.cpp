@@ -5,32 +5,31 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "sowdb/format/index.h"
+#include "sowdb/gen/parallel.h"
 
 namespace sowdb {
 namespace {
 
-// Calls work(begin, end) over [0, rows) split in contiguous ranges, one per thread; the calling
-// thread takes the first range, so a batch of one range starts no thread.
+// Calls work(begin, end) over [0, rows) in ranges of kBulkMinRowsPerThread rows, spread over
+// `threads` threads (0: all cores) of an arena of the call's own, through the generator's
+// parallel loops (oneTBB, or std::thread in the ThreadSanitizer build). A batch of one range
+// runs on the calling thread without an arena.
 template <typename Work>
 void split_rows(std::size_t rows, int threads, const Work& work) {
-  std::size_t n = threads > 0 ? static_cast<std::size_t>(threads)
-                              : std::max<std::size_t>(1, std::thread::hardware_concurrency());
-  n = std::clamp<std::size_t>(rows / kBulkMinRowsPerThread, 1, n);
-  const std::size_t per = (rows + n - 1) / n;
-  std::vector<std::thread> pool;
-  pool.reserve(n - 1);
-  for (std::size_t t = 1; t < n; ++t) {
-    const std::size_t begin = std::min(rows, t * per);
-    const std::size_t end = std::min(rows, begin + per);
-    pool.emplace_back([&work, begin, end] { work(begin, end); });
+  const std::size_t ranges = (rows + kBulkMinRowsPerThread - 1) / kBulkMinRowsPerThread;
+  const auto range = [&](std::size_t r) {
+    const std::size_t begin = r * kBulkMinRowsPerThread;
+    work(begin, std::min(rows, begin + kBulkMinRowsPerThread));
+  };
+  if (ranges <= 1) {
+    (void)gen::thread_count(threads);  // the same refusal of a negative count either way
+    if (ranges == 1)
+      range(0);
+    return;
   }
-  work(std::size_t{0}, std::min(rows, per));
-  for (std::thread& t : pool)
-    t.join();
+  gen::run_with_threads(threads, [&] { gen::tbb_executor()(ranges, range); });
 }
 
 void check_size(std::span<const std::uint8_t> rows, int pits, const char* what) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sowdb/analysis/refusal.h"
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/gen/endless.h"
@@ -95,11 +96,10 @@ LayerStatistics summarise(const Rules& rules, int n, std::uint64_t size, const C
   return s;
 }
 
-}  // namespace
-
-void layer_statistics(const TableSet& tables,
-                      int last,
-                      const std::function<void(const LayerStatistics&)>& on_layer) {
+// layer_statistics on the calling thread's arena.
+void competitive_statistics(const TableSet& tables,
+                            int last,
+                            const std::function<void(const LayerStatistics&)>& on_layer) {
   const Rules& rules = tables.engine();
   const int k = rules.pits();
   // Each layer is read whole (TableSet::read_layer) and kept for the recompute entries of the
@@ -141,14 +141,26 @@ void layer_statistics(const TableSet& tables,
       held[static_cast<std::size_t>(n)] = std::move(values);
     if (counts.unreadable) {
       const std::uint64_t u = counts.unreadable;
-      throw std::runtime_error("layer " + std::to_string(n) + ": " + std::to_string(u) +
-                               (u == 1 ? " position" : " positions") +
-                               " could not be read: " + tables.layer_error(n));
+      Refusal r(RefusalKind::kCorruptTable,
+                "layer " + std::to_string(n) + ": " + std::to_string(u) +
+                    (u == 1 ? " position" : " positions") +
+                    " could not be read: " + tables.layer_error(n));
+      r.layer = n;
+      throw Refused(std::move(r));
     }
     LayerStatistics s = summarise(rules, n, size, counts);
     s.endless_draws = endless;
     on_layer(s);
   }
+}
+
+}  // namespace
+
+void layer_statistics(const TableSet& tables,
+                      int last,
+                      const std::function<void(const LayerStatistics&)>& on_layer,
+                      int threads) {
+  gen::run_with_threads(threads, [&] { competitive_statistics(tables, last, on_layer); });
 }
 
 void cooperative_layer_statistics(
@@ -167,7 +179,10 @@ void cooperative_layer_statistics(
       symbols.resize(reader->info().entries);
       reader->read_all_symbols(symbols);
     } catch (const std::exception& e) {
-      throw std::runtime_error("layer " + std::to_string(n) + " could not be read: " + e.what());
+      Refusal r(RefusalKind::kCorruptTable,
+                "layer " + std::to_string(n) + " could not be read: " + e.what());
+      r.layer = n;
+      throw Refused(std::move(r));
     }
     const LayerInfo& info = reader->info();
     std::vector<std::uint64_t> per_symbol(info.set_count, 0);

@@ -13,6 +13,7 @@
 
 #include "sowdb/format/index.h"
 #include "sowdb/gen/directory_lock.h"
+#include "sowdb/gen/parallel.h"
 #include "sowdb/probe/manifest.h"
 #include "sowdb/probe/tables.h"
 
@@ -451,7 +452,9 @@ const char* to_string(TablesSource source) noexcept {
 
 StartSolveReport solve_start_position(const StartSolveRequest& request,
                                       const StartSolveEvents& events) {
-  return StartSolver(request, events).run();
+  // The request's thread count holds for the cache build and the search alike, and for this
+  // call only: the arena is its own.
+  return gen::run_with_threads(request.threads, [&] { return StartSolver(request, events).run(); });
 }
 
 }  // namespace sowdb

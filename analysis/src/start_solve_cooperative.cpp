@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "sowdb/analysis/start_solve.h"
+#include "sowdb/gen/parallel.h"
 #include "sowdb/probe/manifest.h"
 #include "sowdb/probe/tables.h"
 
@@ -57,10 +58,9 @@ gen::ReachStart reach_start_from_tables(const Variant& v, const std::filesystem:
   return r;
 }
 
-}  // namespace
-
-CooperativeStartReport solve_cooperative_start(const Variant& variant,
-                                               const std::optional<std::filesystem::path>& tables) {
+// solve_cooperative_start on the calling thread's arena.
+CooperativeStartReport cooperative_start(const Variant& variant,
+                                         const std::optional<std::filesystem::path>& tables) {
   const auto start = std::chrono::steady_clock::now();
   CooperativeStartReport r;
   r.variant = variant;
@@ -82,6 +82,14 @@ CooperativeStartReport solve_cooperative_start(const Variant& variant,
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+}  // namespace
+
+CooperativeStartReport solve_cooperative_start(const Variant& variant,
+                                               const std::optional<std::filesystem::path>& tables,
+                                               int threads) {
+  return gen::run_with_threads(threads, [&] { return cooperative_start(variant, tables); });
 }
 
 }  // namespace sowdb

@@ -1,6 +1,6 @@
 // `sowdb migrate`: rewrite a table directory of an earlier format version in the current one.
-// Option binding and rendering; the totals and the JSON are the analysis library's.
-#include <tbb/global_control.h>
+// Option binding and rendering; the job, its totals and the JSON are the analysis library's
+// (sowdb/analysis/directory_jobs.h).
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,10 +11,8 @@
 #include "commands.h"
 #include "layer_job.h"
 #include "progress_line.h"
-#include "sowdb/analysis/table_jobs.h"
-#include "sowdb/gen/generate.h"
+#include "sowdb/analysis/directory_jobs.h"
 #include "sowdb/gen/migrate.h"
-#include "sowdb/gen/parallel.h"
 
 namespace sowdb::cli {
 namespace {
@@ -59,28 +57,37 @@ int run_migrate(const MigrateArgs& args) {
   // Opened here too, so that a directory that is not one is reported as bad input and the
   // progress line knows the board.
   const int pits = open_tables(args.tables)->rules().pits();
-  const int threads = thread_count(args.threads);
-  tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-                            static_cast<std::size_t>(threads));
   const bool tty = isatty(fileno(stderr)) && !args.quiet && !args.json;
-  gen::MigrateOptions options;
+  MigrateRequest request;
+  request.threads = args.threads;
+  gen::MigrateOptions& options = request.options;
   options.from = args.tables;
   options.out = args.out;
   options.recompute = !args.write.no_recompute;
   options.write.block_entries = args.write.block_entries;
   options.write.zstd_level = args.write.zstd_level;
-  options.executor = gen::tbb_executor();
   if (tty) {
     auto line = std::make_shared<ProgressLine>(pits);
     options.on_progress = [line](int n, const char* phase, double f) { line->show(n, phase, f); };
   }
+  options.on_layer = [&args, tty](const gen::MigrateLayerReport& r) {
+    interrupt_progress(r.stones);
+    if (tty)
+      ProgressLine::clear();
+    if (args.json)
+      std::printf("%s\n", to_json(r).dump().c_str());
+    else if (!args.quiet)
+      print_layer(r);
+    std::fflush(stdout);
+  };
   MigrateSummary summary;
-  summary.recompute = options.recompute;
-  options.on_layer = layer_printer<gen::MigrateLayerReport>(
-      summary, {tty, args.json, args.quiet}, [](const gen::MigrateLayerReport& r) {
-        print_layer(r);
-      });
-  summary.seconds = run_layer_job(options.out, [&] { gen::migrate(options); });
+  run_layer_job(options.out, [&] {
+    try {
+      summary = migrate_tables(request);
+    } catch (const Refused& e) {
+      throw_refusal(e);
+    }
+  });
   if (args.json) {
     std::printf("%s\n", to_json(summary).dump().c_str());
   } else if (!args.quiet) {
@@ -92,7 +99,7 @@ int run_migrate(const MigrateArgs& args) {
                 summary.seconds,
                 human_bytes(static_cast<double>(summary.bytes_before)).c_str(),
                 human_bytes(static_cast<double>(summary.bytes_on_disk)).c_str(),
-                count_text(threads, "thread", "threads").c_str());
+                count_text(thread_count(args.threads), "thread", "threads").c_str());
   }
   return 0;
 }

@@ -1,5 +1,4 @@
 // `sowdb probe`: look positions up in a table directory.
-#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -21,6 +20,7 @@
 #include "probe_reach.h"
 #include "sowdb/analysis/position_answer.h"
 #include "sowdb/analysis/report_json.h"
+#include "sowdb/gen/parallel.h"
 #include "sowdb/probe/outcome.h"
 #include "sowdb/probe/tables.h"
 #include "stdin_lines.h"
@@ -271,8 +271,6 @@ int run_stdin(const TableSet& set, const Args& args, const Stores& stores) {
   // Lines looked up together at most: enough to keep every thread busy, few enough that the
   // answers (up to about 10 KB each with a principal line) stay a small amount of memory.
   constexpr std::size_t kBatch = 4096;
-  tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-                            static_cast<std::size_t>(thread_count(args.threads)));
   StdinLines input;
   std::vector<InputLine> lines;
   std::uint64_t line_number = 0;  // of the last line read, blank lines included
@@ -290,7 +288,9 @@ int run_stdin(const TableSet& set, const Args& args, const Stores& stores) {
     } catch (...) {
       read_error = std::current_exception();
     }
-    failed |= !answer_batch(set, args, stores, lines, line_number + 1);
+    // --threads holds for the lookups alone (a task arena), not for the process.
+    failed |= !gen::run_with_threads(
+        args.threads, [&] { return answer_batch(set, args, stores, lines, line_number + 1); });
     line_number += lines.size();
     if (read_error)
       std::rethrow_exception(read_error);

@@ -1,7 +1,6 @@
 // `sowdb solve`: the value of a game's start position and the worth of every first move. The
 // work (which tables, the cache, the search, the report) is the analysis library's
 // (sowdb/analysis/start_solve.h); this file binds the options and talks to the user.
-#include <tbb/global_control.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -130,7 +129,8 @@ int solve_cooperative(const Variant& v, const SolveArgs& a) {
   }
   CooperativeStartReport r;
   try {
-    r = solve_cooperative_start(v, a.tables_given ? std::optional(a.tables) : std::nullopt);
+    r = solve_cooperative_start(
+        v, a.tables_given ? std::optional(a.tables) : std::nullopt, a.threads);
   } catch (const gen::NeedsCompleteTables& e) {
     throw UsageError(std::string(a.tables_given ? "--tables: " : "") + e.what() + tables_remedy(e));
   } catch (const gen::InvalidRequest& e) {
@@ -196,9 +196,8 @@ int run_solve(const SolveArgs& a) {
   const Variant v = resolve(a);
   if (a.objective == "cooperative")
     return solve_cooperative(v, a);
-  tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-                            static_cast<std::size_t>(thread_count(a.threads)));
   StartSolveRequest request;
+  request.threads = a.threads;
   request.variant = v;
   if (a.tables_given)
     request.tables = a.tables;

@@ -1,8 +1,6 @@
 // `sowdb stats`: per-layer statistics of a table directory, for solved-game write-ups. The
 // statistics come from the analysis library (sowdb/analysis/layer_statistics.h); this file binds
 // the options and renders each layer as it arrives.
-#include <tbb/global_control.h>
-
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -130,8 +128,6 @@ void print_row(const Rules& rules, const LayerStatistics& s, const StatsArgs& ar
 
 int run_stats(const StatsArgs& args) {
   const std::unique_ptr<TableSet> tables = open_tables(args.tables);
-  tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-                            static_cast<std::size_t>(thread_count(args.threads)));
   const int last = last_layer(*tables, args.max_stones, args.tables);
   if (tables->objective() == Objective::kCooperative) {
     print_reach_stats(*tables, last, args.tables, args.format());
@@ -141,7 +137,8 @@ int run_stats(const StatsArgs& args) {
   const Rules& rules = tables->engine();
   // A damaged layer throws before its row: a consumer reading line by line would take one for
   // statistics.
-  layer_statistics(*tables, last, [&](const LayerStatistics& s) { print_row(rules, s, args); });
+  layer_statistics(
+      *tables, last, [&](const LayerStatistics& s) { print_row(rules, s, args); }, args.threads);
   return 0;
 }
 

@@ -1,10 +1,8 @@
 // `sowdb verify`: re-derives every entry of a table directory from its successors, through the
-// probe library only (not the generator's internals). The checks are those of verify_layer
-// (sowdb/verify/verify.h); the totals and the JSON are the analysis library's.
-#include <tbb/global_control.h>
+// probe library only (not the generator's internals). The job, its totals and the JSON are the
+// analysis library's (sowdb/analysis/directory_jobs.h); this file binds the options and renders.
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -12,12 +10,9 @@
 #include "board_text.h"
 #include "commands.h"
 #include "progress_line.h"
-#include "sowdb/analysis/table_jobs.h"
+#include "sowdb/analysis/directory_jobs.h"
 #include "sowdb/format/index.h"
-#include "sowdb/gen/parallel.h"
 #include "sowdb/probe/tables.h"
-#include "sowdb/verify/verify.h"
-#include "sowdb/verify/verify_reach.h"
 
 namespace sowdb::cli {
 namespace {
@@ -55,37 +50,17 @@ void print_layer(const VerifyReport& check, double seconds) {
 int run_verify(const VerifyArgs& args) {
   // The layers are read whole (TableSet::read_layer): no block cache is needed.
   const std::unique_ptr<TableSet> tables = open_tables(args.tables, TableSetOptions{});
-  const int threads = thread_count(args.threads);
-  tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-                            static_cast<std::size_t>(threads));
-  VerifySummary summary;
-  summary.tables = args.tables;
-  summary.variant = tables->variant().to_string();
-  summary.objective = tables->objective();
-  const int last = last_layer(*tables, args.max_stones, args.tables);
-  const auto start_all = std::chrono::steady_clock::now();
-  Verifier verifier(*tables, last, gen::tbb_executor());
-  // Co-operative tables hold sets: ReachVerifier computes them again (verify_reach.h).
-  ReachVerifier reach_verifier(*tables, gen::tbb_executor());
+  VerifyRequest request;
+  request.tables_name = args.tables;
+  request.last = last_layer(*tables, args.max_stones, args.tables);
+  request.threads = args.threads;
+  VerifyEvents events;
   const bool tty = isatty(fileno(stderr)) && !args.quiet && !args.json;
   if (tty) {
     auto line = std::make_shared<ProgressLine>(tables->rules().pits());
-    const auto show = [line](int n, const char* phase, double f) { line->show(n, phase, f); };
-    verifier.set_progress(show);
-    reach_verifier.set_progress(show);
+    events.on_progress = [line](int n, const char* phase, double f) { line->show(n, phase, f); };
   }
-  for (int n = 0; n <= last; ++n) {
-    const auto start = std::chrono::steady_clock::now();
-    const VerifyReport check = summary.objective == Objective::kCooperative
-                                   ? reach_verifier.verify(n)
-                                   : verifier.verify(n);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    // An entry may fail through a smaller layer it depends on: the first layer's error.
-    std::string read_error;
-    for (int m = 0; m <= n && check.unreadable && read_error.empty(); ++m)
-      read_error = tables->layer_error(m);
-    summary.add(check, read_error);
+  events.on_layer = [&](const VerifyReport& check, double seconds) {
     if (tty)
       ProgressLine::clear();
     if (args.json)
@@ -93,9 +68,8 @@ int run_verify(const VerifyArgs& args) {
     else if (!args.quiet || check.problems())
       print_layer(check, seconds);
     std::fflush(stdout);
-  }
-  summary.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_all).count();
+  };
+  const VerifySummary summary = verify_tables(*tables, request, events);
   if (args.json) {
     // The verdict as the last line, told apart from the layers' by "summary".
     std::printf("%s\n", to_json(summary).dump().c_str());
@@ -103,7 +77,7 @@ int run_verify(const VerifyArgs& args) {
     std::printf("%s: %s, layers 0..%d, %s checked in %.1f s: %s\n",
                 args.tables.c_str(),
                 summary.variant.c_str(),
-                last,
+                request.last,
                 count_text(summary.positions, "position", "positions").c_str(),
                 summary.seconds,
                 summary.verified() ? "verified"

@@ -25,6 +25,10 @@ struct UsageError : Refused {
   explicit UsageError(const std::string& message) : Refused(RefusalKind::kBadRequest, message) {}
 };
 
+/// Rethrows a refusal of the analysis library with the exit code docs/CLI.md gives its kind:
+/// bad input (is_bad_input) as UsageError, exit 2; any other as it is, exit 1.
+[[noreturn]] void throw_refusal(const Refused& refusal);
+
 /// Opens a table directory for a subcommand; one that cannot be opened (missing, empty, mixed
 /// rule sets) is bad input: throws UsageError with the probe library's reason.
 std::unique_ptr<TableSet> open_tables(const std::string& dir, const TableSetOptions& options = {});
@@ -70,7 +74,8 @@ Objective objective_of(const std::string& objective);
 /// The objective in prose: "competitive" or "co-operative" (the flag value is "cooperative").
 const char* objective_text(Objective objective);
 
-/// `threads`, or every core when it is 0 (not given).
+/// `threads`, or every core when it is 0 (not given): gen::thread_count, the count a request
+/// of that many threads runs on (for the summaries that print it).
 int thread_count(int threads);
 
 /// The options of the commands that write tables (gen, migrate).

@@ -1,5 +1,3 @@
-#include <tbb/info.h>
-
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -10,6 +8,7 @@
 #include "commands.h"
 #include "sowdb/format/index.h"
 #include "sowdb/gen/generate_steps.h"
+#include "sowdb/gen/parallel.h"
 #include "sowdb/gen/start_search.h"
 
 namespace sowdb::cli {
@@ -58,6 +57,12 @@ CLI::Validator number() {
         return is_number(text) ? std::string() : "'" + text + "' is not a number";
       },
       "");
+}
+
+void throw_refusal(const Refused& refusal) {
+  if (is_bad_input(refusal.refusal().kind))
+    throw UsageError(refusal.what());
+  throw refusal;
 }
 
 std::unique_ptr<TableSet> open_tables(const std::string& dir, const TableSetOptions& options) {
@@ -146,7 +151,7 @@ const char* objective_text(Objective objective) {
 }
 
 int thread_count(int threads) {
-  return threads > 0 ? threads : tbb::info::default_concurrency();
+  return gen::thread_count(threads);
 }
 
 void add_write_options(CLI::App* cmd, WriteArgs& args) {

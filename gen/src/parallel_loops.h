@@ -5,9 +5,9 @@
 // library (its task queues hand work between threads with atomics TSan never instrumented), so a
 // TSan run over tbb::parallel_for reports races that are not there and would hide the real ones.
 // With SOWDB_STD_THREADS the same loop bodies run on std::threads that are started and joined
-// per loop, which TSan understands; the thread count is still oneTBB's (max_concurrency(), so
-// tbb::global_control keeps working). Release builds keep oneTBB: its work stealing is what the
-// benchmarks measure.
+// per loop, which TSan understands; the thread count is still oneTBB's (max_concurrency(): the
+// calling thread's arena, so a request's run_with_threads applies, and tbb::global_control keeps
+// working). Release builds keep oneTBB: its work stealing is what the benchmarks measure.
 #pragma once
 
 #include <tbb/global_control.h>
@@ -34,8 +34,9 @@
 
 namespace sowdb::gen::parallel {
 
-/// Threads a parallel loop may use: the calling thread's arena's limit, capped by
-/// tbb::global_control's max_allowed_parallelism (which the arena's figure does not reflect:
+/// Threads a parallel loop may use: the calling thread's arena's limit (a request's own, from
+/// run_with_threads in sowdb/gen/parallel.h), capped by tbb::global_control's
+/// max_allowed_parallelism (which the arena's figure does not reflect:
 /// without the cap the std::thread backend ran 2 threads under a limit of 1).
 inline int max_concurrency() {
   const auto allowed =

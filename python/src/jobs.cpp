@@ -240,7 +240,8 @@ py::object solve(py::handle variant_obj,
   const PyVariant v = variant_from(variant_obj);
   if (hash_mib < 0 || time_limit < 0)
     throw PyError(ErrorKind::kInvalidRequest, "hash_mib and time_limit must be 0 or more");
-  const auto limit = thread_limit(threads);
+  if (threads < 0)
+    throw PyError(ErrorKind::kInvalidRequest, "threads must be 0 (all cores) or more");
   Interrupt irq;
   irq.progress = std::move(progress);
   StartSolveRequest request;
@@ -252,6 +253,7 @@ py::object solve(py::handle variant_obj,
   request.hash_mib = hash_mib;
   request.time_limit = time_limit;
   request.cache_layers = cache_layers;
+  request.threads = threads;
   request.stop = [&] { return irq.stop.load(); };
   request.stop_name = "interrupt";
   const RuleSet rules = v.variant.rules.normalised();

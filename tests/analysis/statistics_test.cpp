@@ -1,6 +1,5 @@
 // Per-layer statistics against a count made position by position through the probe library.
 #include <gtest/gtest.h>
-#include <tbb/global_control.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -53,29 +52,31 @@ class LayerStatisticsTest : public testing::TestWithParam<int> {};
 
 // With 1 and 2 threads: the read's blocks merge in any order into the same statistics.
 TEST_P(LayerStatisticsTest, MatchProbingEveryPosition) {
-  tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-                            static_cast<std::size_t>(GetParam()));
   for (const char* variant : {"oware/6x4", "kalah/4x3"}) {
     const auto set = test::open_competitive(variant, 6);
     int next = 0;
-    layer_statistics(*set, 6, [&](const LayerStatistics& s) {
-      SCOPED_TRACE(std::string(variant) + " n = " + std::to_string(s.n));
-      EXPECT_EQ(s.n, next++);
-      const LayerStatistics want = counted(*set, s.n);
-      EXPECT_EQ(s.positions, want.positions);
-      EXPECT_EQ(s.wins, want.wins);
-      EXPECT_EQ(s.draws, want.draws);
-      EXPECT_EQ(s.losses, want.losses);
-      EXPECT_EQ(s.values, want.values);
-      EXPECT_EQ(s.depths, want.depths);
-      EXPECT_EQ(s.max_depth, want.max_depth);
-      EXPECT_EQ(s.max_depth_position, want.max_depth_position);
-      EXPECT_DOUBLE_EQ(s.mean_value, want.mean_value);
-      EXPECT_DOUBLE_EQ(s.mean_depth_decided, want.mean_depth_decided);
-      EXPECT_EQ(s.unreadable, 0u);
-      ASSERT_TRUE(s.endless_draws.has_value());
-      EXPECT_LE(*s.endless_draws, s.draws);
-    });
+    layer_statistics(
+        *set,
+        6,
+        [&](const LayerStatistics& s) {
+          SCOPED_TRACE(std::string(variant) + " n = " + std::to_string(s.n));
+          EXPECT_EQ(s.n, next++);
+          const LayerStatistics want = counted(*set, s.n);
+          EXPECT_EQ(s.positions, want.positions);
+          EXPECT_EQ(s.wins, want.wins);
+          EXPECT_EQ(s.draws, want.draws);
+          EXPECT_EQ(s.losses, want.losses);
+          EXPECT_EQ(s.values, want.values);
+          EXPECT_EQ(s.depths, want.depths);
+          EXPECT_EQ(s.max_depth, want.max_depth);
+          EXPECT_EQ(s.max_depth_position, want.max_depth_position);
+          EXPECT_DOUBLE_EQ(s.mean_value, want.mean_value);
+          EXPECT_DOUBLE_EQ(s.mean_depth_decided, want.mean_depth_decided);
+          EXPECT_EQ(s.unreadable, 0u);
+          ASSERT_TRUE(s.endless_draws.has_value());
+          EXPECT_LE(*s.endless_draws, s.draws);
+        },
+        GetParam());
     EXPECT_EQ(next, 7);
   }
 }

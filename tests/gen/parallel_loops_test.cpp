@@ -1,18 +1,23 @@
 // The generator's parallel loops (gen/src/parallel_loops.h) under either backend: the thread
-// count follows tbb::global_control, every index is visited once, and per-thread state belongs
-// to one thread at a time.
+// count follows a request's arena (run_with_threads) and tbb::global_control, every index is
+// visited once, and per-thread state belongs to one thread at a time.
 #include "parallel_loops.h"
 
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
+#include <tbb/info.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <vector>
+
+#include "sowdb/gen/parallel.h"
 
 namespace sowdb::gen {
 namespace {
@@ -35,6 +40,30 @@ TEST(ParallelLoops, ThreadCountFollowsGlobalControl) {
     threads.insert(std::this_thread::get_id());
   });
   EXPECT_EQ(threads.size(), 1u);
+}
+
+// A request's thread count is its arena's, under either backend: a loop inside
+// run_with_threads(1, ...) runs on the calling thread alone while the process allows 2.
+TEST(ParallelLoops, ThreadCountFollowsTheRequestsArena) {
+  const tbb::global_control two(tbb::global_control::max_allowed_parallelism, 2);
+  run_with_threads(1, [] {
+    EXPECT_EQ(parallel::max_concurrency(), 1);
+    std::mutex mutex;
+    std::set<std::thread::id> threads;
+    parallel::for_ranges(0, 64, 1, [&](const auto&) {
+      const std::lock_guard lock(mutex);
+      threads.insert(std::this_thread::get_id());
+    });
+    EXPECT_EQ(threads.size(), 1u);
+    EXPECT_EQ(*threads.begin(), std::this_thread::get_id());
+  });
+  // Two where the process may use two cores (oneTBB gives no more than that without a
+  // process-wide setting).
+  EXPECT_EQ(run_with_threads(2, [] { return tbb::this_task_arena::max_concurrency(); }),
+            std::min(2, tbb::info::default_concurrency()));
+  EXPECT_EQ(thread_count(3), 3);
+  EXPECT_GE(thread_count(0), 1);
+  EXPECT_THROW(thread_count(-1), std::invalid_argument);
 }
 
 TEST(ParallelLoops, EveryIndexOnce) {

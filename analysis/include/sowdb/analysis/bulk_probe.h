@@ -33,19 +33,20 @@ struct BulkOutput {
 ///   set      competitive tables (co-operative ones answer kWrongObjective everywhere).
 ///   boards   rows * 2P bytes.
 ///   out      see BulkOutput; every non-empty span has rows entries.
-///   threads  worker threads (std::thread); 0: std::thread::hardware_concurrency(). Batches of
-///            fewer than kBulkMinRowsPerThread rows per thread use fewer threads.
-/// ERRORS throws std::invalid_argument when boards.size() is not a multiple of 2P or a span of
-///   `out` has the wrong size; std::system_error when a thread cannot be started. Positions the
-///   tables cannot answer are never errors: their status says why.
+///   threads  threads of this call (gen::run_with_threads: an arena of its own, the calling
+///            thread one of them); 0: all cores. Work is handed out kBulkMinRowsPerThread rows
+///            at a time, so a smaller batch runs on the calling thread alone.
+/// ERRORS throws std::invalid_argument when boards.size() is not a multiple of 2P, a span of
+///   `out` has the wrong size or `threads` is negative. Positions the tables cannot answer are
+///   never errors: their status says why.
 /// THREAD SAFETY as TableSet's probes: any number of calls may run at once on one table set.
 void probe_bulk(const TableSet& set,
                 std::span<const std::uint8_t> boards,
                 const BulkOutput& out,
                 int threads = 0);
 
-/// The fewest rows probe_bulk and layer_positions give one thread: below that, starting a
-/// thread costs more than it saves.
+/// The rows probe_bulk and positions_of_indices hand a thread at a time: fewer would cost more
+/// in handing out than they save.
 inline constexpr std::size_t kBulkMinRowsPerThread = 4096;
 
 /// Writes the positions of layer `stones` of a board of `pits` pits (2P) whose indices (index.h
@@ -58,8 +59,8 @@ void layer_positions(int pits, int stones, std::uint64_t first, std::span<std::u
 
 /// Writes the position of layer `stones` with index indices[i] into row i of `rows` (pits bytes
 /// a row), over `threads` threads as probe_bulk (0: all cores).
-/// ERRORS throws std::invalid_argument as layer_positions, and when an index is not below
-/// layer_size(pits, stones) (naming it).
+/// ERRORS throws std::invalid_argument as layer_positions, when an index is not below
+/// layer_size(pits, stones) (naming it), and when `threads` is negative.
 /// THREAD SAFETY thread safe.
 void positions_of_indices(int pits,
                           int stones,

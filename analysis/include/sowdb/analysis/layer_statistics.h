@@ -58,16 +58,20 @@ struct CooperativeLayerStatistics {
 };
 
 /// Reads layers 0..`last` of competitive `tables` whole and calls `on_layer` with each layer's
-/// statistics as soon as it is done, lowest layer first (a caller prints as they come). Uses
-/// gen::tbb_executor(): bound the threads with tbb::global_control.
-/// ERRORS throws std::runtime_error naming the layer (and TableSet::layer_error) when entries of
-/// a layer do not read; `on_layer` has then been called for the layers below it.
+/// statistics as soon as it is done, lowest layer first (a caller prints as they come), on
+/// `threads` threads of this call's own (gen::run_with_threads; 0: all cores).
+/// ERRORS throws Refused (kCorruptTable, Refusal::layer set) naming the layer (and
+/// TableSet::layer_error) when entries of a layer do not read; `on_layer` has then been called
+/// for the layers below it. std::invalid_argument for a negative `threads`.
+/// THREAD SAFETY any number of calls at once, each with its own thread count.
 void layer_statistics(const TableSet& tables,
                       int last,
-                      const std::function<void(const LayerStatistics&)>& on_layer);
+                      const std::function<void(const LayerStatistics&)>& on_layer,
+                      int threads = 0);
 
-/// The same for co-operative `tables`: `on_layer` per layer 0..`last`.
-/// ERRORS throws std::runtime_error naming the layer when its file does not read.
+/// The same for co-operative `tables`: `on_layer` per layer 0..`last`, on the calling thread.
+/// ERRORS throws Refused (kCorruptTable, Refusal::layer set) naming the layer when its file
+/// does not read.
 void cooperative_layer_statistics(
     const TableSet& tables,
     int last,

@@ -98,6 +98,9 @@ struct StartSolveRequest {
   /// Overrides the cache policy (start_cache_layers) with layers 0..cache_layers, at most
   /// kMaxIndexedStones; -1: the policy. Any other value is refused (gen::InvalidRequest).
   int cache_layers = -1;
+  /// Threads of the cache build and the search, for this call only (gen::run_with_threads);
+  /// 0: all cores. A negative count is refused (std::invalid_argument).
+  int threads = 0;
 };
 
 /// What the cache build is about to do, for StartSolveEvents::on_build.
@@ -160,8 +163,10 @@ struct StartSolveReport {
 /// co-operative objective, unreadable or empty tables, a start of more seeds than a search or the
 /// tables can take, an Oware-family start without complete tables, a transposition table over
 /// half of the memory); std::runtime_error for a failure on the way (I/O, full disk, a damaged
-/// table that is not the cache's); std::bad_alloc.
-/// THREAD SAFETY one call at a time per process for the same cache (the lock is per process).
+/// table that is not the cache's); std::bad_alloc; std::invalid_argument for a negative
+/// request.threads.
+/// THREAD SAFETY one call at a time per process for the same cache (the lock is per process);
+/// calls with different thread counts keep their own.
 StartSolveReport solve_start_position(const StartSolveRequest& request,
                                       const StartSolveEvents& events = {});
 
@@ -186,9 +191,12 @@ struct CooperativeStartReport {
 /// Reads the answer from co-operative tables `tables` that cover the start, or (nullopt) solves
 /// every layer in memory. ERRORS throws gen::InvalidRequest for tables of the other objective,
 /// of other rules or too few layers, and for a board too large to solve in memory;
-/// std::runtime_error when a probe fails. THREAD SAFETY any number of calls in parallel.
+/// std::runtime_error when a probe fails; std::invalid_argument for a negative `threads`.
+/// `threads`: threads of this call (gen::run_with_threads); 0: all cores.
+/// THREAD SAFETY any number of calls in parallel, each with its own thread count.
 CooperativeStartReport solve_cooperative_start(const Variant& variant,
-                                               const std::optional<std::filesystem::path>& tables);
+                                               const std::optional<std::filesystem::path>& tables,
+                                               int threads = 0);
 
 /// The JSON object of `sowdb solve --objective cooperative --json`. Thread safe.
 nlohmann::json to_json(const CooperativeStartReport& report);
