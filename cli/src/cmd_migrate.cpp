@@ -81,13 +81,7 @@ int run_migrate(const MigrateArgs& args) {
     std::fflush(stdout);
   };
   MigrateSummary summary;
-  run_layer_job(options.out, [&] {
-    try {
-      summary = migrate_tables(request);
-    } catch (const Refused& e) {
-      throw_refusal(e);
-    }
-  });
+  run_layer_job(options.out, [&] { summary = migrate_tables(request); });
   if (args.json) {
     std::printf("%s\n", to_json(summary).dump().c_str());
   } else if (!args.quiet) {

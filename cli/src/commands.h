@@ -25,10 +25,6 @@ struct UsageError : Refused {
   explicit UsageError(const std::string& message) : Refused(RefusalKind::kBadRequest, message) {}
 };
 
-/// Rethrows a refusal of the analysis library with the exit code docs/CLI.md gives its kind:
-/// bad input (is_bad_input) as UsageError, exit 2; any other as it is, exit 1.
-[[noreturn]] void throw_refusal(const Refused& refusal);
-
 /// Opens a table directory for a subcommand; one that cannot be opened (missing, empty, mixed
 /// rule sets) is bad input: throws UsageError with the probe library's reason.
 std::unique_ptr<TableSet> open_tables(const std::string& dir, const TableSetOptions& options = {});

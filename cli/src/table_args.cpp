@@ -59,12 +59,6 @@ CLI::Validator number() {
       "");
 }
 
-void throw_refusal(const Refused& refusal) {
-  if (is_bad_input(refusal.refusal().kind))
-    throw UsageError(refusal.what());
-  throw refusal;
-}
-
 std::unique_ptr<TableSet> open_tables(const std::string& dir, const TableSetOptions& options) {
   try {
     return TableSet::open(dir, options);
