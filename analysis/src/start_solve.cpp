@@ -15,6 +15,7 @@
 #include "sowdb/gen/directory_lock.h"
 #include "sowdb/gen/parallel.h"
 #include "sowdb/probe/manifest.h"
+#include "sowdb/probe/table_directory.h"
 #include "sowdb/probe/tables.h"
 
 namespace sowdb {
@@ -34,17 +35,6 @@ TableSetOptions search_table_options() {
   o.cache_blocks = std::size_t{1} << 24;
   o.depth_cache_blocks = 0;
   return o;
-}
-
-// The first missing layer below a larger layer file in `dir` (a gap), or -1.
-int find_gap(const TableSet& tables) {
-  const int held = tables.max_stones();
-  for (int n = held + 2; n <= kMaxIndexedStones; ++n) {
-    std::error_code ec;
-    if (fs::exists(tables.directory() / layer_file_name(n), ec))
-      return held + 1;
-  }
-  return -1;
 }
 
 // Tables the search can use for `rules`, or gen::InvalidRequest saying why not.
@@ -115,15 +105,6 @@ void refuse_hash(int mib, int bits) {
                               " MiB is more than half of this machine's memory (" +
                               std::to_string(physical >> 20) + " MiB)");
   }
-}
-
-// Layers 0..n present as files in `dir`, the largest such n (-1: none).
-int contiguous_layers(const fs::path& dir) {
-  int have = -1;
-  std::error_code ec;
-  while (have < kMaxIndexedStones && fs::exists(dir / layer_file_name(have + 1), ec))
-    ++have;
-  return have;
 }
 
 // Whether this process can create and write `dir`; `why` says why not.
@@ -209,7 +190,8 @@ class StartSolver {
   std::unique_ptr<TableSet> open_search_tables(const fs::path& dir) {
     std::unique_ptr<TableSet> t = TableSet::open(dir, search_table_options());
     check_tables(*t, rules_);
-    report_.missing_layer = find_gap(*t);
+    const std::optional<LayerGap> gap = find_gap(dir);
+    report_.missing_layer = gap ? gap->missing : -1;
     if (report_.missing_layer >= 0) {
       report_.notes.push_back(dir.string() + ": " + layer_file_name(report_.missing_layer) +
                               " is missing, so only layers 0.." +
@@ -257,7 +239,7 @@ class StartSolver {
     }
     report_.source = TablesSource::kCache;
     report_.tables = cache_dir_.string();
-    have_ = contiguous_layers(cache_dir_);
+    have_ = contiguous_top(layer_numbers(cache_dir_));
     std::string why;
     if (have_ < want_ && !writable(cache_dir_, why))
       return unwritable_cache(why);

@@ -11,10 +11,9 @@
 
 #include "board_text.h"
 #include "commands.h"
-#include "sowdb/gen/directory_lock.h"
-#include "sowdb/gen/migrate.h"
+#include "sowdb/probe/directory_writer.h"
 #include "sowdb/probe/manifest.h"
-#include "sowdb/probe/tables.h"
+#include "sowdb/probe/table_directory.h"
 
 namespace sowdb::cli {
 namespace {
@@ -24,34 +23,19 @@ namespace {
 // readable layer is bad input (as it is to probe and verify): throws UsageError.
 RuleSet layers_rules(const std::filesystem::path& dir) {
   std::error_code ec;
-  if (std::filesystem::exists(dir / gen::kMigratingName, ec)) {
-    throw UsageError(dir.string() + " is a migrate that was interrupted (" + gen::kMigratingName +
+  if (std::filesystem::exists(dir / kMigratingName, ec)) {
+    throw UsageError(dir.string() + " is a migrate that was interrupted (" + kMigratingName +
                      "): rerun the same sowdb migrate to finish it");
   }
-  std::optional<LayerInfo> first;
-  std::string first_name;
-  for (const auto& [n, file] : read_layer_files(dir)) {
-    if (!file.info)
-      continue;  // a damaged layer says nothing about the directory's rules
-    const std::string name = layer_file_name(n);
-    if (!first) {
-      first = file.info;
-      first_name = name;
-    } else if (file.info->objective != first->objective) {
-      std::string why = dir.string() + " mixes competitive and co-operative tables: ";
-      why += first_name + " is " + objective_text(first->objective) + ", ";
-      why += name + " " + objective_text(file.info->objective);
-      throw UsageError(why);
-    } else if (!(file.info->rules.normalised() == first->rules.normalised())) {
-      std::string why = dir.string() + " holds tables of different rule sets: ";
-      why += first_name + " (" + describe(first->rules.normalised()) + ") and ";
-      why += name + " (" + describe(file.info->rules.normalised()) + ")";
-      throw UsageError(why);
-    }
+  std::optional<LayerAgreement> agreed;
+  try {
+    agreed = agreed_layers(dir, read_layer_files(dir));
+  } catch (const TableSetError& e) {
+    throw UsageError(e.what());
   }
-  if (!first)
+  if (!agreed)
     throw UsageError(dir.string() + ": no readable layer file (layer-NNN.sdb)");
-  return first->rules.normalised();
+  return agreed->rules;
 }
 
 // The variant to name: --variant, or the one a sound or older manifest names.
@@ -109,7 +93,7 @@ void add_manifest(CLI::App& app, Runner& run) {
       std::error_code ec;
       if (!std::filesystem::is_directory(dir, ec))
         throw UsageError(args->tables + ": no such directory");
-      const gen::DirectoryLock lock(dir, "sowdb manifest");
+      const DirectoryLock lock(dir, "sowdb manifest");
       const RuleSet rules = layers_rules(dir);
       const Variant v = variant_to_name(dir, args->variant, args->pits, rules);
       try {

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "sowdb/probe/tables.h"
+#include "sowdb/probe/table_directory.h"
 
 namespace sowdb::cli {
 namespace {
@@ -69,9 +69,8 @@ void catch_broken_pipe() {
 void interrupt_progress(int complete) {
   const int next = 1 - g_current.load();
   Prepared& p = g_prepared[next];
-  const std::string suffix = ".tmp." + std::to_string(::getpid());
-  copy(p.layer_temp, (g_dir / (layer_file_name(complete + 1) + suffix)).string());
-  copy(p.manifest_temp, (g_dir / (std::string(kManifestName) + suffix)).string());
+  copy(p.layer_temp, (g_dir / temporary_name(layer_file_name(complete + 1), ::getpid())).string());
+  copy(p.manifest_temp, (g_dir / temporary_name(kManifestName, ::getpid())).string());
   const std::string line =
       complete < 0    ? "sowdb: interrupted; no layer is complete yet, a rerun starts over\n"
       : complete == 0 ? "sowdb: interrupted; layer 0 is complete, a rerun continues\n"

@@ -3,13 +3,13 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 
 #include "commands.h"
 #include "sowdb/format/index.h"
 #include "sowdb/gen/generate_steps.h"
 #include "sowdb/gen/parallel.h"
 #include "sowdb/gen/start_search.h"
+#include "sowdb/probe/table_directory.h"
 
 namespace sowdb::cli {
 namespace {
@@ -101,15 +101,12 @@ int last_layer(const TableSet& tables, int max_stones, const std::string& dir) {
   if (max_stones < 0) {
     // The tables end at the first missing layer. Checking only the layers below a gap and
     // reporting success would pass a directory whose upper layers no probe can read.
-    for (int n = held + 2; n <= kMaxIndexedStones; ++n) {
-      std::error_code ec;
-      if (std::filesystem::exists(std::filesystem::path(dir) / layer_file_name(n), ec)) {
-        throw std::runtime_error(dir + ": " + layer_file_name(held + 1) + " is missing, so " +
-                                 layer_file_name(n) +
-                                 " and the layers above the gap cannot be read (use "
-                                 "--max-stones " +
-                                 std::to_string(held) + " for the layers below it)");
-      }
+    if (const auto gap = find_gap(std::filesystem::path(dir))) {
+      throw std::runtime_error(dir + ": " + layer_file_name(gap->missing) + " is missing, so " +
+                               layer_file_name(gap->above) +
+                               " and the layers above the gap cannot be read (use "
+                               "--max-stones " +
+                               std::to_string(gap->missing - 1) + " for the layers below it)");
     }
     return held;
   }

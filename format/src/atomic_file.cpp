@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <span>
 #include <string>
 
+#include "sowdb/format/layer_parts.h"
 #include "table_common.h"
 
 namespace sowdb::table_internal {
@@ -16,14 +18,53 @@ namespace sowdb::table_internal {
 namespace {
 
 constexpr std::size_t kBufferSize = std::size_t{1} << 20;
+// Bytes read at a time when a temporary other writers filled is taken over.
+constexpr std::uint64_t kReadBackSize = std::uint64_t{16} << 20;
 
 }  // namespace
 
 AtomicFile::AtomicFile(std::filesystem::path target)
-    : target_(std::move(target)), temp_(target_.string() + ".tmp." + std::to_string(::getpid())) {
+    : target_(std::move(target)), temp_(temporary_path(target_, ::getpid())) {
   fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0)
     fail(Code::kIo, temp_.string(), "cannot create: " + errno_text(errno));
+}
+
+AtomicFile::AtomicFile(std::filesystem::path target, std::filesystem::path temp, std::uint64_t keep)
+    : target_(std::move(target)), temp_(std::move(temp)) {
+  try {
+    adopt(keep);
+  } catch (...) {
+    // The destructor does not run for a constructor that throws.
+    if (fd_ >= 0)
+      ::close(fd_);
+    ::unlink(temp_.c_str());
+    throw;
+  }
+}
+
+void AtomicFile::adopt(std::uint64_t keep) {
+  fd_ = ::open(temp_.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd_ < 0)
+    fail(Code::kIo, temp_.string(), "cannot open: " + errno_text(errno));
+  std::vector<std::byte> chunk(std::min<std::uint64_t>(keep, kReadBackSize));
+  for (std::uint64_t at = 0; at < keep;) {
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), keep - at));
+    const ssize_t n = ::pread(fd_, chunk.data(), want, static_cast<off_t>(at));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      fail(Code::kIo, temp_.string(), "read failed: " + errno_text(errno));
+    if (n == 0)
+      fail(Code::kIo, temp_.string(), "shorter than its blocks");
+    hash_.update(std::span(chunk.data(), static_cast<std::size_t>(n)));
+    at += static_cast<std::uint64_t>(n);
+  }
+  if (::ftruncate(fd_, static_cast<off_t>(keep)) != 0)
+    fail(Code::kIo, temp_.string(), "truncate failed: " + errno_text(errno));
+  if (::lseek(fd_, static_cast<off_t>(keep), SEEK_SET) < 0)
+    fail(Code::kIo, temp_.string(), "seek failed: " + errno_text(errno));
+  written_ = keep;
 }
 
 AtomicFile::~AtomicFile() {

@@ -14,8 +14,13 @@ namespace sowdb::table_internal {
 
 class AtomicFile {
  public:
-  // Creates `target` + ".tmp.<pid>"; throws TableError (kIo) when it cannot.
+  // Creates temporary_path(`target`, this process's id); throws TableError (kIo) when it cannot.
   explicit AtomicFile(std::filesystem::path target);
+  // Takes over `temp`, a temporary of `target` that other writers filled: keeps its first
+  // `keep` bytes (read back into hash(); written() starts there) and cuts off the rest. Throws
+  // TableError (kIo) when it cannot be opened or read or is shorter than `keep`, and then
+  // removes it.
+  AtomicFile(std::filesystem::path target, std::filesystem::path temp, std::uint64_t keep);
   // Removes the temporary unless committed.
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
@@ -34,6 +39,7 @@ class AtomicFile {
 
  private:
   void flush();
+  void adopt(std::uint64_t keep);
 
   std::filesystem::path target_;
   std::filesystem::path temp_;

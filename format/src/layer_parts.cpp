@@ -356,6 +356,23 @@ std::vector<std::byte> footer_bytes(const Xxh64& hash) {
   return std::vector<std::byte>(footer.begin(), footer.end());
 }
 
+std::filesystem::path temporary_path(const std::filesystem::path& path, long pid) {
+  return path.string() + kTemporaryInfix + std::to_string(pid);
+}
+
+void finish_layer_file(const std::filesystem::path& temporary,
+                       const std::filesystem::path& path,
+                       std::uint64_t data_start,
+                       std::span<const BlockSummary> blocks) {
+  std::uint64_t end = data_start;
+  for (const BlockSummary& s : blocks)
+    end += std::uint64_t{s.value_size} + s.depth_size;
+  AtomicFile out(path, temporary, end);
+  out.write(seek_table_bytes(data_start, blocks));
+  out.write(serialise_footer(out.hash()));
+  out.commit();
+}
+
 struct LayerFileWriter::File {
   explicit File(const std::filesystem::path& path) : out(path) {}
   AtomicFile out;

@@ -128,7 +128,7 @@ bool unusable_out(int err) {
 
 void check_writable(const fs::path& dir) {
   // The manifest's temporary name: a run killed in between leaves what the next run removes.
-  const fs::path probe = dir / (std::string(kManifestName) + ".tmp." + std::to_string(getpid()));
+  const fs::path probe = dir / temporary_name(kManifestName, getpid());
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int err = errno;
@@ -139,33 +139,6 @@ void check_writable(const fs::path& dir) {
 }
 
 namespace {
-
-// Removes what a killed run left behind: "<name>.tmp.<pid>" of a process that no longer exists
-// (TempFile and write_manifest), and "layer-NNN.sdb.plain" (left by earlier generators, which
-// wrote Kalah layers a second time). A temporary of a live process (a concurrent run) is left
-// alone.
-void remove_stale_temporaries(const fs::path& dir) {
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("layer-", 0) != 0 && name.rfind(kManifestName, 0) != 0)
-      continue;
-    bool stale = false;
-    const auto tmp = name.rfind(".tmp.");
-    if (tmp != std::string::npos) {
-      const std::string digits = name.substr(tmp + 5);
-      if (!digits.empty() && digits.size() < 10 &&
-          digits.find_first_not_of("0123456789") == std::string::npos) {
-        const auto pid = static_cast<pid_t>(std::stol(digits));
-        stale = pid != getpid() && ::kill(pid, 0) != 0 && errno == ESRCH;
-      }
-    } else if (name.size() > 6 && name.compare(name.size() - 6, 6, ".plain") == 0) {
-      stale = true;
-    }
-    if (stale)
-      fs::remove(entry.path(), ec);
-  }
-}
 
 using internal::marked;
 

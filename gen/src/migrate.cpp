@@ -113,7 +113,7 @@ bool check_out(const MigrateOptions& options) {
 // Refuses a directory in which no file can be created (no permission, a read-only file system)
 // as bad input, before any layer is read; a full disk or an I/O error is a failure on the way.
 void check_out_writable(const fs::path& dir) {
-  const fs::path probe = dir / (std::string(kMigratingName) + ".tmp." + std::to_string(getpid()));
+  const fs::path probe = dir / temporary_name(kMigratingName, getpid());
   std::FILE* f = std::fopen(probe.c_str(), "wb");
   if (!f) {
     const int err = errno;
@@ -132,7 +132,7 @@ void write_marker(const MigrateOptions& options) {
   std::error_code ec;
   if (fs::exists(marker, ec))
     return;
-  const fs::path temp = fs::path(marker.string() + ".tmp." + std::to_string(getpid()));
+  const fs::path temp = options.out / temporary_name(kMigratingName, getpid());
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     out << marker_text(options);

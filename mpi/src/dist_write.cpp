@@ -1,6 +1,5 @@
 #include "dist_write.h"
 
-#include <fcntl.h>
 #include <mpi.h>
 #include <unistd.h>
 
@@ -15,7 +14,6 @@
 
 #include "free_memory.h"
 #include "sowdb/format/layer_parts.h"
-#include "sowdb/format/xxhash64.h"
 #include "sowdb/gen/parallel.h"
 
 namespace sowdb::mpi {
@@ -228,10 +226,6 @@ std::string gather(const Job& job) {
   return agree(comm, error);
 }
 
-[[noreturn]] void fail_errno(const std::string& what, const std::string& name) {
-  throw std::runtime_error(name + ": " + what + ": " + std::strerror(errno));
-}
-
 std::string mpi_error(int code) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
@@ -239,69 +233,8 @@ std::string mpi_error(int code) {
   return std::string(text, static_cast<std::size_t>(length));
 }
 
-// Rank 0 completes the temporary that every rank wrote its blocks into: it reads the header
-// and the blocks back for the file checksum, appends the seek table and the footer, fsyncs
-// and renames it onto `path`.
-void complete(const std::string& temp,
-              const fs::path& path,
-              std::uint64_t data_start,
-              std::span<const BlockSummary> sums) {
-  const int fd = ::open(temp.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0)
-    fail_errno("cannot open", temp);
-  struct Close {
-    int fd;
-    ~Close() {
-      if (fd >= 0)
-        ::close(fd);
-    }
-  } guard{fd};
-  Xxh64 hash;
-  const std::uint64_t end = data_start + bytes_of(sums);
-  std::vector<std::byte> buffer(std::size_t{16} << 20);
-  for (std::uint64_t at = 0; at < end;) {
-    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), end - at));
-    const ssize_t n = ::pread(fd, buffer.data(), want, static_cast<off_t>(at));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      fail_errno(n == 0 ? "shorter than its blocks" : "read failed", temp);
-    hash.update(std::span(buffer.data(), static_cast<std::size_t>(n)));
-    at += static_cast<std::uint64_t>(n);
-  }
-  std::vector<std::byte> tail = seek_table_bytes(data_start, sums);
-  hash.update(tail);
-  const std::vector<std::byte> footer = footer_bytes(hash);
-  tail.insert(tail.end(), footer.begin(), footer.end());
-  for (std::size_t done = 0; done < tail.size();) {
-    const ssize_t n =
-        ::pwrite(fd, tail.data() + done, tail.size() - done, static_cast<off_t>(end + done));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      fail_errno("write failed", temp);
-    done += static_cast<std::size_t>(n);
-  }
-  if (::ftruncate(fd, static_cast<off_t>(end + tail.size())) != 0)
-    fail_errno("truncate failed", temp);
-  if (::fsync(fd) != 0)
-    fail_errno("fsync failed", temp);
-  guard.fd = -1;
-  if (::close(fd) != 0)
-    fail_errno("close failed", temp);
-  if (::rename(temp.c_str(), path.c_str()) != 0)
-    fail_errno("rename from the temporary failed", path.string());
-  fs::path dir = path.parent_path();
-  if (dir.empty())
-    dir = ".";
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-}
-
-// Every rank writes its blocks with MPI-IO at its offset; rank 0 completes the file.
+// Every rank writes its blocks with MPI-IO at its offset; rank 0 finishes the file (reads the
+// blocks back for the file checksum, writes the seek table and the footer, renames it).
 std::string mpi_io(const Job& job) {
   const Comm& comm = job.comm;
   Compressed mine;
@@ -326,7 +259,7 @@ std::string mpi_io(const Job& job) {
   // prepare_output removes it if this job dies.
   long long pid = ::getpid();
   MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-  const std::string temp = job.path.string() + ".tmp." + std::to_string(pid);
+  const std::string temp = temporary_path(job.path, static_cast<long>(pid)).string();
   MPI_File file;
   int rc = MPI_File_open(
       MPI_COMM_WORLD, temp.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file);
@@ -392,7 +325,7 @@ std::string mpi_io(const Job& job) {
   if (comm.rank == 0) {
     try {
       if (error.empty())
-        complete(temp, job.path, head.size(), all);
+        finish_layer_file(temp, job.path, head.size(), all);
     } catch (const std::exception& e) {
       error = e.what();
     }

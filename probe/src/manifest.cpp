@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "sowdb/format/xxhash64.h"
+#include "sowdb/probe/table_directory.h"
 
 namespace sowdb {
 namespace {
@@ -139,7 +140,7 @@ void write_manifest(const std::filesystem::path& dir, const Variant& variant) {
     if (in && have.str() == text)
       return;
   }
-  const fs::path tmp = dir / (std::string(kManifestName) + ".tmp." + std::to_string(getpid()));
+  const fs::path tmp = dir / temporary_name(kManifestName, getpid());
   {
     errno = 0;
     std::ofstream out(tmp, std::ios::trunc);

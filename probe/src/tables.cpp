@@ -43,67 +43,10 @@ const char* to_string(ProbeStatus status) noexcept {
   return "Unknown";
 }
 
-std::string layer_file_name(int stones) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "layer-%03d.sdb", stones);
-  return buf;
-}
-
-namespace {
-
-// "layer-NNN.sdb" -> NNN; nullopt for any other name.
-std::optional<int> parse_layer_name(const std::string& name) {
-  constexpr std::string_view prefix = "layer-";
-  constexpr std::string_view suffix = ".sdb";
-  if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
-      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
-    return std::nullopt;
-  }
-  const std::string digits =
-      name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-  if (digits.size() > 4)
-    return std::nullopt;
-  int n = 0;
-  for (char c : digits) {
-    if (c < '0' || c > '9')
-      return std::nullopt;
-    n = n * 10 + (c - '0');
-  }
-  if (name != layer_file_name(n))
-    return std::nullopt;  // e.g. "layer-7.sdb": not a name we write
-  return n;
-}
-
-}  // namespace
-
-std::map<int, LayerFile> read_layer_files(const fs::path& dir) {
-  std::map<int, LayerFile> found;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
-    const auto n = parse_layer_name(entry.path().filename().string());
-    if (!n)
-      continue;
-    LayerFile f;
-    f.path = entry.path();
-    try {
-      f.info = read_info(entry.path());
-    } catch (const std::exception& e) {
-      f.error = e.what();
-    }
-    found.emplace(*n, std::move(f));
-  }
-  return found;
-}
-
 TableSet::TableSet(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 TableSet::~TableSet() = default;
 
 namespace {
-
-// What the layer headers of a directory agree on (check_layers).
-struct LayerRules {
-  RuleSet rules;
-  Objective objective = Objective::kCompetitive;
-};
 
 // Step 1 of TableSet::open: the directory's layer files with their headers read.
 std::map<int, LayerFile> scan_directory(const fs::path& dir) {
@@ -133,34 +76,8 @@ std::map<int, LayerFile> scan_directory(const fs::path& dir) {
 }
 
 // Step 2: every readable header holds one rule set and one objective, and layer 0 is there.
-LayerRules check_layers(const fs::path& dir, const std::map<int, LayerFile>& found) {
-  std::optional<LayerRules> agreed;
-  int rules_from = -1;
-  for (const auto& [n, f] : found) {
-    if (!f.info)
-      continue;
-    if (!agreed) {
-      agreed = LayerRules{f.info->rules.normalised(), f.info->objective};
-      rules_from = n;
-    } else if (f.info->objective != agreed->objective) {
-      // Prose spells the objective "co-operative"; to_string gives the flag value.
-      const auto prose = [](Objective o) {
-        return o == Objective::kCooperative ? "co-operative" : "competitive";
-      };
-      throw TableSetError(OpenError::kMixedTables,
-                          dir,
-                          dir.string() + " mixes competitive and co-operative tables: " +
-                              layer_file_name(rules_from) + " is " + prose(agreed->objective) +
-                              ", " + layer_file_name(n) + " " + prose(f.info->objective));
-    } else if (!(f.info->rules.normalised() == agreed->rules)) {
-      throw TableSetError(
-          OpenError::kMixedTables,
-          dir,
-          dir.string() + " holds tables of different rule sets: " + layer_file_name(rules_from) +
-              " (" + describe(agreed->rules) + ") and " + layer_file_name(n) + " (" +
-              describe(f.info->rules.normalised()) + ")");
-    }
-  }
+LayerAgreement check_layers(const fs::path& dir, const std::map<int, LayerFile>& found) {
+  const std::optional<LayerAgreement> agreed = agreed_layers(dir, found);
   if (!agreed) {
     throw TableSetError(
         OpenError::kNoTables,
@@ -245,7 +162,7 @@ Variant read_checked_manifest(const fs::path& dir,
 
 std::unique_ptr<TableSet> TableSet::open(const fs::path& dir, const TableSetOptions& options) {
   const std::map<int, LayerFile> found = scan_directory(dir);
-  const LayerRules layers = check_layers(dir, found);
+  const LayerAgreement layers = check_layers(dir, found);
   auto impl = std::make_unique<Impl>();
   impl->dir = dir;
   impl->options = options;

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "api_impl.h"
-#include "sowdb/probe/manifest.h"
+#include "sowdb/probe/table_directory.h"
 #include "sowdb/probe/variant.h"
 #include "sowdb/server/embedded_files.h"
 #include "sowdb/server/query.h"
@@ -37,20 +37,11 @@ nlohmann::json variant_facts(const TableSet& set) {
 // The facts /api/v1/variants gives of one served table set; no filesystem path.
 nlohmann::json table_info(const TableSet& set) {
   std::uint64_t positions = 0;
-  std::uint64_t bytes = 0;
-  std::error_code ec;
   for (const auto& [stones, file] : read_layer_files(set.directory())) {
-    if (stones > set.max_stones())
-      continue;
-    if (file.info)
+    if (stones <= set.max_stones() && file.info)
       positions += file.info->entries;
-    const std::uintmax_t size = std::filesystem::file_size(file.path, ec);
-    if (!ec)
-      bytes += size;
   }
-  const std::uintmax_t manifest = std::filesystem::file_size(set.directory() / kManifestName, ec);
-  if (!ec)
-    bytes += manifest;
+  const std::uint64_t bytes = directory_sizes(set.directory(), set.max_stones()).total;
   nlohmann::json info = variant_facts(set);
   info["objective"] = to_string(set.objective());
   info["layers"] = {{"min", 0}, {"max", set.max_stones()}};

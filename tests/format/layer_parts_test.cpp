@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "table_test_util.h"
@@ -122,6 +124,23 @@ void expect_parts_give_the_same_bytes(const Layer& l, const WriteOptions& o) {
   const auto footer = footer_bytes(hash);
   placed.insert(placed.end(), footer.begin(), footer.end());
   EXPECT_EQ(placed, want);
+
+  // Finished by format: the head and the frames written into the temporary (with bytes past
+  // them, as a writer that preallocated leaves), then finish_layer_file.
+  const std::filesystem::path path = dir / "finished.sdb";
+  const std::filesystem::path temp = temporary_path(path, 77);
+  EXPECT_EQ(temp, dir / "finished.sdb.tmp.77");
+  {
+    std::vector<std::byte> written(placed.begin(),
+                                   placed.end() - static_cast<std::ptrdiff_t>(seek.size() + 16));
+    written.resize(written.size() + 1000, std::byte{0x5a});
+    std::ofstream file(temp, std::ios::binary);
+    file.write(reinterpret_cast<const char*>(written.data()),
+               static_cast<std::streamsize>(written.size()));
+  }
+  finish_layer_file(temp, path, data_start, sums);
+  EXPECT_EQ(read_bytes(path), want);
+  EXPECT_FALSE(std::filesystem::exists(temp));
 }
 
 TEST(LayerParts, PartsOfWholeBlocksGiveWriteLayersBytes) {
@@ -159,6 +178,27 @@ TEST(LayerParts, RefusesABlockOutsideThePartAndShortFiles) {
     });
     EXPECT_THROW(out.finish(), TableError);
   }
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+  // A temporary shorter than its blocks is refused and removed; the file is not created.
+  {
+    const std::filesystem::path temp = temporary_path(dir / "cut.sdb", 78);
+    const std::vector<std::byte> head = encoder.head();
+    std::ofstream(temp, std::ios::binary)
+        .write(reinterpret_cast<const char*>(head.data()),
+               static_cast<std::streamsize>(head.size()));
+    const std::vector<BlockSummary> sums = {BlockSummary{100, 10, 0, 0}};
+    try {
+      finish_layer_file(temp, dir / "cut.sdb", head.size(), sums);
+      ADD_FAILURE() << "a short temporary was finished";
+    } catch (const TableError& e) {
+      EXPECT_EQ(e.code(), TableError::Code::kIo);
+      EXPECT_NE(std::string(e.what()).find("shorter than its blocks"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+  // No temporary at all.
+  EXPECT_THROW(finish_layer_file(dir / "none.sdb.tmp.1", dir / "none.sdb", 0, {}), TableError);
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
 

@@ -122,10 +122,36 @@ std::vector<std::byte> seek_table_bytes(std::uint64_t data_start,
 /// safe.
 std::vector<std::byte> footer_bytes(const Xxh64& hash);
 
+/// What a writer puts between a table file's name and its process id to name the temporary it
+/// writes the file under (temporary_path).
+inline constexpr const char* kTemporaryInfix = ".tmp.";
+
+/// The temporary under which process `pid` writes the table file `path` before renaming it onto
+/// `path` (FORMAT.md, "Writing"): `path` + ".tmp.<pid>", in the same directory. write_layer,
+/// LayerFileWriter and the writers that call finish_layer_file all name it so, so that a run
+/// that finds one of a process that no longer exists can remove it. Thread safe.
+std::filesystem::path temporary_path(const std::filesystem::path& path, long pid);
+
+/// Finishes a table file whose blocks are written: `temporary` holds the file's head (head(),
+/// `data_start` bytes), then every block's value and depth frames in block order, as `blocks`
+/// summarises them (written by any number of writers, each block at `data_start` plus the sizes
+/// of the blocks before it). Reads those bytes back for the file checksum, writes the seek
+/// table and the footer after them (cutting off anything past the footer), fsyncs the file,
+/// renames it onto `path` and fsyncs the directory. The file is then the one write_layer writes
+/// for the same layer and options.
+/// ERRORS throws TableError kIo naming the file when the temporary cannot be opened or is
+///   shorter than its blocks, or a read, write, fsync or the rename fails; the temporary is
+///   then removed and `path` left as it was.
+/// THREAD SAFETY one call per file, once every writer of its blocks has closed it.
+void finish_layer_file(const std::filesystem::path& temporary,
+                       const std::filesystem::path& path,
+                       std::uint64_t data_start,
+                       std::span<const BlockSummary> blocks);
+
 /// Writes one table file from bytes that arrive in file order: `head` at construction, then
 /// the blocks, then finish() writes the seek table and the footer. Like write_layer, it writes
-/// `path` + ".tmp.<pid>" and renames it onto `path` only in finish(), so `path` never holds an
-/// incomplete file; destroyed unfinished, it removes the temporary.
+/// temporary_path(`path`, its process id) and renames it onto `path` only in finish(), so `path`
+/// never holds an incomplete file; destroyed unfinished, it removes the temporary.
 class LayerFileWriter {
  public:
   /// Creates the temporary and writes `head`; `block_count` blocks must follow. Throws

@@ -6,13 +6,14 @@
 #include <functional>
 
 #include "sowdb/format/table_file.h"
+#include "sowdb/probe/table_directory.h"
 
 namespace sowdb::gen {
 
 /// The file in a directory `migrate` is writing that says the migration is unfinished: it names
 /// the source and the options; the manifest is written and the marker removed at the end. Its
 /// presence makes `migrate` continue the directory and `sowdb manifest` refuse it.
-inline constexpr const char* kMigratingName = "sowdb.migrating";
+using sowdb::kMigratingName;
 
 /// What `migrate` reports after each layer.
 struct MigrateLayerReport {

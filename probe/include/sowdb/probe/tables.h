@@ -3,7 +3,8 @@
 // A table directory (written by `sowdb gen`) holds one file per layer, `layer-NNN.sdb` for
 // n = 0..N seeds on the board, and a manifest `sowdb.json` naming the variant. A TableSet opens
 // such a directory, opens each layer lazily on first use, and answers every query with a status;
-// it never prints, exits or throws after `open`.
+// it never prints, exits or throws after `open`. The directory's layout (names, the scan of its
+// layer files, TableSetError) is table_directory.h's.
 #pragma once
 
 #include <array>
@@ -24,62 +25,10 @@
 #include "sowdb/format/table_file.h"
 #include "sowdb/probe/manifest.h"
 #include "sowdb/probe/rules.h"
+#include "sowdb/probe/table_directory.h"
 #include "sowdb/probe/variant.h"
 
 namespace sowdb {
-
-/// File name of layer `stones` inside a table directory: "layer-NNN.sdb". Thread safe.
-std::string layer_file_name(int stones);
-
-/// One layer file of a table directory and its header.
-struct LayerFile {
-  std::filesystem::path path;     ///< The file.
-  std::optional<LayerInfo> info;  ///< Its header (FORMAT.md checks 1..12), when it reads.
-  std::string error;              ///< Why it does not, else empty.
-};
-
-/// Every `layer-NNN.sdb` of the directory `dir` (names as layer_file_name writes them), by stone
-/// count, each with its header read. ERRORS throws std::filesystem::filesystem_error (a
-/// std::system_error) when the directory cannot be listed. Thread safe.
-std::map<int, LayerFile> read_layer_files(const std::filesystem::path& dir);
-
-/// Why TableSet::open refused a directory (TableSetError::cause). A front end adds its own
-/// remedy from this (the CLI names `sowdb manifest`); the library's message states the cause.
-enum class OpenError : std::uint8_t {
-  kNoDirectory,          ///< The path is empty, missing, not a directory or cannot be listed.
-  kNoTables,             ///< No layer file, or none whose header reads.
-  kMixedTables,          ///< Layers of different rule sets or of both objectives.
-  kLayerZeroMissing,     ///< layer-000.sdb is missing.
-  kManifestMissing,      ///< sowdb.json is missing.
-  kManifestDamaged,      ///< sowdb.json does not read, is not a manifest or fails its checksum.
-  kManifestUnconfirmed,  ///< sowdb.json was written by an older sowdb, without a checksum.
-  kManifestMismatch,     ///< sowdb.json names rules that a layer's header does not hold.
-};
-
-/// What TableSet::open throws: a one-line message naming the directory and the cause, with the
-/// cause as a value and, once known, the rule set the layer headers hold.
-class TableSetError : public std::runtime_error {
- public:
-  TableSetError(OpenError cause,
-                std::filesystem::path dir,
-                const std::string& message,
-                std::string layer_rules = {})
-      : std::runtime_error(message),
-        cause_(cause),
-        dir_(std::move(dir)),
-        layer_rules_(std::move(layer_rules)) {}
-  /// Why the directory was refused.
-  OpenError cause() const noexcept { return cause_; }
-  /// The directory as given to open.
-  const std::filesystem::path& directory() const noexcept { return dir_; }
-  /// describe() of the layers' rule set, when open got that far; else empty.
-  const std::string& layer_rules() const noexcept { return layer_rules_; }
-
- private:
-  OpenError cause_;
-  std::filesystem::path dir_;
-  std::string layer_rules_;
-};
 
 /// The outcome of a probe.
 enum class ProbeStatus : std::uint8_t {

@@ -1,4 +1,5 @@
-#include "sowdb/gen/directory_lock.h"
+// The table directory's lock and clean-up (directory_writer.h).
+#include "sowdb/probe/directory_writer.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -6,8 +7,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <system_error>
 
-namespace sowdb::gen {
+namespace sowdb {
 
 DirectoryLock::DirectoryLock(const std::filesystem::path& dir, const std::string& what) {
   const std::filesystem::path path = dir / kLockName;
@@ -75,4 +77,12 @@ void wait_for_directory(const std::filesystem::path& dir) {
                              std::strerror(err));
 }
 
-}  // namespace sowdb::gen
+void remove_stale_temporaries(const std::filesystem::path& dir) {
+  for (const LeftBehind& left : left_behind(dir)) {
+    std::error_code ec;
+    if (left.stale)
+      std::filesystem::remove(left.path, ec);
+  }
+}
+
+}  // namespace sowdb
