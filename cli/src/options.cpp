@@ -47,8 +47,11 @@ std::string parse_error_text(CLI::App& app,
   // mistyped '--tabels' would read "--tables is required".
   if (!chosen.empty() && dynamic_cast<const CLI::RequiredError*>(&error) != nullptr) {
     for (const std::string& arg : chosen.front()->remaining()) {
-      if (arg.size() > 1 && arg[0] == '-')
-        return "unknown option '" + arg + "' (see " + help + ")";
+      if (arg.size() > 1 && arg[0] == '-') {
+        std::string line = "unknown option '";
+        line.append(arg).append("' (see ").append(help).append(")");
+        return line;
+      }
     }
   }
   return std::string(error.what()) + " (see " + help + ")";

@@ -5,9 +5,9 @@
 // library (its task queues hand work between threads with atomics TSan never instrumented), so a
 // TSan run over tbb::parallel_for reports races that are not there and would hide the real ones.
 // With SOWDB_STD_THREADS the same loop bodies run on std::threads that are started and joined
-// per loop, which TSan understands; the thread count is still oneTBB's (max_concurrency(), so
-// tbb::global_control keeps working). Release builds keep oneTBB: its work stealing is what the
-// benchmarks measure.
+// per loop, which TSan understands; the thread count is still oneTBB's (max_concurrency(): the
+// calling thread's task arena, as a request's arena sets it, capped by tbb::global_control).
+// Release builds keep oneTBB: its work stealing is what the benchmarks measure.
 #pragma once
 
 #include <tbb/global_control.h>

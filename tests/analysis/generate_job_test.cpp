@@ -62,6 +62,7 @@ TEST(GenerateJob, TwoRunsAtOnceKeepTheirOwnThreadCounts) {
   GenerateSummary summaries[2];
   std::exception_ptr failures[2];
   std::vector<std::thread> runs;
+  runs.reserve(2);
   for (int i = 0; i < 2; ++i) {
     runs.emplace_back([&, i] {
       GenerateRequest request = request_for("kalah/4x3", 8, dir.path() / std::to_string(i));

@@ -163,8 +163,9 @@ struct SolveOptions {
 /// Solves layer `stones` of `rules`. `smaller(m)` must return the value bytes of layer m for
 /// every m < stones (it is called once per m before the work starts): plain values, or
 /// marked_bytes as SolveOptions::mark and marked_smaller say. Uses the calling thread's oneTBB
-/// arena (the thread count is set by the caller with tbb::global_control). The result is the same
-/// for every thread count. Throws std::runtime_error when a depth exceeds 65535.
+/// arena (the caller sets the thread count: a tbb::task_arena it runs in, or tbb::global_control).
+/// The result is the same for every thread count. Throws std::runtime_error when a depth exceeds
+/// 65535.
 Layer solve_layer(const RuleSet& rules,
                   int stones,
                   const SmallerValues& smaller,
