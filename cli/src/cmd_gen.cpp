@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "commands.h"
 #include "gen_args.h"
@@ -18,18 +19,19 @@
 namespace sowdb::cli {
 namespace {
 
-// Runs the job; a refusal of bad input is a UsageError (exit 2), with the remedy that names
-// this command's flags added (the library's message states the cause only); any other refusal
-// is a failure (exit 1).
+// Runs the job; a refusal gets the remedy that names this command's flags added (the library's
+// message states the cause only). Bad input is a UsageError (exit 2); any other refusal keeps its
+// kind (a failure while working, exit 1).
 GenerateSummary generate_with_remedies(const GenerateRequest& request,
                                        const GenerateEvents& events) {
   try {
     return generate_tables(request, events);
   } catch (const Refused& e) {
-    const std::string message = e.what() + gen_remedy(e);
-    if (is_bad_input(e.refusal().kind))
-      throw UsageError(message);
-    throw std::runtime_error(message);
+    Refusal refusal = e.refusal();
+    refusal.message += gen_remedy(e);
+    if (is_bad_input(refusal.kind))
+      throw UsageError(refusal.message);
+    throw Refused(std::move(refusal));
   }
 }
 

@@ -7,14 +7,16 @@
 #include <stdexcept>
 #include <string>
 
+#include "sowdb/analysis/refusal.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/probe/tables.h"
 
 namespace sowdb::cli {
 
-/// Thrown by a subcommand for bad input: main prints `what()` as one line and exits 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+/// Thrown by a subcommand for bad input of its own (its options and their combinations): a
+/// refusal of kind kBadRequest, which main prints as one line and exits 2 for.
+struct UsageError : Refused {
+  explicit UsageError(const std::string& message) : Refused(RefusalKind::kBadRequest, message) {}
 };
 
 /// The exit codes, the last paragraph of every command's --help (a command with a footer of its

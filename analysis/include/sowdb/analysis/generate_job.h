@@ -66,14 +66,15 @@ void finish_summary(GenerateSummary& summary, double seconds);
 /// present and valid are reused) on a oneTBB task arena of `generate_threads(request.threads)`
 /// threads, reporting through `events`, and returns the run's summary.
 ///
-/// ERRORS throws Refused: kBadRequest for a request out of range (max_stones, a negative thread
-/// count, a zstd level or block size the writer refuses) or refused before any work
-/// (gen::InvalidRequest: too little memory, an `out` that cannot be used), kUnusableTables for an
-/// `out` holding other tables, kBusy when another process writes `out`, kInterrupted when `stop`
-/// asked, kIoFailure for a failure on the way (a full disk), kInternal otherwise; the kind is
-/// refusal_of's. The library's exception is nested in the Refused (std::nested_exception), so a
-/// front end that adds a remedy of its own can read its facts (gen::OutLabelledOtherwise's
-/// variants, gen::LayerAboveTooLarge's layers) with std::rethrow_if_nested.
+/// ERRORS throws Refused, of the kind refusal_of gives the library's exception: bad input
+/// (is_bad_input; kBadRequest) for a request out of range (max_stones, a negative thread count, a
+/// zstd level or block size the writer refuses) or refused before any work (gen::InvalidRequest:
+/// too little memory, an `out` that cannot be used or that holds other tables), kBusy when
+/// another process writes `out`, kInterrupted when `stop` asked, kIoFailure for a failure on the
+/// way (a full disk), kInternal otherwise. The library's exception is nested in the Refused
+/// (std::nested_exception), so a front end that adds a remedy of its own can read its facts
+/// (gen::OutLabelledOtherwise's variants, gen::LayerAboveTooLarge's layers) with
+/// std::rethrow_if_nested.
 ///
 /// Thread safe for runs into different directories: each run uses its own arena, so two runs
 /// of one process keep their own thread counts.
