@@ -155,11 +155,10 @@ Refusal refusal_of(const std::exception_ptr& error) {
   } catch (const gen::DirectoryBusy& e) {
     return {RefusalKind::kBusy, e.what()};
   } catch (const gen::NeedsCompleteTables& e) {
-    Refusal r{RefusalKind::kTooManySeeds, e.what()};
+    // A request no search answers (complete tables would): refused before any work.
+    Refusal r{RefusalKind::kBadRequest, e.what()};
     r.seeds = e.stones;
     return r;
-  } catch (const gen::OutHoldsOtherTables& e) {
-    return {RefusalKind::kUnusableTables, e.what()};
   } catch (const gen::InvalidRequest& e) {
     return {RefusalKind::kBadRequest, e.what()};
   } catch (const TableError& e) {

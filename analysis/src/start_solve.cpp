@@ -59,9 +59,27 @@ void check_tables(const TableSet& tables, const RuleSet& rules) {
   }
 }
 
+// The end of a refusal's message for tables of layers 0..`max` (-1: none) the user gave.
+std::string given_tables_note(int max) {
+  return max >= 0 ? "; the tables hold up to " + std::to_string(max) : "";
+}
+
+// The same for solve's table cache in `dir`, which the user never named: which directory it is,
+// what it is, and how far it goes (`planned`: the layers it would be built to, `sized` saying
+// why; else the layers it holds, `sized` empty).
+std::string cache_note(const fs::path& dir, int max, bool planned, const char* sized) {
+  if (dir.empty() || max < 0)
+    return "";
+  return std::string("; no tables were given, and solve's table cache for these rules, ") +
+         dir.string() + (planned ? ", is built up to layer " : ", holds layers up to ") +
+         std::to_string(max) + " (" + (*sized ? std::string(sized) + "; " : std::string()) +
+         "the environment variable SOWDB_CACHE_DIR names another cache directory)";
+}
+
 // What the search cannot answer with tables of layers 0..`tables_max` (-1: none), refused
 // before any work (solve_start refuses the same, but only after the cache has been built).
-void refuse_up_front(const Variant& v, int tables_max) {
+// `held` ends the message: whose layers they are (given_tables_note, cache_note).
+void refuse_up_front(const Variant& v, int tables_max, const std::string& held) {
   const int stones = v.total_stones();
   if (tables_max >= stones)
     return;
@@ -69,8 +87,7 @@ void refuse_up_front(const Variant& v, int tables_max) {
     throw gen::NeedsCompleteTables(
         "Oware-family positions can repeat, so a search cannot prove the value of " +
             v.to_string() + " without complete tables: it needs layers 0.." +
-            std::to_string(stones) +
-            (tables_max >= 0 ? "; the tables hold up to " + std::to_string(tables_max) : ""),
+            std::to_string(stones) + held,
         v,
         stones,
         Objective::kCompetitive);
@@ -156,7 +173,11 @@ class StartSolver {
     std::unique_ptr<TableSet> tables =
         request_.tables ? open_given(*request_.tables) : open_cache();
     const int tables_max = tables ? tables->max_stones() : -1;
-    refuse_up_front(request_.variant, tables_max);
+    refuse_up_front(request_.variant,
+                    tables_max,
+                    report_.source == TablesSource::kCache
+                        ? cache_note(cache_dir_, tables_max, false, "")
+                        : given_tables_note(tables_max));
     const int bits = start_hash_bits(
         request_.hash_mib > 0
             ? request_.hash_mib
@@ -218,14 +239,21 @@ class StartSolver {
     want_ = request_.cache_layers >= 0 ? request_.cache_layers : start_cache_layers(rules_, stones);
     want_ = std::min(want_, stones);
     // Refuse before building what the search would then refuse.
-    refuse_up_front(request_.variant, want_);
+    if (!request_.cache_root.empty())
+      cache_dir_ = start_cache_dir(request_.cache_root, rules_);
+    refuse_up_front(request_.variant,
+                    want_,
+                    cache_note(cache_dir_,
+                               want_,
+                               true,
+                               request_.cache_layers >= 0 ? "the size asked for"
+                                                          : "its default size for this board"));
     if (request_.cache_root.empty()) {
       report_.notes.push_back(
           "no cache directory (SOWDB_CACHE_DIR, XDG_CACHE_HOME and HOME "
           "are unset): searching without tables");
       return nullptr;
     }
-    cache_dir_ = start_cache_dir(request_.cache_root, rules_);
     report_.source = TablesSource::kCache;
     report_.tables = cache_dir_.string();
     have_ = contiguous_layers(cache_dir_);
@@ -262,7 +290,7 @@ class StartSolver {
     }
     const int max = t ? t->max_stones() : -1;
     try {
-      refuse_up_front(request_.variant, max);
+      refuse_up_front(request_.variant, max, cache_note(cache_dir_, max, false, ""));
     } catch (const gen::InvalidRequest& e) {
       throw gen::InvalidRequest(std::string(e.what()) + "; and the cache cannot be built: " + why);
     }

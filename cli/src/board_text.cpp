@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cstdio>
 
+#include "sowdb/analysis/position_answer.h"
+
 namespace sowdb::cli {
 
 std::string gain_text(int gain, bool extra_turn) {
@@ -78,23 +80,16 @@ std::string clipped(std::string_view text, std::size_t limit) {
   return out;
 }
 
-bool parse_pits(const Rules& rules,
-                const std::vector<std::string>& words,
-                Pits& board,
-                std::string& error) {
-  const int k = rules.pits();
-  if (static_cast<int>(words.size()) != k) {
-    error = "expected " + std::to_string(k) + " pit counts (2 x " +
-            count_text(rules.pits_per_side(), "pit", "pits") + ", mover first), got " +
-            std::to_string(words.size());
-    return false;
-  }
-  board = Pits{};
-  int total = 0;
-  for (int i = 0; i < k; ++i) {
+bool pit_numbers(const Rules& rules,
+                 const std::vector<std::string>& words,
+                 std::vector<long long>& numbers,
+                 std::string& error) {
+  numbers.assign(words.size(), 0);
+  if (static_cast<int>(words.size()) != rules.board_pits())
+    return true;
+  for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string& w = words[i];
-    long long v = 0;
-    auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), v);
+    auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), numbers[i]);
     const bool whole = !w.empty() && ptr == w.data() + w.size();
     if (whole && ec == std::errc::result_out_of_range) {
       // A count of 20 digits is a number, just far too large: say so, not "not a number".
@@ -108,18 +103,23 @@ bool parse_pits(const Rules& rules,
               "' is not a whole number of seeds";
       return false;
     }
-    if (v < 0) {
-      error =
-          "pit " + std::to_string(i) + ": seed count " + clipped(w, kQuotedWord) + " is negative";
-      return false;
-    }
-    if (v > kMaxBoardStones || total + v > kMaxBoardStones) {
-      error = "too many seeds: a board holds at most " + std::to_string(kMaxBoardStones);
-      return false;
-    }
-    total += static_cast<int>(v);
-    board[i] = static_cast<std::uint8_t>(v);
   }
+  return true;
+}
+
+bool parse_pits(const Rules& rules,
+                const std::vector<std::string>& words,
+                Pits& board,
+                std::string& error) {
+  std::vector<long long> numbers;
+  if (!pit_numbers(rules, words, numbers, error))
+    return false;
+  const Answer<Pits> checked = check_board(rules, numbers);
+  if (!checked) {
+    error = checked.refusal().message;
+    return false;
+  }
+  board = *checked;
   return true;
 }
 

@@ -34,7 +34,17 @@ std::string clipped(std::string_view text, std::size_t limit);
 using internal::board_diagram;
 using internal::pits_text;
 
-/// Parses PITS... (mover first, counter-clockwise) for a board of `rules`. Returns false with a
+/// The numbers of PITS... (mover first, counter-clockwise) for a board of `rules`, for
+/// check_board and answer_position (sowdb/analysis/position_answer.h), which judge them: the
+/// count, the range, the sum. Returns false with a one-line reason for a word that is not a whole
+/// number or one too long to be a count; only when the count is right, since a wrong count is
+/// the first thing the judge says (its words then become zeros).
+bool pit_numbers(const Rules& rules,
+                 const std::vector<std::string>& words,
+                 std::vector<long long>& numbers,
+                 std::string& error);
+
+/// Parses PITS... for a board of `rules`: pit_numbers, then check_board. Returns false with a
 /// one-line reason on a wrong count, a non-numeric or negative count, or too many seeds.
 bool parse_pits(const Rules& rules,
                 const std::vector<std::string>& words,

@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -17,8 +19,7 @@
 #include "board_text.h"
 #include "commands.h"
 #include "probe_reach.h"
-#include "sowdb/analysis/cooperative_report.h"
-#include "sowdb/analysis/position_report.h"
+#include "sowdb/analysis/position_answer.h"
 #include "sowdb/analysis/report_json.h"
 #include "sowdb/probe/outcome.h"
 #include "sowdb/probe/tables.h"
@@ -59,29 +60,24 @@ std::string seeds_text(double s) {
 
 // The seeds already in the stores (--stores A,B).
 struct Stores {
-  int mover = 0;
-  int opponent = 0;
+  long long mover = 0;
+  long long opponent = 0;
   std::string text;  // as given, for messages
 };
 
 // Parses --stores: two whole numbers >= 0. How many seeds the stores may hold depends on the
-// tables' game and on the position (check_stores, read_position), so any size is taken here;
+// tables' game and on the position (check_stores, answer_position), so any size is taken here;
 // throws UsageError for anything else.
 Stores parse_stores(const std::string& text) {
-  // Any store beyond kMaxBoardStones is as impossible as this one, in every game: kept at this
-  // size, the sums cannot overflow, and messages quote `text` as given.
-  constexpr long long kBeyond = kMaxBoardStones + 1;
   const std::size_t comma = text.find(',');
-  auto number = [&](std::string_view w, int& out) {
-    long long v = 0;
-    auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), v);
+  auto number = [&](std::string_view w, long long& out) {
+    auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), out);
     if (w.empty() || ptr != w.data() + w.size())
       return false;
     if (ec == std::errc::result_out_of_range && w.front() != '-')
-      v = kBeyond;  // a number of 20 digits: a number, far too large
-    else if (ec != std::errc() || v < 0)
+      out = std::numeric_limits<long long>::max();  // a number of 20 digits: far too large
+    else if (ec != std::errc() || out < 0)
       return false;
-    out = static_cast<int>(std::min(v, kBeyond));
     return true;
   };
   Stores s;
@@ -94,21 +90,12 @@ Stores parse_stores(const std::string& text) {
   return s;
 }
 
-// "2 x 6 pits x 4 seeds" for oware/6x4: where a game's seed count comes from.
-std::string game_seeds_text(const Variant& v) {
-  return std::to_string(v.total_stones()) + " seeds (2 x " +
-         count_text(v.rules.pits_per_side, "pit", "pits") + " x " +
-         count_text(v.seeds_per_pit, "seed", "seeds") + ")";
-}
-
 // Refuses stores that hold more seeds than the tables' game whatever the position: the same
 // for every position, so bad input for the whole command.
 void check_stores(const TableSet& set, const Stores& stores) {
-  GameOutcome o;
-  if (game_outcome(set.variant(), 0, stores.mover, stores.opponent, 0, o) ==
-      OutcomeStatus::kImpossible) {
-    throw UsageError("--stores " + stores.text + ": the stores alone hold more than a game of " +
-                     set.variant().to_string() + ", which has " + game_seeds_text(set.variant()));
+  if (std::optional<Refusal> r = check_stores(set.variant(), stores.mover, stores.opponent)) {
+    r->message = "--stores " + stores.text + ": " + r->message;
+    throw Refused(*r);
   }
 }
 
@@ -186,53 +173,36 @@ void print_text(const TableSet& set, const PositionReport& r) {
   print_line(rules, r.line);
 }
 
-// Parses one position for the tables' board and checks that the game can hold it with
-// `stores`; the error names the tables when the pit count is wrong, and the game's seeds when
-// the stores and the board hold more.
-bool read_position(const TableSet& set,
-                   const std::vector<std::string>& words,
-                   const Stores& stores,
-                   Pits& board,
-                   std::string& error) {
-  if (!parse_pits(set.engine(), words, board, error)) {
-    if (static_cast<int>(words.size()) != set.rules().pits()) {
-      error = "tables in " + set.directory().string() + " are for " + set.variant().to_string() +
-              ": " + error;
-    }
-    return false;
+// The answer of the tables to one position given as words; a refusal's message names the
+// tables when the pit count is wrong.
+Answer<PositionAnswer> answer(const TableSet& set,
+                              const std::vector<std::string>& words,
+                              const Stores& stores,
+                              int max_plies) {
+  PositionQuery query;
+  query.store_mover = stores.mover;
+  query.store_opponent = stores.opponent;
+  query.max_plies = max_plies;
+  std::string error;
+  if (!pit_numbers(set.engine(), words, query.board, error))
+    return Refusal{RefusalKind::kBadPosition, error};
+  Answer<PositionAnswer> a = answer_position(set, query);
+  if (!a && static_cast<int>(words.size()) != set.engine().board_pits()) {
+    Refusal r = a.refusal();
+    r.message = "tables in " + set.directory().string() + " are for " + set.variant().to_string() +
+                ": " + r.message;
+    return r;
   }
-  int n = 0;
-  for (int i = 0; i < set.rules().pits(); ++i)
-    n += board[i];
-  // Above a missing layer the probe itself names the missing file (kMissingTable).
-  int value = 0;
-  ReachSet reach;
-  if (n > set.max_stones() && (set.objective() == Objective::kCooperative
-                                   ? set.reach(board, reach)
-                                   : set.value(board, value)) == ProbeStatus::kTooManyStones) {
-    error = set.explain(ProbeStatus::kTooManyStones, board);
-    return false;
-  }
-  GameOutcome o;
-  if (game_outcome(set.variant(), 0, stores.mover, stores.opponent, n, o, &error) !=
-      OutcomeStatus::kOk) {
-    return false;
-  }
-  return true;
+  return a;
 }
 
-// The report of one position as JSON text: the co-operative report on co-operative tables,
-// else the position report (written as text, without a document). Throws std::runtime_error on
-// a failed probe.
-std::string position_json(const TableSet& set,
-                          const Pits& board,
-                          const Stores& stores,
-                          int max_plies) {
-  if (set.objective() == Objective::kCooperative) {
-    return to_json(report_cooperative(set, board, stores.mover, stores.opponent, max_plies))
-        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+// The answer as JSON text: the co-operative report or the position report (written as text,
+// without a document).
+std::string position_json(const PositionAnswer& a) {
+  if (a.cooperative) {
+    return to_json(*a.cooperative).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
-  return to_json_text(report_position(set, board, stores.mover, stores.opponent, max_plies));
+  return to_json_text(*a.competitive);
 }
 
 // One line of bulk mode as its JSON text; empty for a blank line. Sets `failed` for a line that
@@ -243,33 +213,30 @@ std::string bulk_answer(const TableSet& set,
                         const InputLine& line,
                         std::uint64_t line_number,
                         bool& failed) {
-  try {
-    if (line.too_long) {
-      throw std::runtime_error("line too long: " + std::to_string(line.too_long) +
-                               " bytes (at most " + std::to_string(kMaxLineBytes) +
-                               "; a position is " + std::to_string(set.rules().pits()) +
-                               " pit counts)");
-    }
+  std::string error;
+  if (line.too_long) {
+    error = "line too long: " + std::to_string(line.too_long) + " bytes (at most " +
+            std::to_string(kMaxLineBytes) + "; a position is " +
+            std::to_string(set.engine().board_pits()) + " pit counts)";
+  } else {
     std::istringstream in(line.text);
     std::vector<std::string> words;
     for (std::string w; in >> w;)
       words.push_back(w);
     if (words.empty())
       return {};
-    std::string error;
-    Pits board{};
-    if (!read_position(set, words, stores, board, error))
-      throw std::runtime_error(error);
-    return position_json(set, board, stores, args.max_plies);
-  } catch (const std::exception& e) {
-    failed = true;
-    // clipped()'s form, for a line of which only the first bytes were kept.
-    const std::string input = line.too_long
-                                  ? line.text + "... (" + std::to_string(line.too_long) + " bytes)"
-                                  : clipped(line.text, kEchoedInput);
-    return nlohmann::json{{"error", e.what()}, {"line", line_number}, {"input", input}}.dump(
-        -1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const Answer<PositionAnswer> a = answer(set, words, stores, args.max_plies);
+    if (a)
+      return position_json(*a);
+    error = a.refusal().message;
   }
+  failed = true;
+  // clipped()'s form, for a line of which only the first bytes were kept.
+  const std::string input = line.too_long
+                                ? line.text + "... (" + std::to_string(line.too_long) + " bytes)"
+                                : clipped(line.text, kEchoedInput);
+  return nlohmann::json{{"error", error}, {"line", line_number}, {"input", input}}.dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // Answers `lines` (the first numbered `first`) over the threads, in order, with one write;
@@ -320,7 +287,7 @@ int run_stdin(const TableSet& set, const Args& args, const Stores& stores) {
     try {
       while (lines.size() < kBatch && input.next(line, false))
         lines.push_back(line);
-    } catch (const std::exception&) {
+    } catch (...) {
       read_error = std::current_exception();
     }
     failed |= !answer_batch(set, args, stores, lines, line_number + 1);
@@ -384,10 +351,12 @@ std::unique_ptr<TableSet> open_probe_tables(const Args& args, const Stores& stor
     options.depth_cache_blocks = static_cast<std::size_t>(cache);
   }
   std::unique_ptr<TableSet> set = open_tables(args.tables, options);
-  if (!args.objective.empty() && objective_of(args.objective) != set->objective()) {
-    throw UsageError("--objective " + args.objective + ": " +
-                     set->explain(ProbeStatus::kWrongObjective, Pits{}) +
-                     objective_remedy(set->objective()));
+  const std::optional<Objective> asked =
+      args.objective.empty() ? std::nullopt : std::optional(objective_of(args.objective));
+  if (std::optional<Refusal> r = check_objective(*set, asked)) {
+    r->message =
+        "--objective " + args.objective + ": " + r->message + objective_remedy(set->objective());
+    throw Refused(*r);
   }
   check_stores(*set, stores);
   return set;
@@ -405,18 +374,13 @@ int run_probe(const Args& args) {
   const std::unique_ptr<TableSet> set = open_probe_tables(args, stores, bulk);
   if (bulk)
     return run_stdin(*set, args, stores);
-  Pits board{};
-  std::string error;
-  if (!read_position(*set, args.board, stores, board, error))
-    throw UsageError(error);
-  if (args.json) {
-    std::printf("%s\n", position_json(*set, board, stores, args.max_plies).c_str());
-  } else if (set->objective() == Objective::kCooperative) {
-    print_reach_text(
-        *set, report_cooperative(*set, board, stores.mover, stores.opponent, args.max_plies));
-  } else {
-    print_text(*set, report_position(*set, board, stores.mover, stores.opponent, args.max_plies));
-  }
+  const PositionAnswer a = answer(*set, args.board, stores, args.max_plies).value_or_throw();
+  if (args.json)
+    std::printf("%s\n", position_json(a).c_str());
+  else if (a.cooperative)
+    print_reach_text(*set, *a.cooperative);
+  else
+    print_text(*set, *a.competitive);
   return 0;
 }
 

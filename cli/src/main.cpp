@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "exit_code.h"
 #include "interrupt.h"
 #include "sowdb/probe/version.h"
 
@@ -93,11 +94,7 @@ int main(int argc, char** argv) {
   try {
     const int rc = run ? run() : 2;
     return stdout_written(0) ? rc : 1;
-  } catch (const sowdb::cli::UsageError& e) {
-    std::fprintf(stderr, "sowdb: error: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "sowdb: error: %s\n", e.what());
-    return 1;
+  } catch (...) {
+    return sowdb::cli::report_failure(std::current_exception());
   }
 }

@@ -110,6 +110,24 @@ sowdb_status internal(const char* what) noexcept {
   return SOWDB_ERR_INTERNAL;
 }
 
+// Runs the body of the entry point `name`: every exception ends here, as SOWDB_ERR_INTERNAL
+// with a message naming the call (a C caller cannot catch one).
+template <typename Body>
+sowdb_status guarded(const char* name, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return internal("out of memory");
+  } catch (...) {
+    try {
+      set_error(std::string(name) + ": unexpected failure");
+    } catch (...) {
+      set_error("unexpected failure");
+    }
+    return SOWDB_ERR_INTERNAL;
+  }
+}
+
 // The fields of a caller's options struct that its struct_size covers; the rest keep their
 // defaults, so that a caller compiled against an older, shorter struct is read safely.
 bool read_options(const sowdb_open_options* in, sowdb_open_options& out) noexcept {
@@ -141,7 +159,7 @@ sowdb_status list_moves(const char* name,
                         int32_t* count,
                         Probe&& probe,
                         Convert&& convert) noexcept {
-  try {
+  return guarded(name, [&]() -> sowdb_status {
     sowdb::Pits pos;
     if (const sowdb_status s = load(tables, pits, board_pits, pos); s != SOWDB_OK)
       return s;
@@ -163,9 +181,7 @@ sowdb_status list_moves(const char* name,
     for (int i = 0; i < all.size; ++i)
       convert(all.moves[static_cast<std::size_t>(i)], out[i]);
     return SOWDB_OK;
-  } catch (...) {
-    return internal((std::string(name) + ": unexpected failure").c_str());
-  }
+  });
 }
 
 }  // namespace
@@ -286,7 +302,7 @@ sowdb_status sowdb_probe_value(const sowdb_tables* tables,
                                int32_t board_pits,
                                int32_t* value,
                                int32_t* depth) {
-  try {
+  return guarded("sowdb_probe_value", [&]() -> sowdb_status {
     sowdb::Pits pos;
     if (const sowdb_status s = load(tables, pits, board_pits, pos); s != SOWDB_OK)
       return s;
@@ -303,16 +319,14 @@ sowdb_status sowdb_probe_value(const sowdb_tables* tables,
     if (depth)
       *depth = d;
     return SOWDB_OK;
-  } catch (...) {
-    return internal("sowdb_probe_value: unexpected failure");
-  }
+  });
 }
 
 sowdb_status sowdb_probe_value_only(const sowdb_tables* tables,
                                     const uint8_t* pits,
                                     int32_t board_pits,
                                     int32_t* value) {
-  try {
+  return guarded("sowdb_probe_value_only", [&]() -> sowdb_status {
     sowdb::Pits pos;
     if (const sowdb_status s = load(tables, pits, board_pits, pos); s != SOWDB_OK)
       return s;
@@ -326,9 +340,7 @@ sowdb_status sowdb_probe_value_only(const sowdb_tables* tables,
       return fail(tables, s, pos);
     *value = v;
     return SOWDB_OK;
-  } catch (...) {
-    return internal("sowdb_probe_value_only: unexpected failure");
-  }
+  });
 }
 
 sowdb_status sowdb_probe_moves(const sowdb_tables* tables,
@@ -355,7 +367,7 @@ sowdb_status sowdb_best_move(const sowdb_tables* tables,
                              const uint8_t* pits,
                              int32_t board_pits,
                              sowdb_move_worth* out) {
-  try {
+  return guarded("sowdb_best_move", [&]() -> sowdb_status {
     sowdb::Pits pos;
     if (const sowdb_status s = load(tables, pits, board_pits, pos); s != SOWDB_OK)
       return s;
@@ -369,9 +381,7 @@ sowdb_status sowdb_best_move(const sowdb_tables* tables,
       return fail(tables, s, pos);
     fill(best, board_pits, *out);
     return SOWDB_OK;
-  } catch (...) {
-    return internal("sowdb_best_move: unexpected failure");
-  }
+  });
 }
 
 sowdb_status sowdb_play(const sowdb_tables* tables,
@@ -381,7 +391,7 @@ sowdb_status sowdb_play(const sowdb_tables* tables,
                         uint8_t* child,
                         int32_t* gain,
                         int32_t* extra_turn) {
-  try {
+  return guarded("sowdb_play", [&]() -> sowdb_status {
     sowdb::Pits pos;
     if (const sowdb_status s = load(tables, pits, board_pits, pos); s != SOWDB_OK)
       return s;
@@ -407,9 +417,7 @@ sowdb_status sowdb_play(const sowdb_tables* tables,
     if (extra_turn)
       *extra_turn = m.extra_turn ? 1 : 0;
     return SOWDB_OK;
-  } catch (...) {
-    return internal("sowdb_play: unexpected failure");
-  }
+  });
 }
 
 sowdb_status sowdb_game_outcome(const sowdb_tables* tables,
@@ -418,7 +426,7 @@ sowdb_status sowdb_game_outcome(const sowdb_tables* tables,
                                 int32_t store_opponent,
                                 int32_t stones,
                                 sowdb_outcome* out) {
-  try {
+  return guarded("sowdb_game_outcome", [&]() -> sowdb_status {
     if (!tables || !out) {
       set_error("sowdb_game_outcome: null argument");
       return SOWDB_ERR_ARGUMENT;
@@ -437,9 +445,7 @@ sowdb_status sowdb_game_outcome(const sowdb_tables* tables,
     out->result = static_cast<int32_t>(o.result);
     out->decided = o.decided ? 1 : 0;
     return SOWDB_OK;
-  } catch (...) {
-    return internal("sowdb_game_outcome: unexpected failure");
-  }
+  });
 }
 
 sowdb_status sowdb_probe_wdl(const sowdb_tables* tables,
@@ -448,7 +454,7 @@ sowdb_status sowdb_probe_wdl(const sowdb_tables* tables,
                              int32_t store_mover,
                              int32_t store_opponent,
                              sowdb_wdl* out) {
-  try {
+  return guarded("sowdb_probe_wdl", [&]() -> sowdb_status {
     sowdb::Pits pos;
     if (const sowdb_status s = load(tables, pits, board_pits, pos); s != SOWDB_OK)
       return s;
@@ -477,9 +483,7 @@ sowdb_status sowdb_probe_wdl(const sowdb_tables* tables,
     out->final_opponent_x2 = 2 * store_opponent + stones - v;
     out->decided = o.decided ? 1 : 0;
     return SOWDB_OK;
-  } catch (...) {
-    return internal("sowdb_probe_wdl: unexpected failure");
-  }
+  });
 }
 
 int32_t sowdb_objective(const sowdb_tables* tables) {
@@ -493,7 +497,7 @@ sowdb_status sowdb_reach(const sowdb_tables* tables,
                          int32_t board_pits,
                          uint64_t bits[4],
                          int32_t* stones) {
-  try {
+  return guarded("sowdb_reach", [&]() -> sowdb_status {
     sowdb::Pits pos;
     if (const sowdb_status s = load(tables, pits, board_pits, pos); s != SOWDB_OK)
       return s;
@@ -509,9 +513,7 @@ sowdb_status sowdb_reach(const sowdb_tables* tables,
     if (stones)
       *stones = set.stones;
     return SOWDB_OK;
-  } catch (...) {
-    return internal("sowdb_reach: unexpected failure");
-  }
+  });
 }
 
 sowdb_status sowdb_balanced(const sowdb_tables* tables,
@@ -572,7 +574,7 @@ sowdb_status sowdb_cooperative_line(const sowdb_tables* tables,
                                     int32_t capacity,
                                     int32_t* count,
                                     int32_t* end) {
-  try {
+  return guarded("sowdb_cooperative_line", [&]() -> sowdb_status {
     sowdb::Pits pos;
     if (const sowdb_status s = load(tables, pits, board_pits, pos); s != SOWDB_OK)
       return s;
@@ -591,9 +593,7 @@ sowdb_status sowdb_cooperative_line(const sowdb_tables* tables,
            : line.end == sowdb::LineEnd::kRepetition ? 1
                                                      : 2;
     return SOWDB_OK;
-  } catch (...) {
-    return internal("sowdb_cooperative_line: unexpected failure");
-  }
+  });
 }
 
 }  // extern "C"

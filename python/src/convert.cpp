@@ -4,7 +4,6 @@
 #include <limits>
 #include <string>
 
-#include "sowdb/gen/generate.h"
 #include "sowdb/probe/variant.h"
 
 namespace sowdb::python {
@@ -92,33 +91,46 @@ void register_errors() {
         std::rethrow_exception(p);
     } catch (const PyError& e) {
       set_error(e.kind, e.what());
-    } catch (const TableSetError& e) {
-      set_error(ErrorKind::kOpen, e.what());
-    } catch (const gen::InvalidRequest& e) {
-      set_error(ErrorKind::kInvalidRequest, e.what());
     } catch (const py::builtin_exception&) {
       throw;  // pybind11's own (a failed cast): its translator raises them
-    } catch (const std::runtime_error& e) {
-      // The library's failures on the way (I/O, a full disk, a busy directory).
-      set_error(ErrorKind::kError, e.what());
+    } catch (const std::exception&) {
+      // The library's refusals and failures, by kind (refusal_of: the type, never the text).
+      const Refusal r = refusal_of(std::current_exception());
+      set_error(error_kind(r.kind), r.message.c_str());
     }
   });
 }
 
-ErrorKind kind_of(ProbeStatus status) {
-  switch (status) {
-    case ProbeStatus::kTooManyStones:
-    case ProbeStatus::kMissingTable:
-      return ErrorKind::kMissingTable;
-    case ProbeStatus::kCorruptTable:
-      return ErrorKind::kCorruptTable;
-    case ProbeStatus::kBadPosition:
+ErrorKind error_kind(RefusalKind kind) {
+  switch (kind) {
+    case RefusalKind::kBadRequest:
+      return ErrorKind::kInvalidRequest;
+    case RefusalKind::kBadPosition:
+    case RefusalKind::kBadStores:
       return ErrorKind::kBadPosition;
-    case ProbeStatus::kWrongObjective:
+    case RefusalKind::kUnknownVariant:
+      return ErrorKind::kBadVariant;
+    case RefusalKind::kNotServed:
+    case RefusalKind::kTooManySeeds:
+    case RefusalKind::kMissingTable:
+      return ErrorKind::kMissingTable;
+    case RefusalKind::kCorruptTable:
+      return ErrorKind::kCorruptTable;
+    case RefusalKind::kUnusableTables:
+      return ErrorKind::kOpen;
+    case RefusalKind::kGameOver:
+    case RefusalKind::kIllegalMove:
+      return ErrorKind::kIllegalMove;
+    case RefusalKind::kWrongObjective:
       return ErrorKind::kWrongObjective;
-    default:
+    case RefusalKind::kUnreachable:
+    case RefusalKind::kBusy:
+    case RefusalKind::kInterrupted:
+    case RefusalKind::kIoFailure:
+    case RefusalKind::kInternal:
       return ErrorKind::kError;
   }
+  return ErrorKind::kError;
 }
 
 Pits board_from(py::handle board, const Rules& rules) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sowdb/analysis/refusal.h"
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/tables.h"
 
@@ -41,8 +42,9 @@ struct PyError : std::runtime_error {
 /// Installs the translator of PyError (and of the library's exceptions) into Python errors.
 void register_errors();
 
-/// The exception kind of a failed probe's status.
-ErrorKind kind_of(ProbeStatus status);
+/// The exception class of a refusal of `kind`: the extension's one mapping of refusals
+/// (sowdb/analysis/refusal.h), used by the translator that register_errors installs.
+ErrorKind error_kind(RefusalKind kind);
 
 /// The board `board` (a sequence of 2P whole numbers: list, tuple, 1-D numpy array) for
 /// `rules`. ERRORS throws PyError(kBadPosition) for a wrong length, a pit outside 0..255, more

@@ -10,7 +10,7 @@
 
 #include "bindings.h"
 #include "sowdb/analysis/bulk_probe.h"
-#include "sowdb/analysis/position_report.h"
+#include "sowdb/analysis/position_answer.h"
 #include "sowdb/analysis/report_json.h"
 #include "sowdb/format/index.h"
 #include "sowdb/probe/outcome.h"
@@ -23,43 +23,27 @@ namespace {
 // suits one probe at a time).
 constexpr std::size_t kPythonCacheBytes = std::size_t{64} << 20;
 
-struct MoveInfo {
-  int pit = 0;
-  int worth = 0;
-  int depth = 0;
-  int gain = 0;
-  int stored = 0;
-  int captured = 0;
-  bool extra_turn = false;
-  std::string category;
-  py::tuple after;
+// The report of one probe as Python holds it: ProbeResult is the analysis library's
+// PositionReport itself, and MoveInfo and LineStep read their fields from it (no copies).
+using Report = std::shared_ptr<PositionReport>;
+
+// One move of a probed position: the report's moves[index].
+struct MoveView {
+  Report report;
+  std::size_t index = 0;
+  const ReportedMove& move() const { return report->moves[index]; }
 };
 
-struct LineStepInfo {
-  int mover = 0;
-  int pit = 0;
-  int gain = 0;
-  bool extra_turn = false;
-  py::tuple before;
+// One ply of a probed position's principal line: the report's line.steps[index].
+struct StepView {
+  Report report;
+  std::size_t index = 0;
+  const LineStep& step() const { return report->line.steps[index]; }
 };
 
-struct ProbeResult {
-  std::string variant;
-  py::tuple board;
-  int stones = 0;
-  std::pair<int, int> stores;
-  int value = 0;
-  int depth = 0;
-  std::string result;
-  std::pair<double, double> final_score;
-  bool decided = false;
-  bool game_over = false;
-  std::vector<MoveInfo> moves;
-  std::optional<int> best;
-  std::vector<int> line;
-  std::vector<LineStepInfo> line_steps;
-  std::string line_end;
-};
+int board_pits(const PositionReport& r) {
+  return r.variant.rules.pits();
+}
 
 struct Labels {
   py::object value;
@@ -67,39 +51,6 @@ struct Labels {
   py::object depth = py::none();
   py::object best = py::none();
 };
-
-ProbeResult to_result(const PositionReport& r, const Rules& rules) {
-  const int k = rules.pits();
-  ProbeResult out;
-  out.variant = r.variant.to_string();
-  out.board = board_tuple(r.board, k);
-  out.stones = r.stones;
-  out.stores = {r.store_mover, r.store_opponent};
-  out.value = r.value;
-  out.depth = r.depth;
-  out.result = to_string(r.outcome.result);
-  out.final_score = {r.outcome.mover, r.outcome.opponent};
-  out.decided = r.outcome.decided;
-  out.game_over = r.moves.empty();
-  for (const ReportedMove& m : r.moves) {
-    out.moves.push_back({m.pit,
-                         m.worth,
-                         m.depth,
-                         m.gain,
-                         m.stored,
-                         m.captured,
-                         m.extra_turn,
-                         to_string(m.category),
-                         board_tuple(m.after, k)});
-  }
-  out.best = r.best();
-  for (const LineStep& s : r.line.steps) {
-    out.line.push_back(s.pit);
-    out.line_steps.push_back({s.mover, s.pit, s.gain, s.extra_turn, board_tuple(s.before, k)});
-  }
-  out.line_end = line_end_text(r.line.end);
-  return out;
-}
 
 // A table set as Python holds it: closing drops this handle, while a bulk call running without
 // the GIL keeps its own reference until it returns.
@@ -133,59 +84,29 @@ class PyTables {
   int max_stones() const { return max_stones_; }
 
   // The report of `board`; nullopt for a missing table when `missing_ok`.
-  std::optional<ProbeResult> probe(py::handle board_obj,
-                                   std::pair<int, int> stores,
-                                   int max_plies,
-                                   bool missing_ok) const {
+  std::optional<Report> probe(py::handle board_obj,
+                              std::pair<int, int> stores,
+                              int max_plies,
+                              bool missing_ok) const {
     const auto set = get();
     const Pits board = board_from(board_obj, set->engine());
-    if (stores.first < 0 || stores.second < 0)
-      throw PyError(ErrorKind::kBadPosition, "a store holds 0 seeds or more");
-    if (max_plies < 0)
-      throw PyError(ErrorKind::kBadPosition, "max_plies must be 0 or more");
-    ProbeStatus status = ProbeStatus::kOk;
-    std::optional<PositionReport> report;
-    std::string error;
+    PositionQuery query;
+    query.board.assign(board.begin(), board.begin() + set->engine().board_pits());
+    query.store_mover = stores.first;
+    query.store_opponent = stores.second;
+    query.max_plies = max_plies;
+    query.objective = Objective::kCompetitive;
+    std::optional<Answer<PositionAnswer>> answer;
     {
       py::gil_scoped_release release;
-      int v = 0;
-      int d = 0;
-      status = set->value(board, v, d);
-      if (status == ProbeStatus::kOk) {
-        try {
-          report = report_position(*set, board, stores.first, stores.second, max_plies);
-        } catch (const std::runtime_error& e) {
-          error = e.what();
-          // Which failure: the stores, or a table along the way (the moves or the line).
-          GameOutcome o;
-          int stones = 0;
-          for (const auto p : board)
-            stones += p;
-          MoveWorths moves;
-          PrincipalLine line;
-          if (game_outcome(set->variant(), v, stores.first, stores.second, stones, o) !=
-              OutcomeStatus::kOk) {
-            status = ProbeStatus::kBadPosition;
-          } else if (const ProbeStatus s = set->moves(board, moves); s != ProbeStatus::kOk) {
-            status = s;
-          } else if (const ProbeStatus l = set->principal_line(board, line, max_plies);
-                     l != ProbeStatus::kOk) {
-            status = l;
-          } else {
-            status = ProbeStatus::kCorruptTable;
-          }
-        }
-      } else {
-        error = set->explain(status, board);
-      }
+      answer = answer_position(*set, query);
     }
-    if (status != ProbeStatus::kOk) {
-      const ErrorKind kind = kind_of(status);
-      if (missing_ok && kind == ErrorKind::kMissingTable)
+    if (!*answer) {
+      if (missing_ok && error_kind(answer->refusal().kind) == ErrorKind::kMissingTable)
         return std::nullopt;
-      throw PyError(kind, error);
+      throw Refused(answer->refusal());
     }
-    return to_result(*report, set->engine());
+    return std::make_shared<PositionReport>(std::move(*(*answer).value().competitive));
   }
 
   // The value and depth of one board (raises on a failed probe).
@@ -196,7 +117,7 @@ class PyTables {
     int d = 0;
     const ProbeStatus s = set->value(board, v, d);
     if (s != ProbeStatus::kOk)
-      throw PyError(kind_of(s), set->explain(s, board));
+      throw Refused(refusal_of(s, *set, board));
     return {v, d};
   }
 
@@ -208,7 +129,7 @@ class PyTables {
     if (s == ProbeStatus::kGameOver)
       return std::nullopt;
     if (s != ProbeStatus::kOk)
-      throw PyError(kind_of(s), set->explain(s, board));
+      throw Refused(refusal_of(s, *set, board));
     return m.move.pit;
   }
 
@@ -285,67 +206,145 @@ class PyTables {
 
 // The result types of a probe: MoveInfo, LineStep, ProbeResult and Labels.
 void def_probe_results(py::module_& m) {
-  py::class_<MoveInfo>(m, "MoveInfo", "One legal move of a probed position.")
-      .def_readonly("pit", &MoveInfo::pit, "The pit sown, 0..P-1 from the mover's left.")
-      .def_readonly("worth",
-                    &MoveInfo::worth,
-                    "Seeds the mover nets from the position by playing it, perfect play after.")
-      .def_readonly("depth",
-                    &MoveInfo::depth,
-                    "Plies to realise the worth after the move (0 when it gains seeds).")
-      .def_readonly("gain", &MoveInfo::gain, "Seeds the move sends to the mover's store.")
-      .def_readonly("stored", &MoveInfo::stored, "Seeds sown straight into the store.")
-      .def_readonly("captured", &MoveInfo::captured, "Seeds captured.")
-      .def_readonly("extra_turn", &MoveInfo::extra_turn, "The mover moves again.")
-      .def_readonly("category",
-                    &MoveInfo::category,
-                    "'win', 'draw' or 'loss': the game's result after this move with the stores.")
-      .def_readonly("after",
-                    &MoveInfo::after,
-                    "The position after the move, from the side of the player to move next.")
-      .def("__repr__", [](const MoveInfo& i) {
+  py::class_<MoveView>(m, "MoveInfo", "One legal move of a probed position.")
+      .def_property_readonly(
+          "pit",
+          [](const MoveView& v) { return v.move().pit; },
+          "The pit sown, 0..P-1 from the mover's left.")
+      .def_property_readonly(
+          "worth",
+          [](const MoveView& v) { return v.move().worth; },
+          "Seeds the mover nets from the position by playing it, perfect play after.")
+      .def_property_readonly(
+          "depth",
+          [](const MoveView& v) { return v.move().depth; },
+          "Plies to realise the worth after the move (0 when it gains seeds).")
+      .def_property_readonly(
+          "gain",
+          [](const MoveView& v) { return v.move().gain; },
+          "Seeds the move sends to the mover's store.")
+      .def_property_readonly(
+          "stored",
+          [](const MoveView& v) { return v.move().stored; },
+          "Seeds sown straight into the store.")
+      .def_property_readonly(
+          "captured", [](const MoveView& v) { return v.move().captured; }, "Seeds captured.")
+      .def_property_readonly(
+          "extra_turn",
+          [](const MoveView& v) { return v.move().extra_turn; },
+          "The mover moves again.")
+      .def_property_readonly(
+          "category",
+          [](const MoveView& v) { return std::string(to_string(v.move().category)); },
+          "'win', 'draw' or 'loss': the game's result after this move with the stores.")
+      .def_property_readonly(
+          "after",
+          [](const MoveView& v) { return board_tuple(v.move().after, board_pits(*v.report)); },
+          "The position after the move, from the side of the player to move next.")
+      .def("__repr__", [](const MoveView& v) {
+        const ReportedMove& i = v.move();
         return "MoveInfo(pit=" + std::to_string(i.pit) + ", worth=" + std::to_string(i.worth) +
-               ", depth=" + std::to_string(i.depth) + ", category='" + i.category + "')";
+               ", depth=" + std::to_string(i.depth) + ", category='" + to_string(i.category) + "')";
       });
 
-  py::class_<LineStepInfo>(m, "LineStep", "One ply of a principal line.")
-      .def_readonly("mover",
-                    &LineStepInfo::mover,
-                    "0: the player to move at the probed position; 1: the other.")
-      .def_readonly("pit", &LineStepInfo::pit, "The pit sown, from the mover's side.")
-      .def_readonly("gain", &LineStepInfo::gain, "Seeds the move took.")
-      .def_readonly("extra_turn", &LineStepInfo::extra_turn, "The same player moves again.")
-      .def_readonly(
-          "before", &LineStepInfo::before, "The position before the move, from the mover's side.");
+  py::class_<StepView>(m, "LineStep", "One ply of a principal line.")
+      .def_property_readonly(
+          "mover",
+          [](const StepView& v) { return v.step().mover; },
+          "0: the player to move at the probed position; 1: the other.")
+      .def_property_readonly(
+          "pit",
+          [](const StepView& v) { return v.step().pit; },
+          "The pit sown, from the mover's side.")
+      .def_property_readonly(
+          "gain", [](const StepView& v) { return v.step().gain; }, "Seeds the move took.")
+      .def_property_readonly(
+          "extra_turn",
+          [](const StepView& v) { return v.step().extra_turn; },
+          "The same player moves again.")
+      .def_property_readonly(
+          "before",
+          [](const StepView& v) { return board_tuple(v.step().before, board_pits(*v.report)); },
+          "The position before the move, from the mover's side.");
 
-  py::class_<ProbeResult>(m,
-                          "ProbeResult",
-                          "Everything the tables say about one position (TableSet.probe): the "
-                          "fields of `sowdb probe --json`.")
-      .def_readonly("variant", &ProbeResult::variant, "The tables' variant.")
-      .def_readonly("board", &ProbeResult::board, "The position, mover first.")
-      .def_readonly("stones", &ProbeResult::stones, "Seeds on the board.")
-      .def_readonly("stores", &ProbeResult::stores, "Seeds already taken, mover first.")
+  py::class_<PositionReport, Report>(
+      m,
+      "ProbeResult",
+      "Everything the tables say about one position (TableSet.probe): the "
+      "fields of `sowdb probe --json`.")
+      .def_property_readonly(
+          "variant",
+          [](const PositionReport& r) { return r.variant.to_string(); },
+          "The tables' variant.")
+      .def_property_readonly(
+          "board",
+          [](const PositionReport& r) { return board_tuple(r.board, board_pits(r)); },
+          "The position, mover first.")
+      .def_readonly("stones", &PositionReport::stones, "Seeds on the board.")
+      .def_property_readonly(
+          "stores",
+          [](const PositionReport& r) { return std::make_pair(r.store_mover, r.store_opponent); },
+          "Seeds already taken, mover first.")
       .def_readonly(
-          "value", &ProbeResult::value, "Seeds the mover nets from here under perfect play.")
-      .def_readonly("depth", &ProbeResult::depth, "Plies to realise the value.")
-      .def_readonly("result", &ProbeResult::result, "'win', 'draw' or 'loss' for the mover.")
-      .def_readonly(
-          "final", &ProbeResult::final_score, "The final seeds (mover, opponent) with the stores.")
-      .def_readonly(
-          "decided", &ProbeResult::decided, "Oware family: a store already holds a majority.")
-      .def_readonly("game_over", &ProbeResult::game_over, "The mover has no legal move.")
-      .def_readonly("moves", &ProbeResult::moves, "Every legal move, best first (MoveInfo).")
-      .def_readonly("best", &ProbeResult::best, "The best move's pit; None when the game is over.")
-      .def_readonly("line", &ProbeResult::line, "The principal line's pits.")
-      .def_readonly("line_steps", &ProbeResult::line_steps, "The principal line (LineStep).")
-      .def_readonly("line_end",
-                    &ProbeResult::line_end,
-                    "Why the line stopped: 'game_over', 'endless' or 'max_plies'.")
-      .def("__repr__", [](const ProbeResult& r) {
+          "value", &PositionReport::value, "Seeds the mover nets from here under perfect play.")
+      .def_readonly("depth", &PositionReport::depth, "Plies to realise the value.")
+      .def_property_readonly(
+          "result",
+          [](const PositionReport& r) { return std::string(to_string(r.outcome.result)); },
+          "'win', 'draw' or 'loss' for the mover.")
+      .def_property_readonly(
+          "final",
+          [](const PositionReport& r) {
+            return std::make_pair(r.outcome.mover, r.outcome.opponent);
+          },
+          "The final seeds (mover, opponent) with the stores.")
+      .def_property_readonly(
+          "decided",
+          [](const PositionReport& r) { return r.outcome.decided; },
+          "Oware family: a store already holds a majority.")
+      .def_property_readonly(
+          "game_over",
+          [](const PositionReport& r) { return r.moves.empty(); },
+          "The mover has no legal move.")
+      .def_property_readonly(
+          "moves",
+          [](const Report& r) {
+            std::vector<MoveView> out;
+            for (std::size_t i = 0; i < r->moves.size(); ++i)
+              out.push_back({r, i});
+            return out;
+          },
+          "Every legal move, best first (MoveInfo).")
+      .def_property_readonly(
+          "best",
+          [](const PositionReport& r) { return r.best(); },
+          "The best move's pit; None when the game is over.")
+      .def_property_readonly(
+          "line",
+          [](const PositionReport& r) {
+            std::vector<int> pits;
+            for (const LineStep& s : r.line.steps)
+              pits.push_back(s.pit);
+            return pits;
+          },
+          "The principal line's pits.")
+      .def_property_readonly(
+          "line_steps",
+          [](const Report& r) {
+            std::vector<StepView> out;
+            for (std::size_t i = 0; i < r->line.steps.size(); ++i)
+              out.push_back({r, i});
+            return out;
+          },
+          "The principal line (LineStep).")
+      .def_property_readonly(
+          "line_end",
+          [](const PositionReport& r) { return std::string(line_end_text(r.line.end)); },
+          "Why the line stopped: 'game_over', 'endless' or 'max_plies'.")
+      .def("__repr__", [](const PositionReport& r) {
         return "ProbeResult(value=" + std::to_string(r.value) +
-               ", depth=" + std::to_string(r.depth) + ", result='" + r.result +
-               "', best=" + (r.best ? std::to_string(*r.best) : std::string("None")) + ")";
+               ", depth=" + std::to_string(r.depth) + ", result='" + to_string(r.outcome.result) +
+               "', best=" + (r.best() ? std::to_string(*r.best()) : std::string("None")) + ")";
       });
 
   py::class_<Labels>(m,

@@ -12,9 +12,27 @@
 #include "sowdb/probe/variant.h"
 #include "sowdb/server/embedded_files.h"
 #include "sowdb/server/query.h"
+#include "sowdb/server/status.h"
 
 namespace sowdb::server {
 namespace {
+
+// What the page needs to know of a served set's variant without parsing its text: the canonical
+// text, the preset, the family, the board and the rules in words.
+nlohmann::json variant_facts(const TableSet& set) {
+  const Variant& v = set.variant();
+  const Preset* preset = find_preset(v.preset);
+  return nlohmann::json{
+      {"variant", v.to_string()},
+      {"preset", v.preset},
+      {"description", preset != nullptr ? std::string(preset->description) : std::string()},
+      {"family", std::string(to_string(set.rules().family))},
+      {"rules", describe(set.rules())},
+      {"pits_per_side", set.rules().pits_per_side},
+      {"seeds_per_pit", v.seeds_per_pit},
+      {"game_seeds", v.total_stones()},
+  };
+}
 
 // The facts /api/v1/variants gives of one served table set; no filesystem path.
 nlohmann::json table_info(const TableSet& set) {
@@ -33,21 +51,12 @@ nlohmann::json table_info(const TableSet& set) {
   const std::uintmax_t manifest = std::filesystem::file_size(set.directory() / kManifestName, ec);
   if (!ec)
     bytes += manifest;
-  const Variant& v = set.variant();
-  const Preset* preset = find_preset(v.preset);
-  return nlohmann::json{
-      {"variant", v.to_string()},
-      {"objective", set.objective() == Objective::kCooperative ? "cooperative" : "competitive"},
-      {"preset", v.preset},
-      {"description", preset != nullptr ? std::string(preset->description) : std::string()},
-      {"rules", describe(set.rules())},
-      {"pits_per_side", set.rules().pits_per_side},
-      {"seeds_per_pit", v.seeds_per_pit},
-      {"game_seeds", v.total_stones()},
-      {"layers", {{"min", 0}, {"max", set.max_stones()}}},
-      {"positions", positions},
-      {"bytes", bytes},
-  };
+  nlohmann::json info = variant_facts(set);
+  info["objective"] = set.objective() == Objective::kCooperative ? "cooperative" : "competitive";
+  info["layers"] = {{"min", 0}, {"max", set.max_stones()}};
+  info["positions"] = positions;
+  info["bytes"] = bytes;
+  return info;
 }
 
 const char* objective_name(Objective o) {
@@ -70,6 +79,7 @@ Api::Api(std::vector<std::shared_ptr<const TableSet>> tables, ApiOptions options
   if (tables.empty())
     throw std::invalid_argument("no table directory to serve");
   nlohmann::json list = nlohmann::json::array();
+  std::map<std::string, nlohmann::json, std::less<>> by_variant;  // GET /api/v1/variant
   for (auto& set : tables) {
     Served s;
     s.variant = set->variant().to_string();
@@ -82,10 +92,19 @@ Api::Api(std::vector<std::shared_ptr<const TableSet>> tables, ApiOptions options
       }
     }
     list.push_back(table_info(*set));
+    nlohmann::json& one = by_variant[s.variant];
+    if (one.is_null()) {
+      one = variant_facts(*set);
+      one["api"] = kApiVersion;
+      one["tables"] = nlohmann::json::array();
+    }
+    one["tables"].push_back(list.back());
     s.set = std::move(set);
     impl_->served.push_back(std::move(s));
   }
   impl_->variants_body = nlohmann::json{{"api", kApiVersion}, {"tables", list}}.dump();
+  for (const auto& [variant, body] : by_variant)
+    impl_->variant_bodies.emplace(variant, body.dump());
 }
 
 Api::~Api() = default;
@@ -105,14 +124,21 @@ std::vector<std::string> Api::describe_tables() const {
 
 namespace {
 
+// The response to a refusal: its status from the one mapping (status.h).
+template <typename Why>
+Response error_response(Why why, const std::string& message) {
+  return Api::error(http_status(why), message);
+}
+
 Response method_not_allowed(const Request& request, const char* allowed) {
-  Response r = Api::error(
-      405, "method " + printable(request.method) + " is not allowed here; use " + allowed);
+  Response r = error_response(
+      HttpRefusal::kMethodNotAllowed,
+      "method " + printable(request.method) + " is not allowed here; use " + allowed);
   r.allow = allowed;
   return r;
 }
 
-// An embedded file, with 304 when the client holds it.
+// An embedded file, or not modified when the client holds it.
 Response static_file(const Request& request, std::string_view path) {
   for (const EmbeddedFile& f : embedded_files()) {
     if (f.path != path)
@@ -120,23 +146,19 @@ Response static_file(const Request& request, std::string_view path) {
     Response r;
     r.endpoint = Endpoint::kStatic;
     r.etag = "\"" + std::string(f.etag) + "\"";
-    // The page's files change with the binary: revalidate each time (cheap, 304).
+    // The page's files change with the binary: revalidate each time (cheap: not modified).
     r.cache_control = "no-cache";
     r.content_type = std::string(f.content_type);
     if (request.if_none_match == r.etag) {
-      r.status = 304;
+      r.status = http_status(HttpSuccess::kNotModified);
       return r;
     }
     r.body = std::string(f.bytes);
     return r;
   }
-  Response r = Api::error(404, "no such file: " + printable(path, 80));
+  Response r = error_response(HttpRefusal::kNoSuchResource, "no such file: " + printable(path, 80));
   r.endpoint = Endpoint::kStatic;
   return r;
-}
-
-Response error_response(int status, const std::string& message) {
-  return Api::error(status, message);
 }
 
 Response with_endpoint(Response r, Endpoint e) {
@@ -152,6 +174,8 @@ Endpoint endpoint_of_path(std::string_view path) {
     return Endpoint::kBatch;
   if (path == "/api/v1/variants")
     return Endpoint::kVariants;
+  if (path == "/api/v1/variant")
+    return Endpoint::kVariant;
   if (path == "/api/v1/health")
     return Endpoint::kHealth;
   if (path == "/metrics")
@@ -171,6 +195,29 @@ Response json_ok(std::string body, Endpoint endpoint) {
 
 }  // namespace
 
+Response Api::Impl::variant(const Target& target) const {
+  for (std::size_t i = 0; i < target.params.size(); ++i) {
+    const std::string& name = target.params[i].first;
+    if (name != "variant")
+      return error_response(RefusalKind::kBadRequest,
+                            "unknown parameter '" + printable(name) + "' (parameters: variant)");
+    if (i > 0)
+      return error_response(RefusalKind::kBadRequest, "parameter 'variant' given twice");
+  }
+  const std::string* text = find_param(target, "variant");
+  if (text == nullptr)
+    return error_response(RefusalKind::kBadRequest,
+                          "missing parameter 'variant' (e.g. variant=oware)");
+  Refusal refusal;
+  const Served* s = find(*text, "", refusal);
+  if (s == nullptr)
+    return error_response(refusal.kind, refusal.message_without_paths());
+  Response r = json_ok(variant_bodies.at(s->variant), Endpoint::kVariant);
+  // What a served variant is does not change while the server runs, as a position's answer.
+  r.cache_control = "public, max-age=86400";
+  return r;
+}
+
 Endpoint Api::endpoint_of(std::string_view target) {
   Target parsed;
   std::string error;
@@ -181,7 +228,7 @@ std::optional<Response> Api::answer(const Request& request, bool may_probe) cons
   Target target;
   std::string error;
   if (!parse_target(request.target, target, error))
-    return error_response(400, "malformed request target: " + error);
+    return error_response(HttpRefusal::kMalformed, "malformed request target: " + error);
   const std::string& path = target.path;
   const Endpoint endpoint = endpoint_of_path(path);
   // HEAD is GET without the body (RFC 9110): the transport drops the body, keeps its length.
@@ -202,6 +249,11 @@ std::optional<Response> Api::answer(const Request& request, bool may_probe) cons
     if (!get)
       return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
     return json_ok(impl_->variants_body, endpoint);
+  }
+  if (endpoint == Endpoint::kVariant) {
+    if (!get)
+      return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
+    return with_endpoint(impl_->variant(target), endpoint);
   }
   if (endpoint == Endpoint::kHealth) {
     if (!get)
@@ -231,12 +283,12 @@ std::optional<Response> Api::answer(const Request& request, bool may_probe) cons
                        page ? std::string_view("index.html") : std::string_view(path).substr(8));
   }
   if (path.rfind("/api/", 0) == 0) {
-    return error_response(404,
+    return error_response(HttpRefusal::kNoSuchResource,
                           "no such endpoint: " + printable(path, 80) +
                               " (endpoints: /api/v1/position, /api/v1/batch, /api/v1/variants, "
-                              "/api/v1/health, /metrics)");
+                              "/api/v1/variant, /api/v1/health, /metrics)");
   }
-  return error_response(404, "no such page: " + printable(path, 80));
+  return error_response(HttpRefusal::kNoSuchResource, "no such page: " + printable(path, 80));
 }
 
 }  // namespace sowdb::server

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "sowdb/server/server.h"
+#include "sowdb/server/status.h"
 
 namespace sowdb::server {
 namespace {
@@ -97,19 +98,19 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     if (ec == http::error::body_limit) {
       send_error(
-          413,
+          HttpRefusal::kTooLarge,
           "request body larger than " + std::to_string(shared_.options.max_body_bytes) + " bytes");
       return;
     }
     if (ec == http::error::header_limit) {
-      send_error(413,
+      send_error(HttpRefusal::kTooLarge,
                  "request line and headers larger than " +
                      std::to_string(shared_.options.max_header_bytes) + " bytes");
       return;
     }
     if (ec && ec.category() == http::make_error_code(http::error::bad_target).category() &&
         ec != http::error::partial_message) {
-      send_error(400, "malformed HTTP request: " + ec.message());
+      send_error(HttpRefusal::kMalformed, "malformed HTTP request: " + ec.message());
       return;
     }
     if (ec)
@@ -137,17 +138,20 @@ class Session : public std::enable_shared_from_this<Session> {
       std::optional<Response> answer;
       try {
         answer = self->shared_.api->answer(self->request_, true);
-      } catch (const std::exception& e) {
-        answer = Api::error(500, std::string("internal error: ") + e.what());
+      } catch (...) {
+        // refusal_of: the one place an exception becomes a refusal; its path-free message.
+        const Refusal why = refusal_of(std::current_exception());
+        answer =
+            Api::error(http_status(why.kind), "internal error: " + why.message_without_paths());
       }
       asio::post(self->stream_.get_executor(),
                  [self, a = std::move(*answer)]() mutable { self->send(std::move(a), false); });
     });
   }
 
-  void send_error(int status, const std::string& message) {
+  void send_error(HttpRefusal why, const std::string& message) {
     started_ = std::chrono::steady_clock::now();
-    Response r = Api::error(status, message);
+    Response r = Api::error(http_status(why), message);
     // Counted where answer() would count the request (a batch body over the bound under batch).
     // Not only once the header is done: a Content-Length over the bound ends it early, and the
     // request line, read first, holds the target (empty before: kOther).
@@ -162,7 +166,7 @@ class Session : public std::enable_shared_from_this<Session> {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     shared_.api->metrics().record(r.endpoint, r.status, seconds);
-    if (r.status >= 500)
+    if (is_server_fault(r.status))
       shared_.log("error " + std::to_string(r.status) + ": " + std::string(r.payload()));
     for (const std::string& fault : r.faults)
       shared_.log(fault);
@@ -199,7 +203,7 @@ class Session : public std::enable_shared_from_this<Session> {
       head_ += value;
       head_ += "\r\n";
     };
-    if (out_.status != 304)
+    if (out_.status != http_status(HttpSuccess::kNotModified))
       field("Content-Type", out_.content_type);
     if (!out_.etag.empty())
       field("ETag", out_.etag);
@@ -212,8 +216,8 @@ class Session : public std::enable_shared_from_this<Session> {
       field("Connection", "keep-alive");
     else if (version != 10 && !keep_alive_)
       field("Connection", "close");
-    // 1xx, 204 and 304 carry no body and no length.
-    if (out_.status >= 200 && out_.status != 204 && out_.status != 304)
+    // Informational, no-content and not-modified answers carry no body and no length.
+    if (has_body(out_.status))
       field("Content-Length", std::to_string(out_.payload().size()));
     head_ += "\r\n";
   }
@@ -231,9 +235,9 @@ class Session : public std::enable_shared_from_this<Session> {
     read();
   }
 
-  // After an answer that closes the connection (413 before the body was read, 400), reads and
-  // drops what the client still sends, up to kDrainBytes or the read timeout: closing a socket
-  // with unread data resets it, and the client would lose the answer.
+  // After an answer that closes the connection (too large before the body was read, malformed),
+  // reads and drops what the client still sends, up to kDrainBytes or the read timeout: closing a
+  // socket with unread data resets it, and the client would lose the answer.
   void drain() {
     static constexpr std::size_t kDrainBytes = std::size_t{8} << 20;
     if (drained_ >= kDrainBytes)

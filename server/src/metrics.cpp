@@ -12,6 +12,8 @@ const char* to_string(Endpoint e) noexcept {
       return "batch";
     case Endpoint::kVariants:
       return "variants";
+    case Endpoint::kVariant:
+      return "variant";
     case Endpoint::kHealth:
       return "health";
     case Endpoint::kMetrics:
@@ -25,11 +27,11 @@ const char* to_string(Endpoint e) noexcept {
 }
 
 std::size_t Metrics::status_slot(int status) noexcept {
-  for (std::size_t i = 0; i + 1 < kStatuses.size(); ++i) {
-    if (kStatuses[i] == status)
+  for (std::size_t i = 0; i + 1 < kCountedStatuses.size(); ++i) {
+    if (kCountedStatuses[i] == status)
       return i;
   }
-  return kStatuses.size() - 1;
+  return kCountedStatuses.size() - 1;
 }
 
 void Metrics::record(Endpoint endpoint, int status, double seconds) noexcept {
@@ -54,11 +56,12 @@ std::string Metrics::text(const ResponseCache::Stats& cache) const {
       "# HELP sowdb_http_requests_total HTTP requests answered, by endpoint and status.\n"
       "# TYPE sowdb_http_requests_total counter\n";
   for (int e = 0; e < kEndpointCount; ++e) {
-    for (std::size_t s = 0; s < kStatuses.size(); ++s) {
+    for (std::size_t s = 0; s < kCountedStatuses.size(); ++s) {
       const std::uint64_t n = requests_[e][s].load(std::memory_order_relaxed);
       if (n == 0)
         continue;
-      const std::string status = kStatuses[s] == 0 ? "other" : std::to_string(kStatuses[s]);
+      const std::string status =
+          kCountedStatuses[s] == 0 ? "other" : std::to_string(kCountedStatuses[s]);
       add("sowdb_http_requests_total{endpoint=\"%s\",status=\"%s\"} %llu\n",
           to_string(static_cast<Endpoint>(e)),
           status.c_str(),

@@ -7,11 +7,11 @@
 #include <utility>
 
 #include "api_impl.h"
-#include "sowdb/analysis/cooperative_report.h"
-#include "sowdb/analysis/position_report.h"
+#include "sowdb/analysis/position_answer.h"
 #include "sowdb/analysis/report_json.h"
 #include "sowdb/probe/outcome.h"
 #include "sowdb/probe/variant.h"
+#include "sowdb/server/status.h"
 
 namespace sowdb::server {
 namespace {
@@ -142,15 +142,30 @@ nlohmann::json parse_body(std::string_view body, std::string& repeated) {
   return nlohmann::json::parse(body, note_keys);
 }
 
+// A refusal as a position's answer: its status and its message without the paths the client
+// never gave.
+Answered refused(const Refusal& r) {
+  Answered a;
+  a.status = http_status(r.kind);
+  a.error = r.message_without_paths();
+  return a;
+}
+
+// A refusal as a response counted under `endpoint`.
+Response refusal_response(const Refusal& r, Endpoint endpoint) {
+  Response out = Api::error(http_status(r.kind), r.message_without_paths());
+  out.endpoint = endpoint;
+  return out;
+}
+
 }  // namespace
 
 const Served* Api::Impl::find(std::string_view variant,
                               std::string_view objective,
-                              int& status,
-                              std::string& error) const {
+                              Refusal& refusal) const {
   if (!objective.empty() && objective != "competitive" && objective != "cooperative") {
-    status = 400;
-    error = "objective must be competitive or cooperative, not '" + printable(objective) + "'";
+    refusal = {RefusalKind::kBadRequest,
+               "objective must be competitive or cooperative, not '" + printable(objective) + "'"};
     return nullptr;
   }
   // The canonical text, as a page or a script sends it, needs no parsing.
@@ -161,23 +176,23 @@ const Served* Api::Impl::find(std::string_view variant,
   std::string reason;
   const std::optional<Variant> v = parse_variant(variant, &reason);
   if (!v) {
-    status = 404;
     // An unknown preset's reason already says "unknown variant '<preset>' (known: ...)": keep
     // its list, not the phrase twice. Other reasons (a bad board size) need the text named.
     const std::size_t known = reason.rfind(" (known: ");
-    error = "unknown variant '" + printable(variant) + "'" +
-            (reason.rfind("unknown variant '", 0) == 0 && known != std::string::npos
-                 ? reason.substr(known)
-                 : ": " + reason) +
-            "; served: " + served_list(served);
+    refusal = {RefusalKind::kUnknownVariant,
+               "unknown variant '" + printable(variant) + "'" +
+                   (reason.rfind("unknown variant '", 0) == 0 && known != std::string::npos
+                        ? reason.substr(known)
+                        : ": " + reason) +
+                   "; served: " + served_list(served)};
     return nullptr;
   }
   const Served* found = find_canonical(v->to_string(), objective);
   if (found == nullptr) {
-    status = 404;
-    error = "variant " + v->to_string() +
-            (objective.empty() ? std::string() : " (" + std::string(objective) + ")") +
-            " is not served; served: " + served_list(served);
+    refusal = {RefusalKind::kNotServed,
+               "variant " + v->to_string() +
+                   (objective.empty() ? std::string() : " (" + std::string(objective) + ")") +
+                   " is not served; served: " + served_list(served)};
   }
   return found;
 }
@@ -197,25 +212,15 @@ const Served* Api::Impl::find_canonical(std::string_view canonical,
   return found;
 }
 
-PositionAnswer Api::Impl::report(const Served& s,
-                                 const std::vector<int>& board,
-                                 const std::vector<int>& stores,
-                                 bool may_probe) const {
-  PositionAnswer a;
-  const TableSet& set = *s.set;
-  const int pits = set.rules().pits();
-  if (static_cast<int>(board.size()) != pits) {
-    a.status = 400;
-    a.error = "board: expected " + std::to_string(pits) + " pit counts (2 x " +
-              std::to_string(set.rules().pits_per_side) + " pits, mover first), got " +
-              std::to_string(board.size());
-    return a;
-  }
+Answered Api::Impl::report(const Served& s,
+                           const std::vector<int>& board,
+                           const std::vector<int>& stores,
+                           bool may_probe) const {
+  Answered a;
   if (stores.size() != 2) {
-    a.status = 400;
-    a.error = "stores: expected 2 numbers (the mover's store, then the opponent's), got " +
-              std::to_string(stores.size());
-    return a;
+    return refused({RefusalKind::kBadRequest,
+                    "stores: expected 2 numbers (the mover's store, then the opponent's), got " +
+                        std::to_string(stores.size())});
   }
   const std::string key = cache_key(s, board, stores);
   if ((a.body = cache.get(key, may_probe)))
@@ -224,70 +229,47 @@ PositionAnswer Api::Impl::report(const Served& s,
     a.needs_probe = true;
     return a;
   }
-  Pits p{};
-  int stones = 0;
-  for (int i = 0; i < pits; ++i) {
-    stones += board[static_cast<std::size_t>(i)];
-    p[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(board[static_cast<std::size_t>(i)]);
+  PositionQuery query;
+  query.board.assign(board.begin(), board.end());
+  query.store_mover = stores[0];
+  query.store_opponent = stores[1];
+  query.max_plies = options.max_plies;
+  const Answer<PositionAnswer> answer = answer_position(*s.set, query);
+  if (!answer) {
+    Refusal r = answer.refusal();
+    if (r.kind == RefusalKind::kBadPosition)
+      r.message = "board: " + r.message;
+    return refused(r);
   }
-  a.status = 422;
-  if (stones > kMaxBoardStones) {
-    a.error = "too many seeds: the board holds " + std::to_string(stones) + ", a board at most " +
-              std::to_string(kMaxBoardStones);
-    return a;
-  }
-  if (stones > set.max_stones()) {
-    // Not TableSet::explain: that names the directory, which the server keeps to itself.
-    a.error = "position has " + std::to_string(stones) + " seeds; the " + s.variant +
-              " tables served hold up to " + std::to_string(set.max_stones());
-    return a;
-  }
-  GameOutcome o;
-  if (game_outcome(set.variant(), 0, stores[0], stores[1], stones, o, &a.error) !=
-      OutcomeStatus::kOk) {
-    return a;
-  }
-  try {
-    if (s.objective == Objective::kCooperative) {
-      nlohmann::json j =
-          to_json(report_cooperative(set, p, stores[0], stores[1], options.max_plies));
-      j["api"] = kApiVersion;
-      a.body = std::make_shared<const std::string>(
-          j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    } else {
-      // "api" sorts before every key of the report, as nlohmann would place it.
-      const std::string report =
-          to_json_text(report_position(set, p, stores[0], stores[1], options.max_plies));
-      a.body = std::make_shared<const std::string>("{\"api\":" + std::to_string(kApiVersion) + "," +
-                                                   report.substr(1));
-    }
-  } catch (const std::runtime_error& e) {
-    // The position is one the tables hold, but a layer could not be read: the server's fault.
-    a.status = 500;
-    a.error = e.what();
-    return a;
+  if (answer->cooperative) {
+    nlohmann::json j = to_json(*answer->cooperative);
+    j["api"] = kApiVersion;
+    a.body = std::make_shared<const std::string>(
+        j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  } else {
+    // "api" sorts before every key of the report, as nlohmann would place it.
+    const std::string report = to_json_text(*answer->competitive);
+    a.body = std::make_shared<const std::string>("{\"api\":" + std::to_string(kApiVersion) + "," +
+                                                 report.substr(1));
   }
   cache.put(key, a.body);
-  a.status = 200;
   return a;
 }
 
 std::optional<Response> Api::Impl::position(const Target& target, bool may_probe) const {
-  auto fail = [](int status, const std::string& message) {
-    Response r = Api::error(status, message);
-    r.endpoint = Endpoint::kPosition;
-    return r;
+  auto fail = [](RefusalKind kind, const std::string& message) {
+    return refusal_response(Refusal{kind, message}, Endpoint::kPosition);
   };
   for (std::size_t i = 0; i < target.params.size(); ++i) {
     const std::string& name = target.params[i].first;
     if (name != "variant" && name != "board" && name != "stores" && name != "objective") {
-      return fail(400,
+      return fail(RefusalKind::kBadRequest,
                   "unknown parameter '" + printable(name) +
                       "' (parameters: variant, board, stores, objective)");
     }
     for (std::size_t k = 0; k < i; ++k) {
       if (target.params[k].first == name)
-        return fail(400, "parameter '" + name + "' given twice");
+        return fail(RefusalKind::kBadRequest, "parameter '" + name + "' given twice");
     }
   }
   const std::string* variant = find_param(target, "variant");
@@ -295,27 +277,32 @@ std::optional<Response> Api::Impl::position(const Target& target, bool may_probe
   const std::string* stores_text = find_param(target, "stores");
   const std::string* objective = find_param(target, "objective");
   if (variant == nullptr)
-    return fail(400, "missing parameter 'variant' (e.g. variant=oware/6x4)");
+    return fail(RefusalKind::kBadRequest, "missing parameter 'variant' (e.g. variant=oware/6x4)");
   if (board_text == nullptr)
-    return fail(400, "missing parameter 'board' (pit counts, mover first, e.g. board=4,4,...)");
-  int status = 0;
-  std::string error;
-  const Served* s = find(*variant, objective != nullptr ? *objective : "", status, error);
+    return fail(RefusalKind::kBadRequest,
+                "missing parameter 'board' (pit counts, mover first, e.g. board=4,4,...)");
+  Refusal refusal;
+  const Served* s = find(*variant, objective != nullptr ? *objective : "", refusal);
   if (s == nullptr)
-    return fail(status, error);
+    return refusal_response(refusal, Endpoint::kPosition);
   std::vector<int> board;
+  std::string error;
   if (!parse_counts(*board_text, kMaxBoardItems, kMaxBoardStones, board, error))
-    return fail(400, "board: " + error);
+    return fail(RefusalKind::kBadPosition, "board: " + error);
   std::vector<int> stores;
   if (!parse_counts(
           stores_text != nullptr ? *stores_text : "0,0", 2, kMaxStoreValue, stores, error)) {
-    return fail(400, "stores: " + error + " (want A,B: the mover's store, then the opponent's)");
+    return fail(RefusalKind::kBadRequest,
+                "stores: " + error + " (want A,B: the mover's store, then the opponent's)");
   }
-  PositionAnswer a = report(*s, board, stores, may_probe);
+  Answered a = report(*s, board, stores, may_probe);
   if (a.needs_probe)
     return std::nullopt;
-  if (a.status != 200)
-    return fail(a.status, a.error);
+  if (!a.body) {
+    Response r = Api::error(a.status, a.error);
+    r.endpoint = Endpoint::kPosition;
+    return r;
+  }
   Response r;
   r.endpoint = Endpoint::kPosition;
   r.shared_body = a.body;  // no copy of a cached answer per request
@@ -325,55 +312,58 @@ std::optional<Response> Api::Impl::position(const Target& target, bool may_probe
 }
 
 Response Api::Impl::batch(std::string_view body) const {
-  auto fail = [](int status, const std::string& message) {
-    Response r = Api::error(status, message);
+  auto fail = [](auto why, const std::string& message) {
+    Response r = Api::error(http_status(why), message);
     r.endpoint = Endpoint::kBatch;
     return r;
   };
   if (body.size() > options.max_body_bytes) {
-    return fail(413,
+    return fail(HttpRefusal::kTooLarge,
                 "body of " + std::to_string(body.size()) + " bytes; at most " +
                     std::to_string(options.max_body_bytes));
   }
   if (nesting(body) > kMaxNesting)
-    return fail(400, "body nests deeper than " + std::to_string(kMaxNesting) + " levels");
+    return fail(HttpRefusal::kMalformed,
+                "body nests deeper than " + std::to_string(kMaxNesting) + " levels");
   nlohmann::json j;
   std::string repeated;
   try {
     j = parse_body(body, repeated);
-  } catch (const nlohmann::json::exception& e) {
-    return fail(400, std::string("body is not JSON: ") + e.what());
+  } catch (const nlohmann::json::parse_error& e) {
+    // Its what() is the JSON library's ("[json.exception.parse_error.101] ..."): say where.
+    return fail(HttpRefusal::kMalformed,
+                "body is not JSON: a syntax error at byte " + std::to_string(e.byte));
   }
   if (!repeated.empty())
-    return fail(400, "key '" + printable(repeated) + "' given twice");
+    return fail(HttpRefusal::kMalformed, "key '" + printable(repeated) + "' given twice");
   if (j.is_object()) {
     if (const auto key = unknown_key(j, {"variant", "objective", "positions"}))
-      return fail(400,
+      return fail(HttpRefusal::kMalformed,
                   "unknown key '" + printable(*key) + "' (keys: variant, objective, positions)");
   }
   if (!j.is_object() || !j.contains("variant") || !j["variant"].is_string() ||
       !j.contains("positions") || !j["positions"].is_array()) {
-    return fail(400,
+    return fail(HttpRefusal::kMalformed,
                 "body must be {\"variant\": \"...\", \"positions\": [{\"board\": [...], "
                 "\"stores\": [a, b]}, ...]}");
   }
   const auto& positions = j["positions"];
   if (positions.size() > options.max_batch) {
-    return fail(413,
+    return fail(HttpRefusal::kTooLarge,
                 "batch of " + std::to_string(positions.size()) + " positions; at most " +
                     std::to_string(options.max_batch));
   }
   std::string objective;
   if (j.contains("objective")) {
     if (!j["objective"].is_string())
-      return fail(400, "objective must be a string: competitive or cooperative");
+      return fail(HttpRefusal::kMalformed,
+                  "objective must be a string: competitive or cooperative");
     objective = j["objective"].get<std::string>();
   }
-  int status = 0;
-  std::string error;
-  const Served* s = find(j["variant"].get<std::string>(), objective, status, error);
+  Refusal refusal;
+  const Served* s = find(j["variant"].get<std::string>(), objective, refusal);
   if (s == nullptr)
-    return fail(status, error);
+    return refusal_response(refusal, Endpoint::kBatch);
   Response r;
   std::string out = "{\"api\":" + std::to_string(kApiVersion) + ",\"results\":[";
   for (std::size_t i = 0; i < positions.size(); ++i) {
@@ -382,30 +372,32 @@ Response Api::Impl::batch(std::string_view body) const {
     const auto& item = positions[i];
     std::vector<int> board;
     std::vector<int> stores = {0, 0};
-    PositionAnswer a;
+    Answered a;
     std::optional<std::string> key;
+    std::string error;
     if (item.is_object() && (key = unknown_key(item, {"board", "stores"}))) {
-      a.status = 400;
-      a.error = "unknown key '" + printable(*key) + "' (a position has board, stores)";
+      a = refused({RefusalKind::kBadRequest,
+                   "unknown key '" + printable(*key) + "' (a position has board, stores)"});
     } else if (!item.is_object() || !item.contains("board")) {
-      a.status = 400;
-      a.error = "a position is {\"board\": [...], \"stores\": [a, b]}";
-    } else if (!json_counts(item["board"], "board", kMaxBoardStones, board, a.error) ||
-               (item.contains("stores") &&
-                !json_counts(item["stores"], "stores", kMaxStoreValue, stores, a.error))) {
-      a.status = 400;
+      a = refused(
+          {RefusalKind::kBadRequest, "a position is {\"board\": [...], \"stores\": [a, b]}"});
+    } else if (!json_counts(item["board"], "board", kMaxBoardStones, board, error)) {
+      a = refused({RefusalKind::kBadPosition, error});
+    } else if (item.contains("stores") &&
+               !json_counts(item["stores"], "stores", kMaxStoreValue, stores, error)) {
+      a = refused({RefusalKind::kBadRequest, error});
     } else {
       a = report(*s, board, stores, true);
     }
-    if (a.status == 200) {
+    if (a.body) {
       out += *a.body;
       continue;
     }
     const std::string result = nlohmann::json{{"status", a.status}, {"error", a.error}}.dump(
         -1, ' ', false, nlohmann::json::error_handler_t::replace);
     out += result;
-    // The server's fault behind a 200: the log must say so, as for a GET's 500.
-    if (a.status >= 500) {
+    // The server's fault behind a success: the log must say so, as for a GET's.
+    if (is_server_fault(a.status)) {
       r.faults.push_back("error " + std::to_string(a.status) + ": " + result + " (batch position " +
                          std::to_string(i) + ")");
     }

@@ -50,6 +50,20 @@ export async function fetchVariants() {
   return body.tables;
 }
 
+/**
+ * What the server makes of a variant text (GET /api/v1/variant): its canonical text and facts
+ * ({variant, preset, family, pits_per_side, seeds_per_pit, game_seeds, rules, tables}). Throws
+ * an ApiError (404 for a text the server does not know or does not serve).
+ */
+export async function fetchVariant(text) {
+  const body = await getJson(`/api/v1/variant?variant=${encodeURIComponent(text)}`);
+  if (!body || typeof body.variant !== "string" || typeof body.pits_per_side !== "number" ||
+      typeof body.seeds_per_pit !== "number") {
+    throw new ApiError("format", "the server's answer on a variant has no \"variant\" or board");
+  }
+  return body;
+}
+
 /** The URL of the API's answer for a position. */
 export function positionUrl(pos) {
   let url = `/api/v1/position?variant=${encodeURIComponent(pos.variant)}` +

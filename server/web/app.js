@@ -3,7 +3,7 @@
 // the moves played to reach it in the history entry's state so that back and forward work across
 // reloads. state.js holds the state, render.js draws it.
 
-import {ApiError, fetchPosition, fetchVariants} from "./api.js";
+import {ApiError, fetchPosition, fetchVariant, fetchVariants} from "./api.js";
 import {
   absolute,
   afterMove,
@@ -13,7 +13,6 @@ import {
   lineBefores,
   NORTH,
   parseQuery,
-  parseVariant,
   positionKey,
   SOUTH,
   toQuery,
@@ -28,11 +27,12 @@ import {
   setStatus,
   showError
 } from "./render.js";
-import {$, gameSeeds, maxStones, st, tableFor, variants} from "./state.js";
+import {$, factsOf, gameSeeds, maxStones, st, tableFor, variants} from "./state.js";
 import {moveAt} from "./text.js";
 import {h, renderLine} from "./view.js";
 
 let requestSerial = 0;
+let urlSerial = 0;
 let editTimer = 0;
 let moveTimer = 0;
 
@@ -254,11 +254,23 @@ function setMode(mode) {
   scheduleReply();
 }
 
+/** A position of a served variant (its start, or a middle game its tables hold). */
+function defaultOf(facts, objective) {
+  return defaultPosition(facts, objective, maxStones(facts.variant, objective));
+}
+
+/** What the server says of the variant on show, or null (with a message) when it named none. */
+function factsOnShow() {
+  const facts = factsOf(st.pos.variant);
+  if (!facts) flash(`The server serves no tables of ${st.pos.variant}: pick a game in the menu.`);
+  return facts || null;
+}
+
 function newGame() {
-  const pos = defaultPosition(
-      st.pos.variant, st.pos.objective, maxStones(st.pos.variant, st.pos.objective));
+  const facts = factsOnShow();
+  if (!facts) return;
   st.flip = st.you === NORTH;
-  showNew(pos);
+  showNew(defaultOf(facts, st.pos.objective));
 }
 
 // ---- the editor ----------------------------------------------------------------------------
@@ -318,10 +330,13 @@ function clearBoard() {
 function randomPosition() {
   const limit = maxStones(st.pos.variant, st.pos.objective);
   const p = st.pos.board.length;
-  const n = 1 + Math.floor(Math.random() * Math.max(1, Math.min(limit, gameSeeds(st.pos.variant))));
+  // A variant the server did not name: the seeds on show stand for the game's.
+  const game = gameSeeds(st.pos.variant) ??
+      st.pos.board.reduce((a, b) => a + b, st.pos.stores[0] + st.pos.stores[1]);
+  const n = 1 + Math.floor(Math.random() * Math.max(1, Math.min(limit, game)));
   const board = new Array(p).fill(0);
   for (let i = 0; i < n; ++i) board[Math.floor(Math.random() * p)] += 1;
-  const rest = Math.max(0, gameSeeds(st.pos.variant) - n);
+  const rest = Math.max(0, game - n);
   const south = Math.floor(Math.random() * (rest + 1));
   edited({...st.pos, board, stores: [south, rest - south]});
 }
@@ -421,13 +436,22 @@ function bindControls() {
     writeUrl("replace");
     renderBoard();
   });
-  $("variant").addEventListener("change", (e) => {
-    const variant = e.target.value;
+  $("variant").addEventListener("change", async (e) => {
+    const serial = ++urlSerial;
+    let facts;
+    try {
+      facts = await resolveVariant(e.target.value);
+    } catch (err) {
+      showError(err instanceof ApiError ? err : new ApiError("format", String(err)));
+      return;
+    }
+    if (serial !== urlSerial) return;
+    const variant = facts.variant;
     const objective = tableFor(variant, st.pos.objective) ? st.pos.objective :
         tableFor(variant, "competitive")                  ? "competitive" :
                                                             "cooperative";
     if (st.mode === "play") st.flip = st.you === NORTH;
-    showNew(defaultPosition(variant, objective, maxStones(variant, objective)));
+    showNew(defaultOf(facts, objective));
   });
   $("objective").addEventListener("click", (e) => {
     const b = e.target.closest("button[data-objective]");
@@ -489,8 +513,13 @@ function bindEditor() {
   $("store-north").addEventListener("input", (e) => editStore(NORTH, e.target.value));
   $("clear").addEventListener("click", clearBoard);
   $("start-pos").addEventListener("click", () => {
-    const v = parseVariant(st.pos.variant);
-    edited({...st.pos, board: new Array(2 * v.pits).fill(v.seeds), stores: [0, 0]});
+    const facts = factsOnShow();
+    if (!facts) return;
+    edited({
+      ...st.pos,
+      board: new Array(2 * facts.pits_per_side).fill(facts.seeds_per_pit),
+      stores: [0, 0]
+    });
   });
   $("swap").addEventListener("click", swapSides);
   $("random").addEventListener("click", randomPosition);
@@ -563,6 +592,7 @@ function onKey(e) {
 // ---- start ---------------------------------------------------------------------------------
 
 function restore(saved) {
+  ++urlSerial;  // a URL still being read gives way to the history entry
   st.record = saved.record && saved.record.length ? saved.record : [saved.pos];
   st.cursor = Math.min(saved.cursor || 0, st.record.length - 1);
   st.mode = saved.mode || "analyse";
@@ -572,38 +602,85 @@ function restore(saved) {
   show(saved.pos, "none");
 }
 
-/** The position of the URL, or a default one (with the reason when the URL's is malformed). */
-function fromUrl(how) {
+/**
+ * What the server makes of a variant text: the facts of the served variant it names (canonical
+ * text, board, family). A canonical text the server listed needs no question; another (`oware`,
+ * options in another order) is asked once (GET /api/v1/variant). Throws the ApiError of the
+ * answer (404: unknown or not served).
+ */
+async function resolveVariant(text) {
+  const listed = st.tables.find((t) => t.variant === text);
+  if (listed) return listed;
+  if (st.resolved.has(text)) return st.resolved.get(text);
+  const facts = await fetchVariant(text);
+  st.resolved.set(text, facts);
+  return facts;
+}
+
+/** The variant shown when the URL names none (or one that cannot be shown): the first served. */
+function defaultFacts() {
+  return st.tables.find((t) => (t.objective || "competitive") === "competitive") || st.tables[0] ||
+      kNoServer;
+}
+
+// What the page draws when the server named no variant at all (it did not answer): a board to
+// show beside the error, of the README's first variant.
+const kNoServer = {
+  variant: "oware/6x4",
+  pits_per_side: 6,
+  seeds_per_pit: 4,
+  game_seeds: 48
+};
+
+/**
+ * The position of the URL, or a default one (with the reason when the URL's is malformed). The
+ * URL's variant text goes to the server, which names the canonical variant and its board; the
+ * position shown (and so the URL, rewritten) carries the canonical text.
+ */
+async function fromUrl(how) {
+  const serial = ++urlSerial;
   const q = parseQuery(location.search);
-  let problem = null;
-  if (q.error) problem = q.error;
-  const served = variants();
-  const variant = !q.error && q.variant ?
-      q.variant :
-      (st.tables.find((t) => (t.objective || "competitive") === "competitive") || st.tables[0] || {
-        variant: "oware/6x4"
-      }).variant;
-  let objective = !q.error && q.objective ? q.objective :
-      tableFor(variant, "competitive")    ? "competitive" :
-      tableFor(variant, "cooperative")    ? "cooperative" :
-                                            "competitive";
+  let problem = q.error || null;
+  let facts = null;
+  let refused = null;  // the server's refusal of the URL's variant text
+  if (!problem && q.variant !== undefined) {
+    document.body.dataset.state = "loading";
+    try {
+      facts = await resolveVariant(q.variant);
+    } catch (e) {
+      refused = e instanceof ApiError ? e : new ApiError("format", String(e));
+    }
+    if (serial !== urlSerial) return;  // another URL (or the menu) came meanwhile
+  }
+  if (facts && q.board && q.board.length !== 2 * facts.pits_per_side) {
+    const p = facts.pits_per_side;
+    problem = `board has ${q.board.length} pits; ${facts.variant} has ${2 * p} (2 x ${p})`;
+  }
+  if (!facts && !(refused && q.board)) facts = defaultFacts();
+  // A variant the server refused, with a board: shown as given, so that the position's own
+  // request says why (its 404 names the text and the variants served).
+  const variant = facts ? facts.variant : q.variant;
+  const objective = !problem && q.objective ? q.objective :
+      tableFor(variant, "competitive")      ? "competitive" :
+      tableFor(variant, "cooperative")      ? "cooperative" :
+                                              "competitive";
   let pos;
-  if (!q.error && q.board) {
+  if (!problem && q.board) {
     pos = {variant, objective, side: q.side || SOUTH, board: q.board, stores: q.stores || [0, 0]};
   } else {
-    pos = defaultPosition(variant, objective, maxStones(variant, objective));
+    pos = defaultOf(facts, objective);
   }
   st.mode = q.mode || "analyse";
   st.you = q.you || SOUTH;
   st.flip = q.mode === "play" ? st.you === NORTH : Boolean(q.flip);
   st.hints = false;
-  showNew(pos, problem ? "replace" : how);
+  const canonical = !problem && !refused && q.variant !== undefined && q.variant !== variant;
+  showNew(pos, problem || refused || canonical ? "replace" : how);
   if (problem) {
     flash(
         `The link's position is malformed (${problem}); showing a position of ${variant} instead.`);
-  }
-  if (served.length && !served.includes(variant)) {
-    // The request's 404 names the variant; nothing else to do.
+  } else if (refused && variant !== q.variant) {
+    flash(`The link's game cannot be shown (${refused.message}); showing ${variant} instead.`);
   }
 }
 

@@ -16,16 +16,6 @@ export function sideName(side) {
   return side === SOUTH ? "South" : "North";
 }
 
-/**
- * Parses a canonical variant name such as "oware/6x4": {preset, pits, seeds}, or null when the
- * text is not of that form.
- */
-export function parseVariant(text) {
-  const m = /^([a-z0-9-]+)\/([1-8])x([0-9]+)$/.exec(text || "");
-  if (!m) return null;
-  return {preset: m[1], pits: Number(m[2]), seeds: Number(m[3])};
-}
-
 /** Pits per side of a position (its board holds two rows). */
 export function pitsOf(pos) {
   return pos.board.length / 2;
@@ -107,15 +97,23 @@ export function lineBefores(pos, steps) {
 }
 
 /**
- * A position of `variant` the tables of `maxStones` seeds hold: the start position when it fits,
+ * A position of a variant the tables of `maxStones` seeds hold: the start position when it fits,
  * else a middle game of `maxStones` seeds spread over the pits with the rest in the stores.
+ * `facts` is what the server says of the variant (an entry of /api/v1/variants or the answer of
+ * /api/v1/variant): its canonical text, pits_per_side and seeds_per_pit.
  */
-export function defaultPosition(variant, objective, maxStones) {
-  const v = parseVariant(variant);
-  const n = 2 * v.pits;
-  const total = n * v.seeds;
+export function defaultPosition(facts, objective, maxStones) {
+  const variant = facts.variant;
+  const n = 2 * facts.pits_per_side;
+  const total = n * facts.seeds_per_pit;
   if (total <= maxStones) {
-    return {variant, objective, side: SOUTH, board: new Array(n).fill(v.seeds), stores: [0, 0]};
+    return {
+      variant,
+      objective,
+      side: SOUTH,
+      board: new Array(n).fill(facts.seeds_per_pit),
+      stores: [0, 0]
+    };
   }
   const onBoard = Math.max(0, maxStones);
   const board = new Array(n).fill(Math.floor(onBoard / n));
@@ -137,17 +135,16 @@ export function parseCounts(text) {
 }
 
 /**
- * Reads the page's query string: {pos, mode, you, flip} or {error} naming what is wrong. Absent
- * fields are left out (the caller picks defaults).
+ * Reads the page's query string: {variant, objective, board, stores, side, mode, you, flip} or
+ * {error} naming what is wrong. Absent fields are left out (the caller picks defaults). The
+ * variant is the text as given: only the server reads it (GET /api/v1/variant), so the board's
+ * pit count is checked against the variant by the caller, once the server has named its board.
  */
 export function parseQuery(search) {
   const q = new URLSearchParams(search);
   const out = {};
   const variant = q.get("variant");
-  if (variant !== null) {
-    if (!parseVariant(variant)) return {error: `variant "${variant}" is not of the form oware/6x4`};
-    out.variant = variant;
-  }
+  if (variant !== null) out.variant = variant;
   const objective = q.get("objective");
   if (objective !== null) {
     if (objective !== "competitive" && objective !== "cooperative") {
@@ -159,12 +156,7 @@ export function parseQuery(search) {
   if (board !== null) {
     const counts = parseCounts(board);
     if (!counts) return {error: `board "${board}" is not a list of seed counts such as 4,4,0,1`};
-    if (out.variant) {
-      const p = parseVariant(out.variant).pits;
-      if (counts.length !== 2 * p) {
-        return {error: `board has ${counts.length} pits; ${out.variant} has ${2 * p} (2 x ${p})`};
-      }
-    } else if (counts.length % 2 !== 0 || counts.length > 16) {
+    if (counts.length % 2 !== 0 || counts.length > 16) {
       return {error: `board has ${counts.length} pits; a board has an even number, at most 16`};
     }
     out.board = counts;
@@ -190,10 +182,18 @@ export function parseQuery(search) {
   return out;
 }
 
+/**
+ * A variant text as a query value: escaped, but with the "/", "," and "=" of a variant's options
+ * left readable (a query value may hold them).
+ */
+export function variantParam(text) {
+  return encodeURIComponent(text).replace(/%2F/gi, "/").replace(/%2C/gi, ",").replace(/%3D/gi, "=");
+}
+
 /** The query string of a position (and the page's mode), as the URL of a permalink. */
 export function toQuery(pos, extra = {}) {
   const parts = [
-    `variant=${pos.variant}`,
+    `variant=${variantParam(pos.variant)}`,
     `board=${pos.board.join(",")}`,
     `stores=${pos.stores.join(",")}`,
     `side=${pos.side}`,

@@ -223,11 +223,13 @@ export function renderEditor() {
   const n = seedsOf(st.pos);
   const limit = maxStones(st.pos.variant, st.pos.objective);
   const total = n + st.pos.stores[0] + st.pos.stores[1];
+  const game = gameSeeds(st.pos.variant);
   let info = `${n} seed${n === 1 ? "" : "s"} on the board; the tables hold up to ${limit}. ` +
-      `Board and stores: ${total} of the game's ${gameSeeds(st.pos.variant)}.`;
+      (game === null ? `Board and stores: ${total}.` :
+                       `Board and stores: ${total} of the game's ${game}.`);
   if (n > limit)
     info += " Too many seeds on the board for these tables.";
-  else if (total > gameSeeds(st.pos.variant))
+  else if (game !== null && total > game)
     info += " More seeds than the game holds: lower the stores.";
   $("edit-info").textContent = info;
 }

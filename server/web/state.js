@@ -1,19 +1,20 @@
 // The page's state (one object, shared by app.js, which changes it, and render.js, which draws
 // it) and what the server says it serves.
 
-import {parseVariant, SOUTH} from "./position.js";
+import {SOUTH} from "./position.js";
 
 /** The element of an id. */
 export const $ = (id) => document.getElementById(id);
 
 /** The page's state: app.js changes it, render.js draws it. */
 export const st = {
-  tables: [],    // /api/v1/variants
-  pos: null,     // the position on show
-  report: null,  // its report, once it arrives
-  coop: null,    // its co-operative report (competitive view, co-operative tables served)
-  error: null,   // the ApiError of its request
-  record: [],    // the positions of the game so far; pos is record[cursor]
+  tables: [],           // /api/v1/variants
+  resolved: new Map(),  // variant text -> the facts /api/v1/variant gave for it
+  pos: null,            // the position on show
+  report: null,         // its report, once it arrives
+  coop: null,           // its co-operative report (competitive view, co-operative tables served)
+  error: null,          // the ApiError of its request
+  record: [],           // the positions of the game so far; pos is record[cursor]
   cursor: 0,
   mode: "analyse",  // analyse, play or edit
   you: SOUTH,       // game mode: the player's side
@@ -49,15 +50,24 @@ export function variants() {
   return seen;
 }
 
-/** "kalah" or "oware": which family's words (store or taken) the board uses. */
-export function familyOf(variant) {
-  const t = st.tables.find((x) => x.variant === variant);
-  const rules = t && typeof t.rules === "string" ? t.rules : "";
-  return rules.startsWith("kalah") || variant.startsWith("kalah") ? "kalah" : "oware";
+/**
+ * What the server says of a variant named by its canonical text: {variant, preset, family,
+ * pits_per_side, seeds_per_pit, game_seeds, ...} (an entry of /api/v1/variants, or an answer of
+ * /api/v1/variant), or undefined for a text the server has not named.
+ */
+export function factsOf(variant) {
+  return st.tables.find((t) => t.variant === variant) ||
+      [...st.resolved.values()].find((f) => f.variant === variant);
 }
 
-/** The seeds of a whole game of a variant (2PS). */
+/** "kalah" or "oware": which family's words (store or taken) the board uses. */
+export function familyOf(variant) {
+  const f = factsOf(variant);
+  return f && f.family === "kalah" ? "kalah" : "oware";
+}
+
+/** The seeds of a whole game of a variant (2PS), or null when the server has not named it. */
 export function gameSeeds(variant) {
-  const v = parseVariant(variant);
-  return 2 * v.pits * v.seeds;
+  const f = factsOf(variant);
+  return f && typeof f.game_seeds === "number" ? f.game_seeds : null;
 }

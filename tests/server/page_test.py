@@ -5,8 +5,9 @@ Starts `sowdb serve` on a free port over the tables of make_tables.sh and checks
 shows against `sowdb probe --json`: the value and every move's worth of 200 random positions
 (Oware and Kalah, fixed seed), the seeds in every pit, a click on a pit (the new position and its
 URL), the browser's back and forward, the editor, the keyboard, the game mode (the tables answer
-with a best move; undo), the co-operative view, and the messages for a position outside the tables,
-a malformed link and a server that is gone. Saves screenshots (desktop 1280x800, phone 390x844).
+with a best move; undo), the co-operative view, variant texts that only the server reads (`oware`,
+a variant with options in another order: the page shows the canonical text), and the messages for
+a position outside the tables, a malformed link and a server that is gone. Saves screenshots (desktop 1280x800, phone 390x844).
 
 Usage: page_test.py SOWDB TABLES_DIR OUT_DIR [--url URL]
   --url: use a server that is already running instead of starting one (development).
@@ -37,6 +38,11 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 SEED = 31
+# The variant with an option of make_tables.sh (abapa's grand slam captures nothing; here it
+# captures), its tables' directory and its most seeds.
+OPTIONS_VARIANT = "abapa/4x3/grand_slam=capture"
+OPTIONS_TABLES = "abapa-gs"
+OPTIONS_MAX = 12
 POSITIONS_PER_VARIANT = int(os.environ.get("SOWDB_PAGE_POSITIONS", "100"))
 # Of each variant's positions, the first FULL_LOADS are opened by loading the page, the others
 # through the page's own reading of its URL (follow_url): the whole run's CPU time is mostly
@@ -71,7 +77,7 @@ def norm(text):
 def start_server(sowdb, tables):
     """Starts `sowdb serve --port 0`; returns (process, base URL) once it prints its URL."""
     args = [sowdb, "serve", "--port", "0"]
-    for name in ("oware", "kalah", "wari-kc", "wari-kc-coop"):
+    for name in ("oware", "kalah", "wari-kc", "wari-kc-coop", "abapa-gs"):
         args += ["--tables", os.path.join(tables, name)]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0)
     deadline = time.monotonic() + 60
@@ -550,6 +556,85 @@ def cooperative_test(driver, base, sowdb, tables):
     check("objective=cooperative" in driver.current_url, f"co-operative URL {driver.current_url}")
 
 
+# Resolves once <body> shows a position of a variant (data-key starts with it) in the state
+# (data-state): for a page that picks the position itself.
+WAIT_PREFIX = """
+const [want, state, done] = arguments;
+const ok = () => (document.body.dataset.key || "").startsWith(want) &&
+    document.body.dataset.state === state;
+if (ok()) return done(true);
+const watch = new MutationObserver(() => {
+  if (ok()) {
+    watch.disconnect();
+    done(true);
+  }
+});
+watch.observe(document.body, {attributes: true});
+"""
+
+
+def shows_variant(driver, canonical, what):
+    """The page, with no error banner, names `canonical` in its URL, menu and title."""
+    page = driver.execute_script(READ_PAGE)
+    state, menu, title = driver.execute_script(
+        "return [document.body.dataset.state, document.getElementById('variant').value,"
+        " document.title]")
+    check(state == "ready" and page["status"] == "",
+          f"{what}: page state {state}, status {page['status']!r} (want ready, none)")
+    url = urllib.parse.parse_qs(urllib.parse.urlparse(driver.current_url).query)
+    check(url.get("variant") == [canonical], f"{what}: URL {driver.current_url}, want {canonical}")
+    check(menu == canonical, f"{what}: menu shows {menu!r}, want {canonical}")
+    check(title.startswith(canonical + ","), f"{what}: title {title!r}")
+
+
+def variant_text_test(driver, base, sowdb, tables):
+    """Links whose variant text is not canonical: the page sends the text to the server and
+    shows the canonical variant it names, its board and its tables' answers."""
+    for text, canonical, name, game, board in [
+        ("oware", "oware/6x4", "oware", 48, [0, 1, 2, 0, 1, 0, 3, 0, 1, 2, 0, 1]),
+        ("kalah", "kalah/6x4", "kalah", 48, [2, 0, 1, 1, 0, 3, 0, 2, 1, 0, 1, 1]),
+        ("abapa/4x3/skip_origin=on,grand_slam=capture", OPTIONS_VARIANT, OPTIONS_TABLES, 24,
+         [1, 0, 2, 1, 0, 3, 1, 1]),
+        (OPTIONS_VARIANT, OPTIONS_VARIANT, OPTIONS_TABLES, 24, [0, 2, 0, 1, 3, 0, 0, 2]),
+    ]:
+        rest = game - sum(board)
+        pos = {"variant": canonical, "board": board, "stores": [rest // 2, rest - rest // 2],
+               "side": "north"}
+        link = "/" + query(dict(pos, variant=text))
+        driver.get(base + link)
+        if not wait_key(driver, pos, f"open {link}"):
+            continue
+        check_page(driver, pos, probe(sowdb, os.path.join(tables, name), pos["board"],
+                                      pos["stores"]), f"variant={text}")
+        shows_variant(driver, canonical, f"variant={text}")
+    # No board: the page picks a position of the variant the server names (12 seeds, the most
+    # its tables hold, of the game's 24).
+    driver.get(base + "/?variant=abapa/4x3/grand_slam=capture,skip_origin=on")
+    try:
+        driver.execute_async_script(WAIT_PREFIX, OPTIONS_VARIANT + "|", "ready")
+    except TimeoutException:
+        check(False, f"a link with options and no board: page state {page_state(driver)}")
+    else:
+        shows_variant(driver, OPTIONS_VARIANT, "options, no board")
+        shown = driver.execute_script(READ_PAGE)
+        check(len(shown["pits"]) == 8 and sum(int(g["seeds"]) for g in shown["pits"]) ==
+              OPTIONS_MAX, f"options, no board: pits {shown['pits']}")
+    # The menu: its texts are the server's; choosing one shows a position of it.
+    driver.get(base + "/?variant=oware")
+    driver.execute_async_script(WAIT_PREFIX, "oware/6x4|", "ready")
+    options = driver.execute_script(
+        "return [...document.getElementById('variant').options].map(o => o.value)")
+    check(OPTIONS_VARIANT in options, f"menu: {options}")
+    driver.execute_script("const s = document.getElementById('variant'); s.value = arguments[0];"
+                          "s.dispatchEvent(new Event('change'))", OPTIONS_VARIANT)
+    try:
+        driver.execute_async_script(WAIT_PREFIX, OPTIONS_VARIANT + "|", "ready")
+    except TimeoutException:
+        check(False, f"the menu's {OPTIONS_VARIANT}: page state {page_state(driver)}")
+    else:
+        shows_variant(driver, OPTIONS_VARIANT, "chosen in the menu")
+
+
 def page_error(driver):
     return driver.execute_script("return document.body.dataset.state === 'error'")
 
@@ -565,6 +650,20 @@ def bad_link_test(driver, base):
     wait_for(driver, "an unknown variant", page_error)
     check("nosuch" in driver.find_element(By.ID, "status").text,
           f"unknown variant: status {driver.find_element(By.ID, 'status').text!r}")
+    # An unknown variant and no board: a served one instead, saying why.
+    driver.get(base + "/?variant=nosuch")
+    wait_for(driver, "an unknown variant without a board", lambda d: d.execute_script(
+        "return document.body.dataset.state === 'ready'"
+        " && !document.getElementById('status').hidden"))
+    status = driver.find_element(By.ID, "status").text
+    check("nosuch" in status and "oware/6x4" in status, f"unknown variant, no board: {status!r}")
+    # A board of the wrong size for the variant the server names.
+    driver.get(base + "/?variant=oware&board=1,2,3,4&stores=0,0")
+    wait_for(driver, "a board of the wrong size", lambda d: d.execute_script(
+        "return document.body.dataset.state === 'ready'"
+        " && !document.getElementById('status').hidden"))
+    status = driver.find_element(By.ID, "status").text
+    check("malformed" in status and "oware/6x4 has 12" in status, f"wrong board size: {status!r}")
 
 
 def server_gone_test(driver, proc):
@@ -625,6 +724,7 @@ def main():
             ("editor", lambda: editor_test(driver, base, a.sowdb, a.tables)),
             ("game mode", lambda: game_test(driver, base, a.sowdb, a.tables)),
             ("co-operative", lambda: cooperative_test(driver, base, a.sowdb, a.tables)),
+            ("variant texts", lambda: variant_text_test(driver, base, a.sowdb, a.tables)),
             ("bad links", lambda: bad_link_test(driver, base)),
             ("screenshots", lambda: screenshots(driver, base, a.out)),
         ]:

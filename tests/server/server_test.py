@@ -173,6 +173,18 @@ def contract():
     check(all(t["positions"] > 0 and t["bytes"] > 0 and "rules" in t for t in j["tables"]),
           "variants: positions, bytes, rules")
     check(TABLES.encode() not in data, "variants: no filesystem path")
+    # One variant text, in a spelling of its own: the canonical text and both objectives' sets.
+    status, headers, data = srv.request("GET", "/api/v1/variant?variant=oware")
+    j = json.loads(data)
+    check(status == 200 and j["variant"] == "oware/6x4" and j["family"] == "oware" and
+          j["pits_per_side"] == 6 and j["seeds_per_pit"] == 4 and
+          sorted(t["objective"] for t in j["tables"]) == ["competitive", "cooperative"],
+          "variant oware: got %d %s" % (status, data[:200]))
+    check(TABLES.encode() not in data, "variant: no filesystem path")
+    status, headers, data = srv.request("GET", "/api/v1/variant?variant=kalah/4x3")
+    check(status == 200 and json.loads(data)["family"] == "kalah", "variant kalah/4x3: family")
+    expect_error(srv, "GET", "/api/v1/variant?variant=kalah", 404, "kalah/6x4 is not served")
+    expect_error(srv, "GET", "/api/v1/variant?variant=nosuch", 404, "nosuch")
     srv.healthy("health")
     # The position endpoint against the command line, with stores too.
     compare_with_probe(srv, "oware/6x4", OWARE, 12, 8, 60, rng)

@@ -38,17 +38,17 @@ struct Request {
 
 /// A response for the transport to send.
 struct Response {
-  int status = 200;
+  int status = http_status(HttpSuccess::kOk);
   std::string content_type = "application/json";
   std::string body;  ///< The body, unless shared_body is set.
   /// When set, the body, shared with the response cache rather than copied (`body` is empty).
   std::shared_ptr<const std::string> shared_body;
   std::string etag;           ///< When set: the ETag header (quoted).
   std::string cache_control;  ///< When set: the Cache-Control header.
-  std::string allow;          ///< For 405: the Allow header.
+  std::string allow;          ///< For a method not allowed: the Allow header.
   Endpoint endpoint = Endpoint::kOther;
   /// Server faults behind this response that its status does not show (a batch position's
-  /// 500), one line each, for the transport to log.
+  /// server fault), one line each, for the transport to log.
   std::vector<std::string> faults;
 
   /// The body to send: `*shared_body` when set, else `body`. Valid while the response lives.
@@ -80,7 +80,7 @@ class Api {
 
   /// The endpoint a request for `target` (path and query, as sent) is counted under in the
   /// metrics, as answer() classifies it; kOther for a target that does not parse. For answers
-  /// the transport makes itself (413 for a body over the bound).
+  /// the transport makes itself (a body over the bound: too large).
   static Endpoint endpoint_of(std::string_view target);
 
   /// {"status": status, "error": message} as a response.

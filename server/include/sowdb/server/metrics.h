@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sowdb/server/response_cache.h"
+#include "sowdb/server/status.h"
 
 namespace sowdb::server {
 
@@ -16,12 +17,13 @@ enum class Endpoint : std::uint8_t {
   kPosition,
   kBatch,
   kVariants,
+  kVariant,  ///< GET /api/v1/variant: one variant text read.
   kHealth,
   kMetrics,
   kStatic,
   kOther,
 };
-inline constexpr int kEndpointCount = 7;
+inline constexpr int kEndpointCount = 8;
 
 /// "position", "batch", ...: the endpoint label.
 const char* to_string(Endpoint e) noexcept;
@@ -40,11 +42,10 @@ class Metrics {
   std::string text(const ResponseCache::Stats& cache) const;
 
  private:
-  // Statuses counted: 200, 304, 400, 404, 405, 413, 422, 500, 503, and any other.
-  static constexpr std::array<int, 10> kStatuses = {200, 304, 400, 404, 405, 413, 422, 500, 503, 0};
   static std::size_t status_slot(int status) noexcept;
 
-  std::array<std::array<std::atomic<std::uint64_t>, kStatuses.size()>, kEndpointCount> requests_{};
+  std::array<std::array<std::atomic<std::uint64_t>, kCountedStatuses.size()>, kEndpointCount>
+      requests_{};
   std::array<std::atomic<std::uint64_t>, kBuckets.size() + 1> buckets_{};  // last: +Inf
   std::atomic<std::uint64_t> count_{0};
   std::atomic<std::uint64_t> sum_micros_{0};

@@ -21,8 +21,9 @@ struct ServerOptions {
   /// A request must arrive whole within this time of the previous response (or of the
   /// connection's start), or the connection is closed: the defence against slow clients.
   std::chrono::milliseconds read_timeout{10000};
-  std::size_t max_header_bytes = 8192;                ///< Request line and headers.
-  std::size_t max_body_bytes = std::size_t{1} << 20;  ///< A body beyond this gets 413.
+  std::size_t max_header_bytes = 8192;  ///< Request line and headers.
+  std::size_t max_body_bytes = std::size_t{1}
+                               << 20;  ///< A body beyond this is refused as too large.
   std::size_t max_connections = 4096;  ///< Connections beyond this are closed on accept.
   /// Receives one line per event worth a log (start, errors); may be empty. Called from the
   /// server's threads.
