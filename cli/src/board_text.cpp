@@ -7,18 +7,6 @@
 
 namespace sowdb::cli {
 
-std::string human_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 4) {
-    bytes /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f %s", bytes, units[u]);
-  return buf;
-}
-
 std::string gain_text(int gain, bool extra_turn) {
   std::string what;
   if (gain)

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sowdb/analysis/generate_text.h"
 #include "sowdb/probe/internal/board_text.h"
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/tables.h"
@@ -20,8 +21,9 @@ std::string count_text(Count n, std::string_view one, std::string_view many) {
   return std::to_string(n) + " " + std::string(n == 1 ? one : many);
 }
 
-/// Bytes in binary units with one decimal: "1.5 MiB".
-std::string human_bytes(double bytes);
+/// Bytes in binary units with one decimal: "1.5 MiB" (the analysis library's, which writes the
+/// sizes of gen's lines).
+using sowdb::human_bytes;
 
 /// What a message echoes of the user's input: `text` itself when it has at most `limit` bytes,
 /// else its first `limit` bytes and "... (N bytes)", so that a 10 MB line does not come back

@@ -1,172 +1,81 @@
-// `sowdb gen`: build a table directory. Option binding and rendering; the totals and the JSON
-// are the analysis library's (sowdb/analysis/table_jobs.h), the work the generator's.
-#include <tbb/global_control.h>
+// `sowdb gen`: build a table directory. Option binding and rendering; the job, its thread count,
+// its summary, its JSON and its text are the analysis library's (sowdb/analysis/generate_job.h,
+// table_jobs.h, generate_text.h), the work the generator's.
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 
-#include "board_text.h"
 #include "commands.h"
-#include "layer_job.h"
+#include "gen_args.h"
+#include "interrupt.h"
 #include "progress_line.h"
+#include "sowdb/analysis/generate_job.h"
+#include "sowdb/analysis/generate_text.h"
 #include "sowdb/analysis/table_jobs.h"
-#include "sowdb/format/index.h"
-#include "sowdb/gen/generate.h"
 
 namespace sowdb::cli {
 namespace {
 
-struct GenArgs {
-  std::string variant;
-  int pits = 0;
-  int max_stones = -1;
-  std::string out;
-  int threads = 0;
-  bool quiet = false;
-  bool json = false;
-  WriteArgs write;
-  double memory_limit_gib = 0;
-  std::string objective = "competitive";
-};
-
-void create_gen_options(CLI::App* cmd, GenArgs& args) {
-  cmd->add_option("--variant", args.variant, "Rule system, e.g. oware or kalah/4x3")->required();
-  cmd->add_option("--pits", args.pits, "Pits per side (overrides the variant's board)")
-      ->transform(whole_number())
-      ->check(CLI::Range(1, 8));
-  cmd->add_option("--max-stones", args.max_stones, "Largest layer: seeds on the board")
-      ->required()
-      ->transform(whole_number())
-      ->check(CLI::Range(0, kMaxIndexedStones));
-  cmd->add_option("--out", args.out, "Table directory (created if missing)")->required();
-  add_threads_option(cmd, args.threads);
-  cmd->add_flag("--quiet", args.quiet, "No progress or summary lines");
-  cmd->add_flag("--json", args.json, "One JSON line per layer on stdout");
-  add_write_options(cmd, args.write);
-  add_objective_option(cmd, args.objective, "co-operative tables hold each position's set");
-  cmd->add_option("--memory-limit",
-                  args.memory_limit_gib,
-                  "GiB the run may plan for; a larger run is refused before any work (default: "
-                  "90% of this machine's memory)")
-      ->transform(number())
-      ->check(CLI::Range(0.001, 1e9));
-}
-
-// Runs gen::generate; the refusals whose remedy is a flag of this command get it added here
-// (the library's message states the cause only), as UsageError, exit 2.
-void generate_with_remedies(const gen::GenerateOptions& options) {
+// Runs the job; a refusal gets the remedy that names this command's flags added (the library's
+// message states the cause only). Bad input is a UsageError (exit 2); any other refusal keeps its
+// kind (a failure while working, exit 1).
+GenerateSummary generate_with_remedies(const GenerateRequest& request,
+                                       const GenerateEvents& events) {
   try {
-    gen::generate(options);
-  } catch (const gen::OutHoldsOtherTables& e) {
-    throw UsageError(std::string(e.what()) + ". Use another --out directory.");
-  } catch (const gen::OutLabelledOtherwise& e) {
-    throw UsageError(std::string(e.what()) + ": use --variant " + e.held.to_string() +
-                     ", or relabel the directory with `sowdb manifest --tables " + e.out.string() +
-                     " --variant " + e.asked.to_string() + "`.");
-  } catch (const gen::LayerAboveTooLarge& e) {
-    throw UsageError(std::string(e.what()) + "; raise --memory-limit, or remove the layers above " +
-                     std::to_string(e.max_stones) + " (probes may refuse some of their entries)");
+    return generate_tables(request, events);
+  } catch (const Refused& e) {
+    Refusal refusal = e.refusal();
+    refusal.message += gen_remedy(e);
+    if (is_bad_input(refusal.kind))
+      throw UsageError(refusal.message);
+    throw Refused(std::move(refusal));
   }
 }
 
-// The generator's options from the command line's; bad combinations are UsageError.
-gen::GenerateOptions generate_options(const GenArgs& args) {
-  gen::GenerateOptions options;
-  std::string error;
-  if (!resolve_variant(args.variant, args.pits, options.variant, error))
-    throw UsageError(error);
-  if (args.out.empty())
-    throw UsageError("--out: the table directory must not be an empty path");
-  options.max_stones = args.max_stones;
-  options.out = args.out;
-  options.write.block_entries = args.write.block_entries;
-  options.write.zstd_level = args.write.zstd_level;
-  options.recompute = !args.write.no_recompute;
-  options.objective = objective_of(args.objective);
-  if (options.objective == Objective::kCooperative && args.write.no_recompute)
-    throw UsageError("--no-recompute: co-operative tables have no recompute entries");
-  options.memory_limit_bytes =
-      static_cast<std::uint64_t>(args.memory_limit_gib * 1024.0 * 1024.0 * 1024.0);
-  return options;
-}
-
-void print_layer(const gen::LayerReport& r) {
-  const std::string count = r.positions == 1 ? "position" : "positions";
-  if (r.reused) {
-    std::printf("layer %3d: %12llu %s, reused (%s on disk)\n",
-                r.stones,
-                static_cast<unsigned long long>(r.positions),
-                count.c_str(),
-                human_bytes(static_cast<double>(r.bytes_on_disk)).c_str());
-    return;
-  }
-  std::printf(
-      "layer %3d: %12llu %s, %8.2f s (solve %.2f, write %.2f), %7.2f M positions/s, %s on disk "
-      "(%.3f bytes/position), peak RSS %s\n",
-      r.stones,
-      static_cast<unsigned long long>(r.positions),
-      count.c_str(),
-      r.seconds,
-      r.solve_seconds,
-      r.write_seconds,
-      r.positions_per_s / 1e6,
-      human_bytes(static_cast<double>(r.bytes_on_disk)).c_str(),
-      static_cast<double>(r.bytes_on_disk) / static_cast<double>(r.positions),
-      human_bytes(static_cast<double>(r.peak_rss_bytes)).c_str());
-}
-
-void print_summary(const GenerateSummary& s) {
-  std::printf(
-      "done: %s%s, layers 0..%d, %s, %.2f s solving and writing (solve %.2f, write %.2f), %s on "
-      "disk, %s\n",
-      s.variant.c_str(),
-      s.objective == Objective::kCooperative ? " (co-operative)" : "",
-      s.max_stones,
-      count_text(s.positions, "position", "positions").c_str(),
-      s.layer_seconds,
-      s.solve_seconds,
-      s.write_seconds,
-      human_bytes(static_cast<double>(s.bytes_on_disk)).c_str(),
-      count_text(s.threads, "thread", "threads").c_str());
-}
-
-int run_gen(const GenArgs& args) {
-  gen::GenerateOptions options = generate_options(args);
-  const int threads = thread_count(args.threads);
-  tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-                            static_cast<std::size_t>(threads));
+// The job's events as this program shows them: a progress line on a terminal, each layer as
+// a text or JSON line on stdout as it comes, a rebuilt layer's line.
+GenerateEvents gen_events(const GenArgs& args, int pits) {
   const bool tty = isatty(fileno(stderr)) && !args.quiet && !args.json;
+  GenerateEvents events;
   if (tty) {
-    auto line = std::make_shared<ProgressLine>(options.variant.rules.pits());
-    options.on_progress = [line](int n, gen::Phase phase, double f) {
+    auto line = std::make_shared<ProgressLine>(pits);
+    events.on_progress = [line](int n, gen::Phase phase, double f) {
       line->show(n, gen::to_string(phase), f);
     };
   }
-  GenerateSummary summary;
-  summary.variant = options.variant.to_string();
-  summary.objective = options.objective;
-  summary.threads = threads;
-  summary.zstd_level = args.write.zstd_level;
-  summary.recompute = options.recompute && options.objective == Objective::kCompetitive;
-  options.on_rebuild = [&](int n, const std::string& why) {
+  events.on_rebuild = [tty, args](int n, const std::string& why) {
     if (tty)
       ProgressLine::clear();
     // On stdout among the layer lines; on stderr when stdout carries JSON or nothing.
     std::FILE* to = args.json || args.quiet ? stderr : stdout;
-    std::fprintf(to, "layer %3d: %s; solving it again\n", n, why.c_str());
+    std::fprintf(to, "%s\n", rebuild_text(n, why).c_str());
     std::fflush(to);
   };
-  options.on_layer = layer_printer<gen::LayerReport>(
-      summary, {tty, args.json, args.quiet}, [](const gen::LayerReport& r) { print_layer(r); });
-  summary.seconds = run_layer_job(options.out, [&] { generate_with_remedies(options); });
-  summary.peak_rss_bytes = std::max(summary.peak_rss_bytes, gen::peak_rss_bytes());
+  events.on_layer = [tty, args](const gen::LayerReport& r) {
+    interrupt_progress(r.stones);
+    if (tty)
+      ProgressLine::clear();
+    if (args.json)
+      std::printf("%s\n", to_json(r).dump().c_str());
+    else if (!args.quiet)
+      std::printf("%s\n", layer_text(r).c_str());
+    std::fflush(stdout);
+  };
+  return events;
+}
+
+int run_gen(const GenArgs& args) {
+  const GenerateRequest request = generate_request(args);
+  catch_interrupts(request.out);
+  const GenerateSummary summary =
+      generate_with_remedies(request, gen_events(args, request.variant.rules.pits()));
   if (args.json)
     std::printf("%s\n", to_json(summary).dump().c_str());
   else if (!args.quiet)
-    print_summary(summary);
+    std::printf("%s\n", summary_text(summary).c_str());
   return 0;
 }
 
@@ -175,7 +84,7 @@ int run_gen(const GenArgs& args) {
 void add_gen(CLI::App& app, Runner& run) {
   auto args = std::make_shared<GenArgs>();
   auto* cmd = app.add_subcommand("gen", "Solve every layer up to N seeds and write the tables");
-  create_gen_options(cmd, *args);
+  add_gen_options(cmd, *args, kGenMemoryHelp);
   cmd->callback([&run, args] { run = [args] { return run_gen(*args); }; });
 }
 

@@ -1,8 +1,9 @@
-// The terminal line of a long command (gen, verify): one line on standard error, redrawn.
+// The terminal line of a long command (gen, verify, migrate; sowdb-mpi gen): one line on
+// standard error, redrawn. Its text is the analysis library's (ProgressText). Part of the
+// sowdb_cli_common library.
 #pragma once
 
-#include <chrono>
-#include <string>
+#include "sowdb/analysis/generate_text.h"
 
 namespace sowdb::cli {
 
@@ -11,7 +12,7 @@ namespace sowdb::cli {
 class ProgressLine {
  public:
   /// For layers of a board of `pits` pits.
-  explicit ProgressLine(int pits) : pits_(pits) {}
+  explicit ProgressLine(int pits) : text_(pits) {}
 
   /// `fraction` of `phase` of layer `stones` is done. A new layer or phase starts its clock; the
   /// line is redrawn at most every 200 ms and at the end of a phase, never with a smaller
@@ -22,11 +23,7 @@ class ProgressLine {
   static void clear();
 
  private:
-  int pits_;
-  int stones_ = -1;
-  std::string phase_;
-  double fraction_ = 0;
-  std::chrono::steady_clock::time_point start_, drawn_;
+  ProgressText text_;
 };
 
 }  // namespace sowdb::cli

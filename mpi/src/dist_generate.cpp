@@ -1,6 +1,8 @@
 #include "dist_generate.h"
 
+#include <tbb/info.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <chrono>
@@ -460,7 +462,12 @@ class Driver {
 
 DistError generate_distributed(const Comm& comm, const DistOptions& options) {
   Driver driver(comm, options);
-  return driver.run();
+  // The thread count of this run, not of the process (a tbb::global_control): the loops take
+  // theirs from the arena they run in. execute() runs the driver on this thread, so the MPI
+  // calls stay on the thread that initialised MPI.
+  tbb::task_arena arena(options.threads > 0 ? options.threads
+                                            : std::max(1, tbb::info::default_concurrency()));
+  return arena.execute([&] { return driver.run(); });
 }
 
 }  // namespace sowdb::mpi

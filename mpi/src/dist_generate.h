@@ -36,6 +36,9 @@ struct DistOptions {
   std::uint8_t deep_byte = 255;
   /// How the ranks' compressed blocks reach the file (decision record 0010).
   WriteMode write_mode = WriteMode::kGather;
+  /// Worker threads of each rank for this run (a oneTBB task arena of this size); 0: every core
+  /// the rank may run on.
+  int threads = 0;
 };
 
 /// What a refused or failed run tells the user.
@@ -48,8 +51,9 @@ struct DistError {
 /// MPI_COMM_WORLD (collective): rank 0 prepares the directory as gen does (checks, lock,
 /// manifest) and writes each layer's file; every rank solves its part of each layer and keeps
 /// its part of every layer. Resumes from the layers present and valid. Co-operative tables are
-/// refused. Returns the error rank 0 reports (the same exit code on every rank); throws for a
-/// failure inside a collective phase (the caller aborts the job).
+/// refused. Runs on a task arena of `options.threads` threads on each rank (the calling thread
+/// makes every MPI call, MPI_THREAD_FUNNELED). Returns the error rank 0 reports (the same exit code
+/// on every rank); throws for a failure inside a collective phase (the caller aborts the job).
 DistError generate_distributed(const Comm& comm, const DistOptions& options);
 
 }  // namespace sowdb::mpi

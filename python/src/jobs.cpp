@@ -4,12 +4,11 @@
 // KeyboardInterrupt) only on its main thread, and only when that thread checks for them. So
 // the calling thread waits for the job without the GIL and wakes every kPoll to check; a
 // signal, or an exception from the progress callback, asks the job to stop through the
-// library's stop hook (GenerateOptions::stop, StartSolveRequest::stop), and the exception is
+// library's stop hook (GenerateRequest::stop, StartSolveRequest::stop), and the exception is
 // raised once the job has ended. A layer in progress leaves no file (the writer's temporary is
 // removed); the layers written before it stay.
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
-#include <tbb/global_control.h>
 
 #include <atomic>
 #include <chrono>
@@ -22,6 +21,8 @@
 #include <thread>
 
 #include "bindings.h"
+#include "sowdb/analysis/generate_job.h"
+#include "sowdb/analysis/refusal.h"
 #include "sowdb/analysis/start_solve.h"
 #include "sowdb/analysis/table_jobs.h"
 #include "sowdb/format/index.h"
@@ -128,15 +129,6 @@ void run_interruptible(Interrupt& irq, const Job& job) {
     std::rethrow_exception(failure);
 }
 
-std::optional<tbb::global_control> thread_limit(int threads) {
-  if (threads < 0)
-    throw PyError(ErrorKind::kInvalidRequest, "threads must be 0 (all cores) or more");
-  std::optional<tbb::global_control> limit;
-  if (threads > 0)
-    limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-  return limit;
-}
-
 py::object json_to_python(const nlohmann::json& j) {
   return py::module_::import("json").attr("loads")(j.dump());
 }
@@ -183,34 +175,27 @@ py::object generate(py::handle variant_obj,
   if (max_stones < 0 || max_stones > kMaxIndexedStones)
     throw PyError(ErrorKind::kInvalidRequest,
                   "max_stones must be 0.." + std::to_string(kMaxIndexedStones));
-  const auto limit = thread_limit(threads);
   Interrupt irq;
   irq.progress = std::move(progress);
-  gen::GenerateOptions options;
-  options.variant = v.variant;
-  options.max_stones = max_stones;
-  options.out = out;
-  options.recompute = recompute;
+  GenerateRequest request;
+  request.variant = v.variant;
+  request.max_stones = max_stones;
+  request.out = out;
+  request.recompute = recompute;
   if (zstd_level != 0)
-    options.write.zstd_level = zstd_level;
-  GenerateSummary summary;
-  summary.variant = v.variant.to_string();
-  summary.threads = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
-  summary.zstd_level = options.write.zstd_level;
-  summary.recompute = recompute;
+    request.write.zstd_level = zstd_level;
+  request.threads = threads;
+  request.stop = [&] { return irq.stop.load(); };
   const RuleSet rules = v.variant.rules.normalised();
-  options.on_progress = [&](int n, gen::Phase phase, double f) {
+  GenerateEvents events;
+  events.on_progress = [&](int n, gen::Phase phase, double f) {
     irq.report(layer_progress("generate", rules, 0, max_stones, n, gen::to_string(phase), f));
   };
-  options.on_layer = [&](const gen::LayerReport& r) {
-    summary.add(r);
+  events.on_layer = [&](const gen::LayerReport& r) {
     irq.report(layer_progress("generate", rules, 0, max_stones, r.stones, "done", 1));
   };
-  options.stop = [&] { return irq.stop.load(); };
-  const auto start = Clock::now();
-  run_interruptible(irq, [&] { gen::generate(options); });
-  summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  summary.peak_rss_bytes = std::max(summary.peak_rss_bytes, gen::peak_rss_bytes());
+  GenerateSummary summary;
+  run_interruptible(irq, [&] { summary = generate_tables(request, events); });
   return json_to_python(to_json(summary));
 }
 
