@@ -39,13 +39,10 @@ struct SolveArgs {
 CLI::Validator positive_seconds() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        try {
-          std::size_t used = 0;
-          const double v = std::stod(text, &used);
-          if (used == text.size() && v > 0 && v < 1e9)
-            return "";
-        } catch (const std::exception&) {
-        }
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (!text.empty() && end == text.c_str() + text.size() && v > 0 && v < 1e9)
+          return "";
         return "'" + text + "' is not a positive number of seconds";
       },
       "SECONDS");

@@ -462,7 +462,7 @@ class Driver {
 
 DistError generate_distributed(const Comm& comm, const DistOptions& options) {
   Driver driver(comm, options);
-  // The thread count of this run, not of the process (a tbb::global_control): the loops take
+  // The thread count of this run, not a process-wide setting: the loops take
   // theirs from the arena they run in. execute() runs the driver on this thread, so the MPI
   // calls stay on the thread that initialised MPI.
   tbb::task_arena arena(options.threads > 0 ? options.threads

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "api_impl.h"
+#include "sowdb/analysis/table_description.h"
 #include "sowdb/probe/table_directory.h"
 #include "sowdb/probe/variant.h"
 #include "sowdb/server/embedded_files.h"
@@ -36,17 +37,12 @@ nlohmann::json variant_facts(const TableSet& set) {
 
 // The facts /api/v1/variants gives of one served table set; no filesystem path.
 nlohmann::json table_info(const TableSet& set) {
-  std::uint64_t positions = 0;
-  for (const auto& [stones, file] : read_layer_files(set.directory())) {
-    if (stones <= set.max_stones() && file.info)
-      positions += file.info->entries;
-  }
-  const std::uint64_t bytes = directory_sizes(set.directory(), set.max_stones()).total;
+  const TableDescription d = describe_tables(set);
   nlohmann::json info = variant_facts(set);
-  info["objective"] = to_string(set.objective());
-  info["layers"] = {{"min", 0}, {"max", set.max_stones()}};
-  info["positions"] = positions;
-  info["bytes"] = bytes;
+  info["objective"] = to_string(d.objective);
+  info["layers"] = {{"min", 0}, {"max", d.max_stones}};
+  info["positions"] = d.positions;
+  info["bytes"] = d.bytes;
   return info;
 }
 
