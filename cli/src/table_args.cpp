@@ -14,22 +14,25 @@ std::unique_ptr<TableSet> open_tables(const std::string& dir, const TableSetOpti
     return TableSet::open(dir, options);
   } catch (const TableSetError& e) {
     // The library states the cause; the remedy, a command line, is the program's to give.
-    const std::string write = "; `sowdb manifest --tables " + dir +
-                              " --variant V` writes it from the layer headers (" + e.layer_rules() +
-                              ")";
+    Refusal r{RefusalKind::kUnusableTables, e.what()};
+    r.open_cause = e.cause();
     switch (e.cause()) {
       case OpenError::kManifestMissing:
       case OpenError::kManifestDamaged:
       case OpenError::kManifestMismatch:
-        throw UsageError(e.what() + write);
+        r.message += "; `sowdb manifest --tables " + dir +
+                     " --variant V` writes it from the layer headers (" + e.layer_rules() + ")";
+        break;
       case OpenError::kManifestUnconfirmed:
-        throw UsageError(std::string(e.what()) + "; `sowdb manifest --tables " + dir +
-                         "` confirms it");
+        r.message += "; `sowdb manifest --tables " + dir + "` confirms it";
+        break;
       default:
-        throw UsageError(e.what());
+        break;
     }
-  } catch (const std::exception& e) {
-    throw UsageError(e.what());
+    throw Refused(r);
+  } catch (...) {
+    // Whatever else stops the directory from opening makes it unusable: bad input, exit 2.
+    throw Refused(RefusalKind::kUnusableTables, refusal_of(std::current_exception()).message);
   }
 }
 

@@ -199,10 +199,12 @@ int main(int argc, char** argv) {
   int code = 0;
   try {
     code = run(comm, argc, argv);
-  } catch (const std::exception& e) {
+  } catch (...) {
     // A failure inside a collective phase: the other ranks wait for this one, so the job ends
     // here, naming the rank.
-    std::fprintf(stderr, "sowdb-mpi: rank %d of %d failed: %s\n", comm.rank, comm.size, e.what());
+    const sowdb::Refusal r = sowdb::refusal_of(std::current_exception());
+    std::fprintf(
+        stderr, "sowdb-mpi: rank %d of %d failed: %s\n", comm.rank, comm.size, r.message.c_str());
     std::fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
