@@ -49,7 +49,8 @@ def read_table():
 
 
 def make_tables(sowdb, work):
-    """ok: oware/4x3 layers 0..8; missing: without layer 5; corrupt: a byte of layer 6 flipped."""
+    """ok: oware/4x3 layers 0..8; missing: without layer 5; corrupt: a byte of layer 6 flipped;
+    coop: co-operative layers 0..6; nodir: no directory at all."""
     if work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True)
@@ -65,7 +66,11 @@ def make_tables(sowdb, work):
     data = bytearray(layer.read_bytes())
     data[len(data) // 2] ^= 0xFF
     layer.write_bytes(bytes(data))
-    return {"ok": ok, "missing": missing, "corrupt": corrupt}
+    coop = work / "coop"
+    subprocess.run([sowdb, "gen", "--variant", "oware/4x3", "--max-stones", "6", "--objective",
+                    "cooperative", "--out", str(coop), "--threads", "1", "--quiet"], check=True)
+    return {"ok": ok, "missing": missing, "corrupt": corrupt, "coop": coop,
+            "nodir": work / "no-such-directory"}
 
 
 def clean_message(name, message, given, work):
@@ -88,8 +93,9 @@ def run_cli(sowdb, rows, tables, work):
             cmd = [sowdb, "show", "--variant", row["variant"], "--", *board]
             given = None
         else:
-            cmd = [sowdb, "probe", "--tables", str(directory), "--stores", row["stores"], "--",
-                   *board]
+            objective = [] if row["objective"] == "-" else ["--objective", row["objective"]]
+            cmd = [sowdb, "probe", "--tables", str(directory), "--stores", row["stores"],
+                   *objective, "--", *board]
             given = directory
         p = subprocess.run(cmd, capture_output=True, text=True)
         check(p.returncode == int(row["exit"]),
@@ -127,15 +133,16 @@ class Server:
 
 
 def run_http(sowdb, rows, tables, work):
-    for kind in ("ok", "missing", "corrupt"):
+    for kind in ("ok", "missing", "corrupt", "coop"):
         chosen = [r for r in rows if r["tables"] == kind and r["http"] != "-"]
         if not chosen:
             continue
         srv = Server(sowdb, tables[kind])
         try:
             for row in chosen:
-                status, body = srv.get("/api/v1/position?variant=%s&board=%s&stores=%s" %
-                                       (row["variant"], row["board"], row["stores"]))
+                objective = "" if row["objective"] == "-" else "&objective=" + row["objective"]
+                status, body = srv.get("/api/v1/position?variant=%s&board=%s&stores=%s%s" %
+                                       (row["variant"], row["board"], row["stores"], objective))
                 check(status == int(row["http"]),
                       "%s: HTTP %d, want %s (%s)" % (row["name"], status, row["http"], body))
                 try:
