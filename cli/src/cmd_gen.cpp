@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "gen_args.h"
 #include "interrupt.h"
+#include "layer_job.h"
 #include "progress_line.h"
 #include "sowdb/analysis/generate_job.h"
 #include "sowdb/analysis/generate_text.h"
@@ -54,16 +55,9 @@ GenerateEvents gen_events(const GenArgs& args, int pits) {
     std::fprintf(to, "%s\n", rebuild_text(n, why).c_str());
     std::fflush(to);
   };
-  events.on_layer = [tty, args](const gen::LayerReport& r) {
-    interrupt_progress(r.stones);
-    if (tty)
-      ProgressLine::clear();
-    if (args.json)
-      std::printf("%s\n", to_json(r).dump().c_str());
-    else if (!args.quiet)
-      std::printf("%s\n", layer_text(r).c_str());
-    std::fflush(stdout);
-  };
+  events.on_layer = layer_printer<gen::LayerReport>(
+      {tty, args.json, args.quiet},
+      [](const gen::LayerReport& r) { std::printf("%s\n", layer_text(r).c_str()); });
   return events;
 }
 

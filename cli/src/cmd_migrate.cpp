@@ -70,16 +70,8 @@ int run_migrate(const MigrateArgs& args) {
     auto line = std::make_shared<ProgressLine>(pits);
     options.on_progress = [line](int n, const char* phase, double f) { line->show(n, phase, f); };
   }
-  options.on_layer = [&args, tty](const gen::MigrateLayerReport& r) {
-    interrupt_progress(r.stones);
-    if (tty)
-      ProgressLine::clear();
-    if (args.json)
-      std::printf("%s\n", to_json(r).dump().c_str());
-    else if (!args.quiet)
-      print_layer(r);
-    std::fflush(stdout);
-  };
+  options.on_layer = layer_printer<gen::MigrateLayerReport>(
+      {tty, args.json, args.quiet}, [](const gen::MigrateLayerReport& r) { print_layer(r); });
   MigrateSummary summary;
   run_layer_job(options.out, [&] { summary = migrate_tables(request); });
   if (args.json) {

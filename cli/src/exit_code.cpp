@@ -5,29 +5,10 @@
 namespace sowdb::cli {
 
 int exit_code(RefusalKind kind) noexcept {
-  switch (kind) {
-    case RefusalKind::kBadRequest:
-    case RefusalKind::kBadPosition:
-    case RefusalKind::kBadStores:
-    case RefusalKind::kUnknownVariant:
-    case RefusalKind::kNotServed:
-    case RefusalKind::kTooManySeeds:
-    case RefusalKind::kUnusableTables:
-    case RefusalKind::kGameOver:
-    case RefusalKind::kIllegalMove:
-    case RefusalKind::kWrongObjective:
-      return 2;
-    case RefusalKind::kInterrupted:
-      return 130;
-    case RefusalKind::kMissingTable:
-    case RefusalKind::kCorruptTable:
-    case RefusalKind::kUnreachable:
-    case RefusalKind::kBusy:
-    case RefusalKind::kIoFailure:
-    case RefusalKind::kInternal:
-      return 1;
-  }
-  return 1;
+  if (kind == RefusalKind::kInterrupted)
+    return 130;
+  // Bad input refused before any work, else a failure while working (docs/CLI.md).
+  return is_bad_input(kind) ? 2 : 1;
 }
 
 int report_failure(const std::exception_ptr& error) {

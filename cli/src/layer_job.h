@@ -1,5 +1,5 @@
-// What `gen` and `migrate` do alike around their library call: each finished layer is counted
-// in the summary and printed as it comes, and the run is timed with its interrupts caught.
+// What `gen` and `migrate` do alike around their library call: each finished layer is printed
+// as it comes, and the run is timed with its interrupts caught.
 #pragma once
 
 #include <chrono>
@@ -22,16 +22,13 @@ struct LayerOutput {
   bool quiet = false;
 };
 
-/// The on_layer callback of a layer job: marks the layer complete for the interrupt handler,
-/// adds it to `summary`, and prints it (a JSON line, else `print_text(report)` unless quiet).
-/// `summary` must outlive the callback.
-template <typename Report, typename Summary, typename PrintText>
-std::function<void(const Report&)> layer_printer(Summary& summary,
-                                                 LayerOutput out,
-                                                 PrintText print_text) {
-  return [&summary, out, print_text](const Report& r) {
+/// The on_layer callback of a layer job: marks the layer complete for the interrupt handler and
+/// prints it (a JSON line, else `print_text(report)` unless quiet), clearing the progress line
+/// first on a terminal. The library's job adds the layer to its summary.
+template <typename Report, typename PrintText>
+std::function<void(const Report&)> layer_printer(LayerOutput out, PrintText print_text) {
+  return [out, print_text](const Report& r) {
     interrupt_progress(r.stones);
-    summary.add(r);
     if (out.tty)
       ProgressLine::clear();
     if (out.json)
@@ -43,17 +40,12 @@ std::function<void(const Report&)> layer_printer(Summary& summary,
 }
 
 /// Runs `job` with interrupts caught for the directory `out` (its temporaries removed, exit
-/// 128 + signal) and returns its wall seconds. A request the library refuses before any work
-/// (gen::InvalidRequest) becomes a UsageError, exit 2.
+/// 128 + signal) and returns its wall seconds. A refusal reaches main's one mapper.
 template <typename Job>
 double run_layer_job(const std::filesystem::path& out, Job&& job) {
   const auto start = std::chrono::steady_clock::now();
   catch_interrupts(out);
-  try {
-    job();
-  } catch (const gen::InvalidRequest& e) {
-    throw UsageError(e.what());
-  }
+  job();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
