@@ -28,8 +28,12 @@ int main(int argc, char** argv) {
     status = sowdb_probe_value(tables, pits, count, &value, NULL);
     if (status == SOWDB_OK) {
       sowdb_outcome outcome;
-      status = sowdb_game_outcome(tables, value, (int32_t)strtol(argv[2], NULL, 10),
-                                  (int32_t)strtol(argv[3], NULL, 10), stones, &outcome);
+      status = sowdb_game_outcome(tables,
+                                  value,
+                                  (int32_t)strtol(argv[2], NULL, 10),
+                                  (int32_t)strtol(argv[3], NULL, 10),
+                                  stones,
+                                  &outcome);
     }
   }
   printf("%s\n%s\n", sowdb_status_name(status), status == SOWDB_OK ? "" : sowdb_last_error());
