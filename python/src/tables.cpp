@@ -137,7 +137,7 @@ class PyTables {
     if (threads < 0)
       throw PyError(ErrorKind::kBadArray, "threads must be 0 (all cores) or more");
     const auto set = get();
-    const int k = set->engine().pits();
+    const int k = set->engine().board_pits();
     const Rows rows = rows_from(boards, k);
     const auto n = static_cast<py::ssize_t>(rows.rows);
     py::array_t<std::int8_t> values(n);
@@ -173,7 +173,7 @@ class PyTables {
       throw PyError(ErrorKind::kMissingTable,
                     "layer " + std::to_string(stones) + ": the tables in " + dir_ +
                         " hold layers 0.." + std::to_string(set->max_stones()));
-    const int k = set->engine().pits();
+    const int k = set->engine().board_pits();
     const std::uint64_t size = layer_size(k, stones);
     if (first > size)
       first = size;
