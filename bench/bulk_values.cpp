@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     const auto set = sowdb::TableSet::open(argv[1], options);
     std::ifstream in(argv[2], std::ios::binary);
     const std::vector<std::uint8_t> boards((std::istreambuf_iterator<char>(in)), {});
-    const std::size_t rows = boards.size() / static_cast<std::size_t>(set->engine().pits());
+    const std::size_t rows = boards.size() / static_cast<std::size_t>(set->engine().board_pits());
     std::vector<std::int8_t> values(rows);
     std::vector<std::uint8_t> status(rows);
     const sowdb::BulkOutput out{values, {}, {}, status};

@@ -292,7 +292,7 @@ std::vector<std::int16_t> best_exits(const std::filesystem::path& dir,
   for (int m = 0; m < n; ++m)
     smaller[static_cast<std::size_t>(m)] = load(dir, m, false);
   const sowdb::Rules rules(info.rules);
-  const int pits = rules.pits();
+  const int pits = rules.board_pits();
   std::vector<std::int16_t> max_out(size, kNoExit);
   std::vector<std::uint8_t> board(static_cast<std::size_t>(pits));
   sowdb::unrank(0, n, board);
@@ -512,7 +512,7 @@ int main(int argc, char** argv) {
                 100.0 * static_cast<double>(dc) / static_cast<double>(size),
                 100.0 * static_cast<double>(dc_pos) / static_cast<double>(size),
                 wrong ? "  INCONSISTENT: an out-of-layer move beats the value" : "");
-    context_lines(l, n, sowdb::Rules(info.rules).pits(), max_out);
+    context_lines(l, n, sowdb::Rules(info.rules).board_pits(), max_out);
     dont_care_lines(l, n, rep, max_out);
   }
   return 0;

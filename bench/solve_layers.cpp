@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
       static_cast<unsigned long long>(gen::peak_rss_bytes()));
   if (argc > 4) {
     Rules rules(v->rules);
-    const int k = rules.pits();
+    const int k = rules.board_pits();
     if (argc - 4 != k) {
       std::fprintf(stderr, "expected %d pit counts\n", k);
       return 2;

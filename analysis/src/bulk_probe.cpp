@@ -80,7 +80,7 @@ void probe_bulk(const TableSet& set,
                 std::span<const std::uint8_t> boards,
                 const BulkOutput& out,
                 int threads) {
-  const int pits = set.engine().pits();
+  const int pits = set.engine().board_pits();
   check_size(boards, pits, "probe_bulk");
   const std::size_t rows = boards.size() / static_cast<std::size_t>(pits);
   if (out.status.size() != rows)

@@ -90,7 +90,7 @@ LayerStatistics summarise(const Rules& rules, int n, std::uint64_t size, const C
   s.mean_depth_decided =
       decided ? static_cast<double>(c.depth_sum) / static_cast<double>(decided) : 0.0;
   s.max_depth = c.max_depth;
-  unrank(c.max_depth_index, n, std::span(s.max_depth_position.data(), rules.pits()));
+  unrank(c.max_depth_index, n, std::span(s.max_depth_position.data(), rules.board_pits()));
   s.depths = c.depths;
   s.unreadable = c.unreadable;
   return s;
@@ -101,7 +101,7 @@ void competitive_statistics(const TableSet& tables,
                             int last,
                             const std::function<void(const LayerStatistics&)>& on_layer) {
   const Rules& rules = tables.engine();
-  const int k = rules.pits();
+  const int k = rules.board_pits();
   // Each layer is read whole (TableSet::read_layer) and kept for the recompute entries of the
   // layers above, up to the layers the last one's moves cannot reach.
   std::vector<std::vector<std::int8_t>> held(static_cast<std::size_t>(last) + 1);

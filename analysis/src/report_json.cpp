@@ -137,7 +137,7 @@ void put_line(nlohmann::json& j, int pits, const PrincipalLine& line) {
 }  // namespace
 
 std::vector<int> pits_vector(const Rules& rules, const Pits& p) {
-  return pits_of(rules.pits(), p);
+  return pits_of(rules.board_pits(), p);
 }
 
 const char* line_end_text(LineEnd e) {
@@ -153,7 +153,7 @@ const char* line_end_text(LineEnd e) {
 }
 
 void put_line(nlohmann::json& j, const Rules& rules, const PrincipalLine& line) {
-  put_line(j, rules.pits(), line);
+  put_line(j, rules.board_pits(), line);
 }
 
 std::string to_json_text(const PositionReport& r) {
@@ -279,7 +279,7 @@ nlohmann::json to_json(const LayerStatistics& s, const Rules& rules) {
   j["mean_depth_decided"] = s.mean_depth_decided;
   j["max_depth"] = s.max_depth;
   std::string deepest;
-  for (int i = 0; i < rules.pits(); ++i) {
+  for (int i = 0; i < rules.board_pits(); ++i) {
     if (i)
       deepest += ' ';
     deepest += std::to_string(s.max_depth_position[i]);

@@ -91,7 +91,7 @@ void print_show_json(const Variant& v,
   nlohmann::json j;
   j["variant"] = v.to_string();
   j["rules"] = rules_json(v.rules);
-  j["pits"] = std::vector<int>(board.begin(), board.begin() + rules.pits());
+  j["pits"] = std::vector<int>(board.begin(), board.begin() + rules.board_pits());
   j["stones"] = rules.own_seeds(board) + rules.opponent_seeds(board);
   j["game_over"] = moves.size == 0;
   if (moves.size == 0)
@@ -110,7 +110,7 @@ void print_show_json(const Variant& v,
     if (v.rules.family == Family::kWariUs)
       jm["sowings"] = m.sowings;
     jm["next_mover"] = m.extra_turn ? "same" : "opponent";
-    jm["result"] = std::vector<int>(m.child.begin(), m.child.begin() + rules.pits());
+    jm["result"] = std::vector<int>(m.child.begin(), m.child.begin() + rules.board_pits());
     list.push_back(jm);
   }
   j["moves"] = list;

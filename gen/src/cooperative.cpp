@@ -69,7 +69,7 @@ LayerGraph build_layer_graph(const Rules& engine,
                              std::size_t words,
                              const std::vector<const ReachLayer*>& below,
                              const std::function<void(double)>& report) {
-  const int pits = engine.pits();
+  const int pits = engine.board_pits();
   const std::uint64_t size = layer_size(pits, n);
   LayerGraph g;
   g.base.assign(size * words, 0);
@@ -308,7 +308,7 @@ ReachLayer solve_reach_layer(const RuleSet& rules,
   for (int m = 0; m < n; ++m)
     below[static_cast<std::size_t>(m)] = &smaller(m);
   const LayerGraph graph = build_layer_graph(engine, n, words, below, report);
-  out.sets.assign(layer_size(engine.pits(), n) * words, 0);
+  out.sets.assign(layer_size(engine.board_pits(), n) * words, 0);
   ComponentSolver(graph, n, words, out.sets).run(report);
   return out;
 }
@@ -316,7 +316,7 @@ ReachLayer solve_reach_layer(const RuleSet& rules,
 ReachStart solve_reach_start(const Variant& variant, std::uint64_t max_positions) {
   const RuleSet rules = variant.rules.normalised();
   const Rules engine(rules);
-  const int pits = engine.pits();
+  const int pits = engine.board_pits();
   const int stones = variant.total_stones();
   std::uint64_t total = 0;
   for (int n = 0; n <= stones; ++n)

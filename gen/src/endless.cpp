@@ -14,7 +14,7 @@ std::uint64_t count_endless_draws(const Rules& rules,
                                   int stones,
                                   std::span<const std::int8_t> values,
                                   const Executor& run) {
-  const int pits = rules.pits();
+  const int pits = rules.board_pits();
   const std::uint64_t size = layer_size(pits, stones);
   if (values.size() != size)
     throw std::invalid_argument("count_endless_draws: values do not have the layer's size");

@@ -245,7 +245,7 @@ std::vector<std::uint64_t> resolve_recompute(const Rules& rules,
       return;
     }
     const internal::Resolution r =
-        internal::resolve_recompute(moves, n, rules.pits(), all_moves, child);
+        internal::resolve_recompute(moves, n, rules.board_pits(), all_moves, child);
     if (r.kind != internal::Resolution::Kind::kValue) {
       throw TableError(TableError::Code::kCorrupt,
                        "layer " + std::to_string(n) + ": recompute entry " + std::to_string(i) +

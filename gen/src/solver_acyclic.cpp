@@ -34,7 +34,7 @@ class AcyclicSolver {
                 const SolveOptions& options)
       : rules_(rules),
         stones_(stones),
-        k_(rules_.pits()),
+        k_(rules_.board_pits()),
         kalah_(rules.family == Family::kKalah),
         capture_empty_opposite_(rules.capture_empty_opposite),
         overflow_(options.depth_overflow),

@@ -36,7 +36,7 @@ class CyclicSolver {
                const SolveOptions& options)
       : rules_(rules),
         stones_(stones),
-        k_(rules_.pits()),
+        k_(rules_.board_pits()),
         p_(rules_.pits_per_side()),
         rank_(k_, stones),
         quiet_grand_slams_(rules.grand_slam == GrandSlam::kNoCapture),

@@ -47,7 +47,7 @@ Searcher::Searcher(const Rules& rules,
       tables_(tables),
       values_(tables ? values : nullptr),
       tables_max_(tables ? tables->max_stones() : -1),
-      pits_(rules.pits()),
+      pits_(rules.board_pits()),
       kalah_(rules.rule_set().family == Family::kKalah),
       empty_side_(rules.rule_set().family == Family::kKalah &&
                   rules.rule_set().end == KalahEnd::kEmptySide),

@@ -169,7 +169,7 @@ class PartSolver {
         rules_(rules),
         oware_(rules.family == Family::kOware),
         n_(stones),
-        k_(rules_.pits()),
+        k_(rules_.board_pits()),
         p_(rules_.pits_per_side()),
         part_(smaller.partition.at(static_cast<std::size_t>(stones))),
         first_(part_.begin(comm.rank)),

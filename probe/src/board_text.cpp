@@ -6,7 +6,7 @@ namespace sowdb::internal {
 
 std::string board_diagram(const Rules& rules, const Pits& board) {
   const int p = rules.pits_per_side();
-  const int k = rules.pits();
+  const int k = rules.board_pits();
   auto cell = [](int v) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "%3d ", v);
@@ -34,7 +34,7 @@ std::string board_diagram(const Rules& rules, const Pits& board) {
 
 std::string pits_text(const Rules& rules, const Pits& board) {
   std::string s;
-  for (int i = 0; i < rules.pits(); ++i) {
+  for (int i = 0; i < rules.board_pits(); ++i) {
     if (i)
       s += ' ';
     s += std::to_string(board[i]);

@@ -274,7 +274,7 @@ const char* sowdb_status_name(sowdb_status status) {
 }
 
 int32_t sowdb_board_pits(const sowdb_tables* tables) {
-  return tables ? tables->set->engine().pits() : 0;
+  return tables ? tables->set->engine().board_pits() : 0;
 }
 
 int32_t sowdb_pits_per_side(const sowdb_tables* tables) {

@@ -134,7 +134,7 @@ ErrorKind error_kind(RefusalKind kind) {
 }
 
 Pits board_from(py::handle board, const Rules& rules) {
-  const int k = rules.pits();
+  const int k = rules.board_pits();
   if (!py::isinstance<py::sequence>(board) && !py::isinstance<py::array>(board))
     throw PyError(ErrorKind::kBadPosition,
                   "a board is a sequence of " + std::to_string(k) + " pit counts, not " +

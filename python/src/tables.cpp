@@ -137,7 +137,7 @@ class PyTables {
     if (threads < 0)
       throw PyError(ErrorKind::kBadArray, "threads must be 0 (all cores) or more");
     const auto set = get();
-    const int k = set->engine().pits();
+    const int k = set->engine().board_pits();
     const Rows rows = rows_from(boards, k);
     const auto n = static_cast<py::ssize_t>(rows.rows);
     py::array_t<std::int8_t> values(n);
@@ -173,7 +173,7 @@ class PyTables {
       throw PyError(ErrorKind::kMissingTable,
                     "layer " + std::to_string(stones) + ": the tables in " + dir_ +
                         " hold layers 0.." + std::to_string(set->max_stones()));
-    const int k = set->engine().pits();
+    const int k = set->engine().board_pits();
     const std::uint64_t size = layer_size(k, stones);
     if (first > size)
       first = size;
@@ -204,8 +204,8 @@ class PyTables {
   int max_stones_ = 0;
 };
 
-// The result types of a probe: MoveInfo, LineStep, ProbeResult and Labels.
-void def_probe_results(py::module_& m) {
+// A probe's parts: MoveInfo (one legal move) and LineStep (one ply of the line).
+void def_move_and_step(py::module_& m) {
   py::class_<MoveView>(m, "MoveInfo", "One legal move of a probed position.")
       .def_property_readonly(
           "pit",
@@ -266,7 +266,10 @@ void def_probe_results(py::module_& m) {
           "before",
           [](const StepView& v) { return board_tuple(v.step().before, board_pits(*v.report)); },
           "The position before the move, from the mover's side.");
+}
 
+// ProbeResult: one probed position. After def_move_and_step, whose types its fields return.
+void def_probe_result(py::module_& m) {
   py::class_<PositionReport, Report>(
       m,
       "ProbeResult",
@@ -346,7 +349,10 @@ void def_probe_results(py::module_& m) {
                ", depth=" + std::to_string(r.depth) + ", result='" + to_string(r.outcome.result) +
                "', best=" + (r.best() ? std::to_string(*r.best()) : std::string("None")) + ")";
       });
+}
 
+// Labels: the answers of a bulk call.
+void def_labels(py::module_& m) {
   py::class_<Labels>(m,
                      "Labels",
                      "The answers of a bulk call, one entry per board: `value` (int8; -128 "
@@ -362,6 +368,13 @@ void def_probe_results(py::module_& m) {
           [](const Labels& l) { return l.status.attr("__eq__")(0); },
           "A boolean mask: the boards the tables answered.")
       .def("__len__", [](const Labels& l) { return py::len(l.value); });
+}
+
+// The result types of a probe: MoveInfo, LineStep, ProbeResult and Labels, in that order.
+void def_probe_results(py::module_& m) {
+  def_move_and_step(m);
+  def_probe_result(m);
+  def_labels(m);
 }
 
 }  // namespace

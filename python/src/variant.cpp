@@ -85,7 +85,7 @@ MoveResult play(const PyVariant& self, py::handle board_obj, int pit, std::pair<
                       std::to_string(rules.pits_per_side() - 1) + " from the mover's left)");
   }
   MoveResult r;
-  r.board = board_tuple(m.child, rules.pits());
+  r.board = board_tuple(m.child, rules.board_pits());
   r.pit = m.pit;
   r.stored = m.stored;
   r.captured = m.captured;
@@ -137,7 +137,7 @@ py::array_t<std::uint8_t> positions(const PyVariant& self,
     throw PyError(ErrorKind::kBadArray, "indices must be 0 or more");
   const auto flat = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>::ensure(
       indices.attr("ravel")());
-  const int k = self.rules->pits();
+  const int k = self.rules->board_pits();
   const auto n = static_cast<py::ssize_t>(flat.size());
   py::array_t<std::uint8_t> out({n, static_cast<py::ssize_t>(k)});
   const std::span<const std::uint64_t> in(flat.data(), flat.size());
@@ -266,7 +266,7 @@ void def_variant(py::module_& m) {
           "pits", [](const PyVariant& v) { return v.rules->pits_per_side(); }, "P: pits per side.")
       .def_property_readonly(
           "board_pits",
-          [](const PyVariant& v) { return v.rules->pits(); },
+          [](const PyVariant& v) { return v.rules->board_pits(); },
           "2P: pits on the board (the length of a board).")
       .def_property_readonly(
           "seeds",
@@ -278,7 +278,7 @@ void def_variant(py::module_& m) {
           "2PS: seeds in the game.")
       .def(
           "start",
-          [](const PyVariant& v) { return board_tuple(v.variant.start(), v.rules->pits()); },
+          [](const PyVariant& v) { return board_tuple(v.variant.start(), v.rules->board_pits()); },
           "The start position.")
       .def(
           "legal_moves",
@@ -314,7 +314,7 @@ void def_variant(py::module_& m) {
       .def(
           "rotate",
           [](const PyVariant& v, py::handle board) {
-            return board_tuple(v.rules->rotate(board_from(board, *v.rules)), v.rules->pits());
+            return board_tuple(v.rules->rotate(board_from(board, *v.rules)), v.rules->board_pits());
           },
           py::arg("board"),
           "The board seen from the other player.")
@@ -330,7 +330,7 @@ void def_variant(py::module_& m) {
           "layer_size",
           [](const PyVariant& v, int stones) {
             check_stones(stones);
-            return layer_size(v.rules->pits(), stones);
+            return layer_size(v.rules->board_pits(), stones);
           },
           py::arg("stones"),
           "Positions with `stones` seeds on the board (one table layer).")
@@ -339,8 +339,8 @@ void def_variant(py::module_& m) {
           [](const PyVariant& v, py::handle board) {
             const Pits b = board_from(board, *v.rules);
             check_stones(stones_of(b));
-            return rank(
-                std::span<const std::uint8_t>(b.data(), static_cast<std::size_t>(v.rules->pits())));
+            return rank(std::span<const std::uint8_t>(
+                b.data(), static_cast<std::size_t>(v.rules->board_pits())));
           },
           py::arg("board"),
           "The board's index in its layer (the tables' order).")

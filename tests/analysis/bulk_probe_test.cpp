@@ -35,7 +35,7 @@ TEST(ProbeBulk, AgreesWithSingleProbesAtEveryThreadCount) {
   for (const char* variant : {"oware/4x3", "kalah/4x3"}) {
     SCOPED_TRACE(variant);
     const auto set = test::open_competitive(variant, 10);
-    const int pits = set->engine().pits();
+    const int pits = set->engine().board_pits();
     constexpr std::size_t kRows = 20000;
     std::vector<std::uint8_t> boards = random_boards(pits, 10, kRows);
     boards[0] = 200;  // 200 seeds and more: not a position of any table

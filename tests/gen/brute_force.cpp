@@ -283,7 +283,7 @@ void BruteForce::solve_layer(int n) {
 }
 
 std::vector<Pits> find_in_layer_cycle(const Rules& rules, int stones) {
-  const std::vector<Pits> boards = enumerate_boards(rules.pits(), stones);
+  const std::vector<Pits> boards = enumerate_boards(rules.board_pits(), stones);
   std::map<Pits, std::size_t> index;
   for (std::size_t i = 0; i < boards.size(); ++i)
     index.emplace(boards[i], i);
@@ -364,7 +364,7 @@ bool on_cycle(const Rules& rules, const Pits& board) {
 Reach brute_reach(const Rules& rules, int max_stones, bool endless) {
   Reach r;
   for (int n = 0; n <= max_stones; ++n) {
-    const std::vector<Pits> boards = enumerate_boards(rules.pits(), n);
+    const std::vector<Pits> boards = enumerate_boards(rules.board_pits(), n);
     std::map<Pits, bool> cycles;
     for (const Pits& b : boards) {
       r[b];

@@ -114,7 +114,7 @@ TEST_P(CooperativeTables, AgreeWithTheBruteForce) {
   std::uint64_t lines = 0;
   std::uint64_t endless = 0;
   for (int n = 0; n <= c.max_stones; ++n) {
-    for (const Pits& board : enumerate_boards(engine.pits(), n)) {
+    for (const Pits& board : enumerate_boards(engine.board_pits(), n)) {
       ReachSet got;
       ASSERT_EQ(tables->reach(board, got), ProbeStatus::kOk);
       const std::set<int>& w = want.at(board);

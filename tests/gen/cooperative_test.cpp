@@ -71,7 +71,7 @@ TEST(ReachStart, AgreesWithTheBruteForce) {
     const Reach want = brute_reach(engine, v.total_stones());
     const gen::ReachStart got = gen::solve_reach_start(v);
     Pits start{};
-    for (int i = 0; i < engine.pits(); ++i)
+    for (int i = 0; i < engine.board_pits(); ++i)
       start[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v.seeds_per_pit);
     const std::set<int>& r = want.at(start);
     EXPECT_EQ(std::set<int>(got.reachable.begin(), got.reachable.end()), r);

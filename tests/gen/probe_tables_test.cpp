@@ -97,7 +97,7 @@ TEST_P(ProbeTables, MoveWorthsAreConsistentWithValueAndDepth) {
   const GeneratedTables& g = generated_tables({GetParam().variant, GetParam().max_stones});
   auto set = TableSet::open(g.dir);
   const Rules& rules = set->engine();
-  const int k = rules.pits();
+  const int k = rules.board_pits();
   for (int n = 0; n <= g.max_stones; ++n) {
     for (const Pits& p : sample(k, n, 1500)) {
       int value = 0;
@@ -253,7 +253,7 @@ TEST_P(ProbeTables, PrincipalLinesEndAndAddUp) {
   const GeneratedTables& g = generated_tables({GetParam().variant, GetParam().max_stones});
   auto set = TableSet::open(g.dir);
   const Rules& rules = set->engine();
-  const int k = rules.pits();
+  const int k = rules.board_pits();
   for (int n = 0; n <= g.max_stones; ++n) {
     for (const Pits& p : sample(k, n, 150)) {
       int value = 0;

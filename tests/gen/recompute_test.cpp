@@ -85,7 +85,7 @@ void expect_same_answers(const TableSet& a, const TableSet& b, int max_stones) {
 std::uint64_t expect_one_ply(const fs::path& dir, int max_stones) {
   const auto tables = TableSet::open(dir);
   const Rules& rules = tables->engine();
-  const int pits = rules.pits();
+  const int pits = rules.board_pits();
   std::vector<std::vector<std::int8_t>> raw(static_cast<std::size_t>(max_stones) + 1);
   std::uint64_t recompute = 0;
   std::uint64_t checked_exits = 0;

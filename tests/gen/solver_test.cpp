@@ -269,7 +269,7 @@ std::string explain(const BruteForce& bf,
                     const gen::Layer& layer,
                     const Pits& board) {
   const Rules& rules = bf.rules();
-  const int pits = rules.pits();
+  const int pits = rules.board_pits();
   const int p = rules.pits_per_side();
   std::ostringstream os;
   os << "board " << board_text(board, p) << ", " << stones_on(board) << " stones\n";

@@ -176,7 +176,7 @@ TEST_F(VerifyTest, AnUnreadableSuccessorIsNotAWrongValue) {
 // table set, one at a time: what the Verifier's arrays must reproduce.
 VerifyReport probe_every_successor(const TableSet& tables, int n) {
   const Rules& rules = tables.engine();
-  const int pits = rules.pits();
+  const int pits = rules.board_pits();
   VerifyReport r;
   r.positions = layer_size(pits, n);
   Pits board{};
@@ -214,7 +214,7 @@ VerifyReport probe_every_successor(const TableSet& tables, int n) {
 // when the layer has none.
 std::vector<std::uint64_t> cycle_of_won_or_lost_positions(const TableSet& tables, int n) {
   const Rules& rules = tables.engine();
-  const int pits = rules.pits();
+  const int pits = rules.board_pits();
   const std::uint64_t size = layer_size(pits, n);
   // The graph: an edge per move that gains nothing, between positions of value != 0.
   std::vector<std::vector<std::uint64_t>> next(size);

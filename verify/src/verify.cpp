@@ -111,7 +111,7 @@ void Verifier::release(int stones) {
 
 VerifyReport Verifier::verify(int stones) {
   const Rules& rules = tables_.engine();
-  const int pits = rules.pits();
+  const int pits = rules.board_pits();
   // Layer `stones` moves into itself and into layers 0..stones - min_gain; when no later check
   // follows, the layers in between are let go before this one is read.
   const int reach = stones - rules.min_gain();

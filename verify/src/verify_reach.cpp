@@ -54,7 +54,7 @@ LayerMoves layer_moves(const Rules& rules,
                        int n,
                        const Executor& run,
                        const std::vector<std::vector<std::uint64_t>>& sets) {
-  const int pits = rules.pits();
+  const int pits = rules.board_pits();
   const std::uint64_t size = layer_size(pits, n);
   const auto words = static_cast<std::size_t>(reach_set_words(n));
   LayerMoves lm;
@@ -219,7 +219,7 @@ void ReachVerifier::read_up_to(int n) {
 
 VerifyReport ReachVerifier::verify(int n) {
   const Rules& rules = tables_.engine();
-  const int pits = rules.pits();
+  const int pits = rules.board_pits();
   VerifyReport report;
   report.stones = n;
   const std::uint64_t size = layer_size(pits, n);

@@ -27,7 +27,7 @@ struct BulkOutput {
   std::span<std::uint8_t> status;
 };
 
-/// Looks up `boards`, rows of set.engine().pits() pit counts each (mover first, as
+/// Looks up `boards`, rows of set.engine().board_pits() pit counts each (mover first, as
 /// TableSet::value takes them), one after the other.
 /// PARAMETERS
 ///   set      competitive tables (co-operative ones answer kWrongObjective everywhere).

@@ -57,8 +57,10 @@ class Rules {
   int pits_per_side() const { return p_; }
   /// Pits on the board, 2P.
   int board_pits() const { return k_; }
-  /// Pits on the board, 2P: board_pits(), under a name that reads as P.
-  int pits() const { return k_; }
+  /// Pits on the board, 2P: board_pits(), under a name that reads as P. Deprecated since
+  /// 2026-11-28, removed before 1.0 (as the C API's sowdb_pits): call board_pits() for 2P or
+  /// pits_per_side() for P.
+  [[deprecated("use board_pits() (2P) or pits_per_side() (P)")]] int pits() const { return k_; }
   /// The fewest seeds a move that gains any gains: 2 in the Oware family (a capture takes pits
   /// of 2 or 3 seeds), else 1 (one seed sown into the store). A move of a position with n seeds
   /// leads to layer n or to a layer of at most n - min_gain() seeds.

@@ -35,14 +35,14 @@ void for_each_range(const Rules& rules, int n, const Executor& run, Visit&& visi
   // 256 words (16,384 positions) a task: tasks long enough that scheduling costs nothing, short
   // enough that the threads of a small layer share it evenly.
   constexpr std::uint64_t kWordsPerTask = 256;
-  const std::uint64_t size = layer_size(rules.pits(), n);
+  const std::uint64_t size = layer_size(rules.board_pits(), n);
   const std::uint64_t words = (size + 63) / 64;
   const std::uint64_t tasks = (words + kWordsPerTask - 1) / kWordsPerTask;
   run_tasks(run, static_cast<std::size_t>(tasks), [&](std::size_t t) {
     const std::uint64_t first = t * kWordsPerTask * 64;
     const std::uint64_t last = std::min(size, (t + 1) * kWordsPerTask * 64);
     Pits board{};
-    const std::span<std::uint8_t> pits(board.data(), static_cast<std::size_t>(rules.pits()));
+    const std::span<std::uint8_t> pits(board.data(), static_cast<std::size_t>(rules.board_pits()));
     unrank(first, n, pits);
     visit(first, last, board, pits);
   });
