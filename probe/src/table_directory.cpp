@@ -43,10 +43,6 @@ std::optional<int> parse_layer_file_name(std::string_view name) {
   return n;
 }
 
-std::string temporary_name(const std::string& name, long pid) {
-  return temporary_path(name, pid).string();
-}
-
 std::map<int, LayerFile> read_layer_files(const fs::path& dir) {
   std::map<int, LayerFile> found;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "sowdb/format/layer_parts.h"
 #include "sowdb/format/rule_set.h"
 #include "sowdb/format/table_file.h"
 #include "sowdb/probe/manifest.h"
@@ -44,8 +45,11 @@ inline constexpr const char* kLockName = ".sowdb.lock";
 inline constexpr const char* kMigratingName = "sowdb.migrating";
 
 /// The name under which process `pid` writes the file `name` before renaming it into place:
-/// "<name>.tmp.<pid>" (format's temporary_path, which the table writer uses). Thread safe.
-std::string temporary_name(const std::string& name, long pid);
+/// "<name>.tmp.<pid>" (format's temporary_path, which the table writer uses). Inline, so that
+/// the manifest's reader and writer need no more of the library than the name. Thread safe.
+inline std::string temporary_name(const std::string& name, long pid) {
+  return name + kTemporaryInfix + std::to_string(pid);
+}
 
 // --- Scan --------------------------------------------------------------------------------------
 
