@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sowdb/format/index.h"
+#include "sowdb/probe/internal/count_text.h"
 
 namespace sowdb {
 namespace {
@@ -17,10 +18,7 @@ std::string formatted(const char* format, Args... args) {
   return out;
 }
 
-template <typename Count>
-std::string count_text(Count n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
+using internal::count_text;
 
 }  // namespace
 

@@ -3,21 +3,13 @@
 #include <exception>
 #include <string>
 
+#include "sowdb/probe/internal/count_text.h"
 #include "sowdb/probe/outcome.h"
 
 namespace sowdb {
 namespace {
 
-std::string count_text(long long n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
-// "48 seeds (2 x 6 pits x 4 seeds)" for oware/6x4: where a game's seed count comes from.
-std::string game_seeds_text(const Variant& v) {
-  return std::to_string(v.total_stones()) + " seeds (2 x " +
-         count_text(v.rules.pits_per_side, "pit", "pits") + " x " +
-         count_text(v.seeds_per_pit, "seed", "seeds") + ")";
-}
+using internal::count_text;
 
 // Any store beyond kMaxBoardStones is as impossible as this one, in every game: clamped to it,
 // stores sum without overflow.
@@ -82,7 +74,8 @@ std::optional<Refusal> check_stores(const Variant& variant,
       OutcomeStatus::kImpossible) {
     return Refusal{RefusalKind::kBadStores,
                    "the stores alone hold more than a game of " + variant.to_string() +
-                       ", which has " + game_seeds_text(variant)};
+                       ", which has " + std::to_string(variant.total_stones()) + " seeds (" +
+                       internal::game_seeds_breakdown(variant) + ")"};
   }
   return std::nullopt;
 }

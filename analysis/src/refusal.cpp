@@ -9,6 +9,7 @@
 #include "sowdb/gen/directory_lock.h"
 #include "sowdb/gen/generate.h"
 #include "sowdb/gen/start_search.h"
+#include "sowdb/probe/internal/count_text.h"
 
 namespace sowdb {
 namespace {
@@ -132,8 +133,8 @@ Refusal refusal_of(ProbeStatus status, const TableSet& set, const Pits& position
   if (status == ProbeStatus::kTooManyStones) {
     r.max_seeds = set.max_stones();
     // explain() names the directory; a client of tables served to it never named one.
-    r.public_message = "position has " + std::to_string(seeds) + (seeds == 1 ? " seed" : " seeds") +
-                       "; the " + set.variant().to_string() + " tables served hold up to " +
+    r.public_message = "position has " + internal::count_text(seeds, "seed", "seeds") + "; the " +
+                       set.variant().to_string() + " tables served hold up to " +
                        std::to_string(r.max_seeds);
   }
   if (status == ProbeStatus::kMissingTable || status == ProbeStatus::kCorruptTable)

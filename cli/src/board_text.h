@@ -8,18 +8,15 @@
 
 #include "sowdb/analysis/generate_text.h"
 #include "sowdb/probe/internal/board_text.h"
+#include "sowdb/probe/internal/count_text.h"
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/probe/variant.h"
 
 namespace sowdb::cli {
 
-/// `n` followed by `one` when n is 1, else by `many`: count_text(1, "seed", "seeds") is
-/// "1 seed", count_text(0, "seed", "seeds") "0 seeds".
-template <typename Count>
-std::string count_text(Count n, std::string_view one, std::string_view many) {
-  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
-}
+// "1 seed", "0 seeds": the project's count text (sowdb/probe/internal/count_text.h).
+using internal::count_text;
 
 /// Bytes in binary units with one decimal: "1.5 MiB" (the analysis library's, which writes the
 /// sizes of gen's lines).

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "count_text.h"
+#include "sowdb/probe/internal/count_text.h"
 #include "sowdb/probe/outcome.h"
 #include "sowdb/probe/sowdb.h"
 #include "sowdb/probe/tables.h"
@@ -174,7 +174,7 @@ sowdb_status list_moves(const char* name,
     *count = all.size;
     if (all.size > capacity) {
       set_error(std::string(name) + ": room for " +
-                sowdb::probe_detail::count_text(capacity, "move", "moves") + ", " +
+                sowdb::internal::count_text(capacity, "move", "moves") + ", " +
                 std::to_string(all.size) + " needed");
       return SOWDB_ERR_ARGUMENT;
     }

@@ -4,11 +4,11 @@
 #include <cstdlib>
 #include <utility>
 
-#include "count_text.h"
+#include "sowdb/probe/internal/count_text.h"
 
 namespace sowdb {
 
-using probe_detail::count_text;
+using internal::count_text;
 
 const char* to_string(GameResult result) noexcept {
   switch (result) {
@@ -54,12 +54,10 @@ OutcomeStatus game_outcome(const Variant& variant,
   const long long held = static_cast<long long>(store_mover) + store_opponent + stones;
   if (held > total) {
     if (error) {
-      const int p = variant.rules.pits_per_side;
       *error = "stores " + std::to_string(store_mover) + " + " + std::to_string(store_opponent) +
                " and " + count_text(stones, "seed", "seeds") + " on the board make " +
                std::to_string(held) + " seeds; a game of " + variant.to_string() + " holds " +
-               std::to_string(game) + " (2 x " + count_text(p, "pit", "pits") + " x " +
-               count_text(variant.seeds_per_pit, "seed", "seeds") + ")";
+               std::to_string(game) + " (" + internal::game_seeds_breakdown(variant) + ")";
       if (stones > game)
         *error += ", and a position with more seeds on the board than that has empty stores";
     }

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "count_text.h"
+#include "sowdb/probe/internal/count_text.h"
 #include "sowdb/probe/internal/layer_walk.h"
 #include "table_set_impl.h"
 
@@ -43,10 +43,9 @@ void check_read_arguments(int pits,
                           std::span<std::int8_t> values) {
   const std::uint64_t size = layer_size(pits, n);
   if (values.size() != size) {
-    throw std::invalid_argument("read_layer: values has " +
-                                probe_detail::count_text(values.size(), "entry", "entries") +
-                                ", layer " + std::to_string(n) + " has " +
-                                probe_detail::count_text(size, "entry", "entries"));
+    throw std::invalid_argument(
+        "read_layer: values has " + internal::count_text(values.size(), "entry", "entries") +
+        ", layer " + std::to_string(n) + " has " + internal::count_text(size, "entry", "entries"));
   }
   for (std::size_t m = 0; m < below.size() && m < static_cast<std::size_t>(n); ++m) {
     const std::uint64_t want = layer_size(pits, static_cast<int>(m));
@@ -54,7 +53,7 @@ void check_read_arguments(int pits,
         (!below[m].recompute.empty() && below[m].recompute.size() != (want + 63) / 64)) {
       throw std::invalid_argument("read_layer: below[" + std::to_string(m) +
                                   "] does not match layer " + std::to_string(m) + "'s " +
-                                  probe_detail::count_text(want, "entry", "entries"));
+                                  internal::count_text(want, "entry", "entries"));
     }
   }
 }

@@ -13,9 +13,9 @@
 #include <system_error>
 #include <utility>
 
-#include "count_text.h"
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
+#include "sowdb/probe/internal/count_text.h"
 #include "table_set_impl.h"
 
 namespace sowdb {
@@ -115,7 +115,7 @@ void make_slots(TableSet::Impl& impl, const fs::path& dir, const std::map<int, L
       } else if (f.info->stones != n) {
         failure = ProbeStatus::kCorruptTable;
         slot->error = f.path.string() + ": holds " +
-                      probe_detail::count_text(f.info->stones, "seed", "seeds") + ", not the " +
+                      internal::count_text(f.info->stones, "seed", "seeds") + ", not the " +
                       std::to_string(n) + " of its name";
       }
     }
@@ -398,7 +398,7 @@ std::string TableSet::explain(ProbeStatus status, const Pits& position) const {
       return "not a position: " + std::to_string(n) + " seeds, a board holds at most " +
              std::to_string(kMaxBoardStones);
     case ProbeStatus::kTooManyStones:
-      return "position has " + probe_detail::count_text(n, "seed", "seeds") + "; tables in " +
+      return "position has " + internal::count_text(n, "seed", "seeds") + "; tables in " +
              impl_->dir.string() + " hold up to " + std::to_string(impl_->max_stones);
     case ProbeStatus::kMissingTable:
     case ProbeStatus::kCorruptTable:
