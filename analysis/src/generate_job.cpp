@@ -1,14 +1,12 @@
 #include "sowdb/analysis/generate_job.h"
 
-#include <tbb/info.h>
-#include <tbb/task_arena.h>
-
 #include <algorithm>
 #include <chrono>
 #include <exception>
 #include <string>
 
 #include "sowdb/format/index.h"
+#include "sowdb/gen/parallel.h"
 
 namespace sowdb {
 namespace {
@@ -25,10 +23,6 @@ void check_request(const GenerateRequest& request) {
 }
 
 }  // namespace
-
-int generate_threads(int threads) {
-  return threads > 0 ? threads : std::max(1, tbb::info::default_concurrency());
-}
 
 gen::GenerateOptions generate_options(const GenerateRequest& request) {
   gen::GenerateOptions options;
@@ -47,7 +41,7 @@ GenerateSummary start_summary(const GenerateRequest& request) {
   GenerateSummary summary;
   summary.variant = request.variant.to_string();
   summary.objective = request.objective;
-  summary.threads = generate_threads(request.threads);
+  summary.threads = gen::thread_count(request.threads);
   summary.zstd_level = request.write.zstd_level;
   summary.recompute = request.recompute && request.objective == Objective::kCompetitive;
   return summary;
@@ -71,12 +65,8 @@ GenerateSummary generate_tables(const GenerateRequest& request, const GenerateEv
     };
     options.on_progress = events.on_progress;
     options.on_rebuild = events.on_rebuild;
-    // The thread count of this run only: the generator's loops take theirs from the arena they
-    // run in (tbb::this_task_arena::max_concurrency()), in the std::thread backend too. A
-    // process-wide tbb::global_control would bind every other run of the process (a server's,
-    // a Python program's other thread) to this run's count.
-    tbb::task_arena arena(summary.threads);
-    arena.execute([&] { gen::generate(options); });
+    // The thread count of this run only (gen::run_with_threads), as every request's.
+    gen::run_with_threads(request.threads, [&] { gen::generate(options); });
     finish_summary(summary,
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return summary;

@@ -462,12 +462,9 @@ class Driver {
 
 DistError generate_distributed(const Comm& comm, const DistOptions& options) {
   Driver driver(comm, options);
-  // The thread count of this run, not a process-wide setting: the loops take
-  // theirs from the arena they run in. execute() runs the driver on this thread, so the MPI
-  // calls stay on the thread that initialised MPI.
-  tbb::task_arena arena(options.threads > 0 ? options.threads
-                                            : std::max(1, tbb::info::default_concurrency()));
-  return arena.execute([&] { return driver.run(); });
+  // The thread count of this run, not a process-wide setting (gen::run_with_threads). The arena
+  // runs the driver on this thread, so the MPI calls stay on the thread that initialised MPI.
+  return gen::run_with_threads(options.threads, [&] { return driver.run(); });
 }
 
 }  // namespace sowdb::mpi

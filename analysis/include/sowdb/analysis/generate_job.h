@@ -28,7 +28,7 @@ struct GenerateRequest {
   /// Memory the run may plan for, in bytes; 0: 90% of the machine's memory.
   std::uint64_t memory_limit_bytes = 0;
   /// Worker threads of this run, applied to it alone (a oneTBB task arena of this size, whatever
-  /// other runs of the process use); 0: every core (generate_threads).
+  /// other runs of the process use); 0: every core (gen::thread_count).
   int threads = 0;
   /// Asked as the work goes on (gen::GenerateOptions::stop); true stops the run, which is then
   /// refused as kInterrupted. May be empty; must not throw.
@@ -46,15 +46,11 @@ struct GenerateEvents {
   std::function<void(int, const std::string&)> on_rebuild;
 };
 
-/// The thread count `threads` stands for: itself when positive, else every core this process
-/// may run on (oneTBB's default concurrency). Thread safe.
-int generate_threads(int threads);
-
 /// The generator's options for `request` (without callbacks). Thread safe.
 gen::GenerateOptions generate_options(const GenerateRequest& request);
 
 /// The summary of a run of `request` before its first layer: variant, objective, threads
-/// (generate_threads), zstd level and whether recompute entries are written. A front end that
+/// (gen::thread_count), zstd level and whether recompute entries are written. A front end that
 /// drives the layers itself (sowdb-mpi) adds each layer's report and sets `seconds` and
 /// `peak_rss_bytes` (finish_summary) at the end.
 GenerateSummary start_summary(const GenerateRequest& request);
@@ -63,8 +59,8 @@ GenerateSummary start_summary(const GenerateRequest& request);
 void finish_summary(GenerateSummary& summary, double seconds);
 
 /// Builds layers 0..max_stones of `request.variant` into `request.out` (gen::generate: layers
-/// present and valid are reused) on a oneTBB task arena of `generate_threads(request.threads)`
-/// threads, reporting through `events`, and returns the run's summary.
+/// present and valid are reused) with `request.threads` threads of its own
+/// (gen::run_with_threads), reporting through `events`, and returns the run's summary.
 ///
 /// ERRORS throws Refused, of the kind refusal_of gives the library's exception: bad input
 /// (is_bad_input; kBadRequest) for a request out of range (max_stones, a negative thread count, a
