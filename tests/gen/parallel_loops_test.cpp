@@ -22,6 +22,17 @@
 namespace sowdb::gen {
 namespace {
 
+// The threads a parallel loop of 64 chunks ran its chunks on.
+std::set<std::thread::id> threads_of_a_loop() {
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+  parallel::for_ranges(0, 64, 1, [&](const auto&) {
+    const std::lock_guard lock(mutex);
+    threads.insert(std::this_thread::get_id());
+  });
+  return threads;
+}
+
 // The std::thread backend once took the arena's figure, which global_control does not lower:
 // "--threads 1" ran two threads, and the solvers' one-thread runs compared two with two.
 TEST(ParallelLoops, ThreadCountFollowsGlobalControl) {
@@ -33,13 +44,7 @@ TEST(ParallelLoops, ThreadCountFollowsGlobalControl) {
     EXPECT_GE(parallel::max_concurrency(), 1);
   }
   const tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
-  std::mutex mutex;
-  std::set<std::thread::id> threads;
-  parallel::for_ranges(0, 64, 1, [&](const auto&) {
-    const std::lock_guard lock(mutex);
-    threads.insert(std::this_thread::get_id());
-  });
-  EXPECT_EQ(threads.size(), 1u);
+  EXPECT_EQ(threads_of_a_loop().size(), 1u);
 }
 
 // A request's thread count is its arena's, under either backend: a loop inside
@@ -48,12 +53,7 @@ TEST(ParallelLoops, ThreadCountFollowsTheRequestsArena) {
   const tbb::global_control two(tbb::global_control::max_allowed_parallelism, 2);
   run_with_threads(1, [] {
     EXPECT_EQ(parallel::max_concurrency(), 1);
-    std::mutex mutex;
-    std::set<std::thread::id> threads;
-    parallel::for_ranges(0, 64, 1, [&](const auto&) {
-      const std::lock_guard lock(mutex);
-      threads.insert(std::this_thread::get_id());
-    });
+    const std::set<std::thread::id> threads = threads_of_a_loop();
     EXPECT_EQ(threads.size(), 1u);
     EXPECT_EQ(*threads.begin(), std::this_thread::get_id());
   });

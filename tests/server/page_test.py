@@ -205,10 +205,13 @@ def wait_for(driver, what, condition):
 
 
 # Resolves once <body> says the page shows the position (data-key) in the state (data-state): one
-# round trip, the browser watching the attributes, instead of polling from here.
+# round trip, the browser watching the attributes, instead of polling from here. With `prefix`
+# true, a key that starts with `want` will do (a page that picks the position itself).
 WAIT_KEY = """
-const [want, state, done] = arguments;
-const ok = () => document.body.dataset.key === want && document.body.dataset.state === state;
+const [want, state, prefix, done] = arguments;
+const ok = () => (prefix ? (document.body.dataset.key || "").startsWith(want)
+                         : document.body.dataset.key === want) &&
+    document.body.dataset.state === state;
 if (ok()) return done(true);
 const watch = new MutationObserver(() => {
   if (ok()) {
@@ -223,7 +226,7 @@ watch.observe(document.body, {attributes: true});
 def wait_key(driver, pos, what, state="ready"):
     """Waits until the page shows `pos` with its report (or its error)."""
     try:
-        return driver.execute_async_script(WAIT_KEY, key(pos), state)
+        return driver.execute_async_script(WAIT_KEY, key(pos), state, False)
     except TimeoutException:
         check(False, f"{what}: not within {WAIT} s (page state {page_state(driver)})")
         return None
@@ -556,23 +559,6 @@ def cooperative_test(driver, base, sowdb, tables):
     check("objective=cooperative" in driver.current_url, f"co-operative URL {driver.current_url}")
 
 
-# Resolves once <body> shows a position of a variant (data-key starts with it) in the state
-# (data-state): for a page that picks the position itself.
-WAIT_PREFIX = """
-const [want, state, done] = arguments;
-const ok = () => (document.body.dataset.key || "").startsWith(want) &&
-    document.body.dataset.state === state;
-if (ok()) return done(true);
-const watch = new MutationObserver(() => {
-  if (ok()) {
-    watch.disconnect();
-    done(true);
-  }
-});
-watch.observe(document.body, {attributes: true});
-"""
-
-
 def shows_variant(driver, canonical, what):
     """The page, with no error banner, names `canonical` in its URL, menu and title."""
     page = driver.execute_script(READ_PAGE)
@@ -611,7 +597,7 @@ def variant_text_test(driver, base, sowdb, tables):
     # its tables hold, of the game's 24).
     driver.get(base + "/?variant=abapa/4x3/grand_slam=capture,skip_origin=on")
     try:
-        driver.execute_async_script(WAIT_PREFIX, OPTIONS_VARIANT + "|", "ready")
+        driver.execute_async_script(WAIT_KEY, OPTIONS_VARIANT + "|", "ready", True)
     except TimeoutException:
         check(False, f"a link with options and no board: page state {page_state(driver)}")
     else:
@@ -621,14 +607,14 @@ def variant_text_test(driver, base, sowdb, tables):
               OPTIONS_MAX, f"options, no board: pits {shown['pits']}")
     # The menu: its texts are the server's; choosing one shows a position of it.
     driver.get(base + "/?variant=oware")
-    driver.execute_async_script(WAIT_PREFIX, "oware/6x4|", "ready")
+    driver.execute_async_script(WAIT_KEY, "oware/6x4|", "ready", True)
     options = driver.execute_script(
         "return [...document.getElementById('variant').options].map(o => o.value)")
     check(OPTIONS_VARIANT in options, f"menu: {options}")
     driver.execute_script("const s = document.getElementById('variant'); s.value = arguments[0];"
                           "s.dispatchEvent(new Event('change'))", OPTIONS_VARIANT)
     try:
-        driver.execute_async_script(WAIT_PREFIX, OPTIONS_VARIANT + "|", "ready")
+        driver.execute_async_script(WAIT_KEY, OPTIONS_VARIANT + "|", "ready", True)
     except TimeoutException:
         check(False, f"the menu's {OPTIONS_VARIANT}: page state {page_state(driver)}")
     else:
