@@ -8,6 +8,8 @@
 # Usage: installed_package_test.sh CC PREFIX LIBDIR SOURCE_DIR
 #   PREFIX: a prefix `cmake --install` filled (the fixture install_prefix.sh); LIBDIR: the
 #   install libdir relative to it (CMAKE_INSTALL_LIBDIR)
+# Environment: SOWDB_TEST_CFLAGS, the build's C and link flags (the sanitizers' among them), added
+#   to each compile: the archives of a sanitized build link only into sanitized programs.
 set -euo pipefail
 cc=$1
 prefix=$2
@@ -27,6 +29,7 @@ pc_prefix=$(cd "$(pkg-config --variable=prefix sowdb)" && pwd -P)
 [[ "$pc_prefix" == "$(cd "$prefix" && pwd -P)" ]] ||
   fail "sowdb.pc's prefix is $pc_prefix, not $prefix"
 read -r -a flags <<<"$(pkg-config --cflags --libs sowdb)"
+read -r -a build_flags <<<"${SOWDB_TEST_CFLAGS:-}"
 
 # The README's C quick start: the ```c block of "Engine quick start (C)", a whole program.
 awk '/^### Engine quick start \(C\)/ { section = 1; next }
@@ -40,6 +43,7 @@ for program in play_game quick_start; do
   source_file="$src/examples/play_game.c"
   [[ $program == quick_start ]] && source_file="$work/quick_start.c"
   if ! "$cc" -std=c99 -pedantic-errors -Wall -Wextra -Werror "$source_file" "${flags[@]}" \
+    ${build_flags[@]+"${build_flags[@]}"} \
     -o "$work/$program" 2>"$work/cc.err"; then
     cat "$work/cc.err"
     fail "$source_file does not build with pkg-config --cflags --libs sowdb from $prefix"
