@@ -15,6 +15,10 @@ using internal::count_text;
 // stores sum without overflow.
 constexpr long long kBeyondAnyGame = kMaxBoardStones + 1;
 
+// The search keeps values of -128..127 (gen::solve_position); a position of more seeds keeps the
+// tables' refusal.
+constexpr int kMaxSearchSeeds = 127;
+
 int clamp_store(long long s) {
   return static_cast<int>(std::min(s, kBeyondAnyGame));
 }
@@ -97,8 +101,11 @@ Answer<PositionAnswer> answer_position(const TableSet& set, const PositionQuery&
   int seeds = 0;
   for (const auto p : *board)
     seeds += p;
-  if (auto r = check_seeds(set, *board, seeds))
-    return *r;
+  const std::optional<Refusal> above = check_seeds(set, *board, seeds);
+  const bool search = above && query.search && set.objective() == Objective::kCompetitive &&
+                      seeds <= kMaxSearchSeeds;
+  if (above && !search)
+    return *above;
   if (auto r = check_stores(set.variant(), query.store_mover, query.store_opponent))
     return *r;
   const int mover = clamp_store(query.store_mover);
@@ -110,7 +117,9 @@ Answer<PositionAnswer> answer_position(const TableSet& set, const PositionQuery&
   PositionAnswer a;
   a.objective = set.objective();
   try {
-    if (a.objective == Objective::kCooperative)
+    if (search)
+      a.competitive = search_position(set, *board, mover, opponent, query.max_plies, *query.search);
+    else if (a.objective == Objective::kCooperative)
       a.cooperative = report_cooperative(set, *board, mover, opponent, query.max_plies);
     else
       a.competitive = report_position(set, *board, mover, opponent, query.max_plies);

@@ -8,6 +8,10 @@
 
 namespace sowdb {
 
+const char* to_string(AnswerMethod method) noexcept {
+  return method == AnswerMethod::kSearch ? "search" : "table";
+}
+
 bool ranks_before(const ReportedMove& a, const ReportedMove& b) {
   if (a.worth != b.worth)
     return a.worth > b.worth;
@@ -36,6 +40,7 @@ PositionReport report_position(
     r.stones += board[i];
   MoveWorths moves;
   ProbeStatus s = set.value(board, r.value, r.depth);
+  r.lower = r.upper = r.value;
   std::string error;
   if (s == ProbeStatus::kOk) {
     if (game_outcome(
@@ -52,7 +57,7 @@ PositionReport report_position(
   for (const MoveWorth& m : moves) {
     ReportedMove rm;
     rm.pit = m.move.pit;
-    rm.worth = m.worth;
+    rm.worth = rm.lower = rm.upper = m.worth;
     rm.depth = m.depth;
     rm.gain = m.move.gain();
     rm.stored = m.move.stored;

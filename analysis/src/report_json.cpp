@@ -159,24 +159,36 @@ void put_line(nlohmann::json& j, const Rules& rules, const PrincipalLine& line) 
 std::string to_json_text(const PositionReport& r) {
   const int pits = r.variant.rules.pits();
   const GameOutcome& o = r.outcome;
+  const bool exact = r.exact();
+  const bool searched = r.method == AnswerMethod::kSearch;
   std::string t;
-  t.reserve(512 + 100 * r.moves.size() + 80 * r.line.steps.size());
+  t.reserve(640 + 120 * r.moves.size() + 80 * r.line.steps.size());
   JsonText j(t);
-  // Keys in nlohmann's order (sorted), so that the text is its dump of the same object.
+  // Keys in nlohmann's order (sorted), so that the text is its dump of the same object. After a
+  // search, what the bounds do not decide is null (the value, the result, a worth); the depths
+  // are the tables' alone.
   j.key("best");
   if (r.best())
     j.number(*r.best());
   else
     j.null();
   j.key("decided").boolean(o.decided);
-  j.key("depth").number(r.depth);
-  j.key("final").open('[').seeds(o.mover).seeds(o.opponent).close(']');
+  j.key("depth");
+  if (searched)
+    j.null();
+  else
+    j.number(r.depth);
+  j.key("final");
+  if (exact)
+    j.open('[').seeds(o.mover).seeds(o.opponent).close(']');
+  else
+    j.null();
   j.key("game_over").boolean(r.moves.empty());
   j.key("line").open('[');
   for (const LineStep& s : r.line.steps)
     j.number(s.pit);
   j.close(']');
-  j.key("line_end").string(line_end_text(r.line.end));
+  j.key("line_end").string(r.line_proved ? line_end_text(r.line.end) : "unproved");
   j.key("line_steps").open('[');
   for (const LineStep& s : r.line.steps) {
     j.open('{');
@@ -188,6 +200,8 @@ std::string to_json_text(const PositionReport& r) {
     j.close('}');
   }
   j.close(']');
+  j.key("lower").number(r.lower);
+  j.key("method").string(to_string(r.method));
   // "moves" has listed the moves in pit order since before the ranking: it stays so, and
   // "moves_best_first" gives the ranking.
   std::vector<const ReportedMove*> by_pit;
@@ -202,13 +216,27 @@ std::string to_json_text(const PositionReport& r) {
     j.open('{');
     j.key("after").pits(pits, m->after);
     j.key("captured").number(m->captured);
-    j.key("category").string(to_string(m->category));
-    j.key("depth").number(m->depth);
+    j.key("category");
+    if (m->category_known)
+      j.string(to_string(m->category));
+    else
+      j.null();
+    j.key("depth");
+    if (searched)
+      j.null();
+    else
+      j.number(m->depth);
     j.key("extra_turn").boolean(m->extra_turn);
     j.key("gain").number(m->gain);
+    j.key("lower").number(m->lower);
     j.key("pit").number(m->pit);
     j.key("stored").number(m->stored);
-    j.key("worth").number(m->worth);
+    j.key("upper").number(m->upper);
+    j.key("worth");
+    if (m->exact())
+      j.number(m->worth);
+    else
+      j.null();
     j.close('}');
   }
   j.close(']');
@@ -217,10 +245,41 @@ std::string to_json_text(const PositionReport& r) {
     j.number(m.pit);
   j.close(']');
   j.key("pits").pits(pits, r.board);
-  j.key("result").string(to_string(o.result));
+  j.key("result");
+  if (r.outcome_known)
+    j.string(to_string(o.result));
+  else
+    j.null();
+  j.key("search");
+  if (r.search) {
+    const SearchFacts& f = *r.search;
+    j.open('{');
+    j.key("best_found");
+    if (f.best_found >= 0)
+      j.number(f.best_found);
+    else
+      j.null();
+    j.key("complete").boolean(f.complete);
+    j.key("positions").number(static_cast<long long>(f.positions));
+    j.key("seconds").seeds(static_cast<double>(static_cast<long long>(f.seconds * 1000)) / 1000);
+    j.key("stopped_by");
+    if (f.stopped_by.empty())
+      j.null();
+    else
+      j.string(f.stopped_by);
+    j.key("tables_max").number(f.tables_max);
+    j.close('}');
+  } else {
+    j.null();
+  }
   j.key("stones").number(r.stones);
   j.key("stores").open('[').number(r.store_mover).number(r.store_opponent).close(']');
-  j.key("value").number(r.value);
+  j.key("upper").number(r.upper);
+  j.key("value");
+  if (exact)
+    j.number(r.value);
+  else
+    j.null();
   j.key("variant").string(r.variant.to_string());
   j.end();
   return t;

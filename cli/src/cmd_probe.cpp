@@ -1,5 +1,6 @@
 // `sowdb probe`: look positions up in a table directory.
 #include <tbb/parallel_for.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
@@ -18,6 +19,9 @@
 #include "board_text.h"
 #include "commands.h"
 #include "probe_reach.h"
+#include "probe_search.h"
+#include "search_interrupt.h"
+#include "solve_render.h"
 #include "sowdb/analysis/position_answer.h"
 #include "sowdb/analysis/report_json.h"
 #include "sowdb/gen/parallel.h"
@@ -39,6 +43,8 @@ struct Args {
   long long cache_blocks = -1;
   std::vector<std::string> board;
   std::string objective;  // empty: the tables'
+  // Seconds a position above the tables may be searched (each line's, in bulk mode); 0: refused.
+  double search_time = kDefaultSearchSeconds;
 };
 
 // One position reads a few blocks. Bulk mode goes back to blocks again and again (every line's
@@ -178,11 +184,13 @@ void print_text(const TableSet& set, const PositionReport& r) {
 Answer<PositionAnswer> answer(const TableSet& set,
                               const std::vector<std::string>& words,
                               const Stores& stores,
-                              int max_plies) {
+                              int max_plies,
+                              const std::optional<SearchBudget>& search) {
   PositionQuery query;
   query.store_mover = stores.mover;
   query.store_opponent = stores.opponent;
   query.max_plies = max_plies;
+  query.search = search;
   std::string error;
   if (!pit_numbers(set.engine(), words, query.board, error))
     return Refusal{RefusalKind::kBadPosition, error};
@@ -225,7 +233,10 @@ std::string bulk_answer(const TableSet& set,
       words.push_back(w);
     if (words.empty())
       return {};
-    const Answer<PositionAnswer> a = answer(set, words, stores, args.max_plies);
+    std::optional<SearchBudget> search;
+    if (args.search_time > 0)
+      search = terminal_budget(args.search_time, false);
+    const Answer<PositionAnswer> a = answer(set, words, stores, args.max_plies, search);
     if (a)
       return position_json(*a);
     error = a.refusal().message;
@@ -311,6 +322,12 @@ void create_probe_options(CLI::App* cmd, Args& args) {
       ->transform(whole_number())
       ->check(CLI::Range(0, 100000));
   add_threads_option(cmd, args.threads, "Bulk mode: worker threads (default: all cores)");
+  cmd->add_option("--search-time",
+                  args.search_time,
+                  "A position with more seeds than the tables hold is searched for up to this "
+                  "many seconds (default 10; each line's in bulk mode): the exact value and "
+                  "worths where proved, else proved bounds. 0: refuse such a position")
+      ->check(search_seconds());
   cmd->add_option("--objective",
                   args.objective,
                   "The question asked: competitive (values) or cooperative (which differences "
@@ -374,13 +391,29 @@ int run_probe(const Args& args) {
   const std::unique_ptr<TableSet> set = open_probe_tables(args, stores, bulk);
   if (bulk)
     return run_stdin(*set, args, stores);
-  const PositionAnswer a = answer(*set, args.board, stores, args.max_plies).value_or_throw();
+  // A signal stops a search softly: the bounds proved so far are printed, then the exit status
+  // says it was interrupted.
+  stop_on_interrupts();
+  std::optional<SearchBudget> search;
+  if (args.search_time > 0)
+    search = terminal_budget(args.search_time, !args.json && isatty(fileno(stderr)));
+  const PositionAnswer a =
+      answer(*set, args.board, stores, args.max_plies, search).value_or_throw();
+  if (search && search->progress)
+    clear_progress_line();
   if (args.json)
     std::printf("%s\n", position_json(a).c_str());
   else if (a.cooperative)
     print_reach_text(*set, *a.cooperative);
+  else if (a.competitive->method == AnswerMethod::kSearch)
+    print_search_text(*set, *a.competitive);
   else
     print_text(*set, *a.competitive);
+  if (const int signal = interrupt_signal(); signal != 0) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "sowdb: interrupted by %s\n", signal_name(signal));
+    return 128 + signal;
+  }
   return 0;
 }
 

@@ -89,12 +89,19 @@ StartMove start_move(const Move& m) {
 // every worth, summary.
 class StartSearch {
  public:
-  StartSearch(const Variant& variant, const SolveStartOptions& options)
+  // `variant`: the game whose start is searched (its refusals name it); null for any other
+  // position.
+  StartSearch(const RuleSet& rules,
+              const Pits& position,
+              const Variant* variant,
+              const SolveStartOptions& options)
       : variant_(variant),
-        rules_(variant.rules.normalised()),
+        rules_(rules.normalised()),
         engine_(rules_),
         options_(options),
-        tables_(options.tables) {}
+        tables_(options.tables) {
+    out_.start = position;
+  }
 
   StartSolution run() {
     plan();
@@ -137,6 +144,11 @@ class StartSearch {
   // Each task's exact worth by MTD(f) from its bounds.
   void every_worth();
   StartSolution summary();
+  // StartSolution::line, from the moves' worths and the transposition table.
+  void proved_line();
+  // The exact value of `pos` (n seeds) when the tables, the end of the game or the table prove
+  // it.
+  bool exact_value(const Searcher& searcher, const Pits& pos, int n, int& v) const;
 
   void report(bool last = false);
   void watch(Searcher& searcher, std::uint64_t& published, const std::atomic<bool>* halt);
@@ -147,7 +159,7 @@ class StartSearch {
   void each_task(const std::function<void(Searcher&, std::size_t)>& each,
                  const std::atomic<bool>* halt);
 
-  const Variant& variant_;
+  const Variant* variant_;
   const RuleSet rules_;
   const Rules engine_;
   const SolveStartOptions& options_;
@@ -171,33 +183,32 @@ class StartSearch {
 };
 
 void StartSearch::plan() {
-  out_.stones = variant_.total_stones();
-  out_.start = variant_.start();
+  out_.stones = 0;
+  for (int i = 0; i < engine_.board_pits(); ++i)
+    out_.stones += out_.start[static_cast<std::size_t>(i)];
   if (tables_ && !(tables_->rules() == rules_)) {
     throw InvalidRequest("the tables in " + tables_->directory().string() + " hold " +
                          describe(tables_->rules()) + ", not " + describe(rules_));
   }
   out_.tables_max = tables_ ? tables_->max_stones() : -1;
   out_.by_tables = out_.tables_max >= out_.stones;
+  const std::string what = variant_ ? variant_->to_string() : "a position of " + describe(rules_);
+  std::string refusal;
   if (!out_.by_tables && rules_.family == Family::kOware) {
-    throw NeedsCompleteTables(
-        "Oware-family positions can repeat, so a search cannot prove the value of " +
-            variant_.to_string() + " without complete tables: it needs layers 0.." +
-            std::to_string(out_.stones) +
-            (tables_ ? "; the tables hold up to " + std::to_string(out_.tables_max) : ""),
-        variant_,
-        out_.stones,
-        Objective::kCompetitive);
+    // solve_position answers these by a search of its own (cyclic_search.h); only the start
+    // search refuses them.
+    refusal = "Oware-family positions can repeat, so a search cannot prove the value of " + what +
+              " without complete tables: it needs layers 0.." + std::to_string(out_.stones) +
+              (tables_ ? "; the tables hold up to " + std::to_string(out_.tables_max) : "");
+  } else if (!out_.by_tables && out_.stones > 127) {
+    // The table holds bounds of -128..127: a search of more seeds could not store them.
+    refusal = "a search keeps values of -128..127 only, and " + what + " has " +
+              std::to_string(out_.stones) + " seeds on the board";
   }
-  // The table holds bounds of -128..127: a search of more seeds could not store them.
-  if (!out_.by_tables && out_.stones > 127) {
-    throw NeedsCompleteTables("a search keeps values of -128..127 only, and " +
-                                  variant_.to_string() + " has " + std::to_string(out_.stones) +
-                                  " seeds on the board",
-                              variant_,
-                              out_.stones,
-                              Objective::kCompetitive);
-  }
+  if (!refusal.empty() && variant_)
+    throw NeedsCompleteTables(refusal, *variant_, out_.stones, Objective::kCompetitive);
+  if (!refusal.empty())
+    throw InvalidRequest(refusal);
   // Keys count every position of up to 2PS seeds.
   key_bits_ =
       static_cast<int>(std::bit_width(binomial(out_.stones + rules_.pits(), rules_.pits())));
@@ -549,13 +560,77 @@ StartSolution StartSearch::summary() {
       }
     }
   }
+  if (out_.lower == out_.upper && options_.line_plies > 0)
+    proved_line();
   return out_;
+}
+
+bool StartSearch::exact_value(const Searcher& searcher, const Pits& pos, int n, int& v) const {
+  MoveList moves;
+  if (engine_.legal_moves(pos, moves) == 0) {
+    v = engine_.final_value(pos);
+    return true;
+  }
+  if (n <= out_.tables_max) {
+    int depth = 0;
+    return tables_->value(pos, v, depth) == ProbeStatus::kOk;
+  }
+  const TableEntry e = searcher.entry(pos, n);
+  if (!e.found || e.depth != kExact || e.lower != e.upper)
+    return false;
+  v = e.lower;
+  return true;
+}
+
+void StartSearch::proved_line() {
+  // A move is a best move when its worth, proved, equals the position's value, proved: no move
+  // can be worth more than the value. Each step is checked so; nothing is searched.
+  Searcher searcher(engine_, tables_, *table_, values_.get());
+  Pits pos = out_.start;
+  int n = out_.stones;
+  int v = out_.value;
+  while (static_cast<int>(out_.line.size()) < options_.line_plies && n > out_.tables_max) {
+    MoveList moves;
+    if (engine_.legal_moves(pos, moves) == 0)
+      return;
+    const Move* chosen = nullptr;
+    int chosen_value = 0;
+    for (const Move& m : moves) {
+      if (out_.line.empty()) {
+        // The first move is the solution's best, whose worth (the value) the search proved.
+        if (m.pit != out_.best)
+          continue;
+        chosen = &m;
+        chosen_value = m.extra_turn ? v - m.gain() : m.gain() - v;
+        break;
+      }
+      int cv = 0;
+      if (exact_value(searcher, m.child, n - m.gain(), cv) && Rules::worth(m, cv) == v) {
+        chosen = &m;
+        chosen_value = cv;
+        break;
+      }
+    }
+    if (!chosen)
+      return;
+    out_.line.push_back(chosen->pit);
+    pos = chosen->child;
+    n -= chosen->gain();
+    v = chosen_value;
+  }
 }
 
 }  // namespace
 
 StartSolution solve_start(const Variant& variant, const SolveStartOptions& options) {
-  StartSearch search(variant, options);
+  StartSearch search(variant.rules, variant.start(), &variant, options);
+  return search.run();
+}
+
+StartSolution solve_position(const RuleSet& rules,
+                             const Pits& position,
+                             const SolveStartOptions& options) {
+  StartSearch search(rules, position, nullptr, options);
   return search.run();
 }
 

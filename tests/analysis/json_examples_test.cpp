@@ -12,17 +12,21 @@
 #include <string>
 
 #include "analysis_tables.h"
+#include "sowdb/analysis/position_search.h"
 #include "sowdb/analysis/report_json.h"
 
 namespace sowdb {
 namespace {
 
-// `j` with the values of keys that depend on the zstd library's version (file sizes) set to
-// null, at any depth: the key must be there, its value is not compared.
+// `j` with the values of keys that depend on the zstd library's version (file sizes) or on the
+// clock (a search's seconds) set to null, at any depth: the key must be there, its value is not
+// compared.
 nlohmann::json masked(nlohmann::json j) {
   if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end(); ++it)
-      it.value() = it.key() == "bytes_on_disk" ? nlohmann::json(nullptr) : masked(it.value());
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      it.value() = it.key() == "bytes_on_disk" || it.key() == "seconds" ? nlohmann::json(nullptr)
+                                                                        : masked(it.value());
+    }
   } else if (j.is_array()) {
     for (auto& e : j)
       e = masked(e);
@@ -61,6 +65,16 @@ TEST(JsonExamples, Probe) {
   const auto set = test::open_competitive("kalah/4x3", 10);
   expect_example("probe.json",
                  to_json(report_position(*set, board_of({1, 2, 0, 1, 1, 0, 2, 3}), 0, 0, 1000)));
+}
+
+TEST(JsonExamples, ProbeBySearch) {
+  // Four seeds above the tables: the search proves every figure, one thread, no time limit.
+  const auto set = test::open_competitive("kalah/4x3", 10);
+  SearchBudget budget;
+  budget.seconds = 0;
+  expect_example(
+      "probe_search.json",
+      to_json(search_position(*set, board_of({1, 2, 0, 3, 1, 0, 2, 3}), 1, 0, 1000, budget)));
 }
 
 TEST(JsonExamples, ProbeWithStores) {

@@ -9,6 +9,7 @@
 
 #include "sowdb/analysis/cooperative_report.h"
 #include "sowdb/analysis/position_report.h"
+#include "sowdb/analysis/position_search.h"
 #include "sowdb/analysis/refusal.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/probe/variant.h"
@@ -25,6 +26,9 @@ struct PositionQuery {
   int max_plies = 1000;          ///< The longest principal line, >= 0.
   /// The objective asked; nullopt: the one the tables hold.
   std::optional<Objective> objective;
+  /// A position with more seeds than competitive tables hold is answered by a search within this
+  /// budget (search_position); nullopt: refused (kTooManySeeds), as before searches existed.
+  std::optional<SearchBudget> search;
 };
 
 /// What the tables say about a position: the report of their objective.
@@ -55,7 +59,8 @@ std::optional<Refusal> check_objective(const TableSet& set, std::optional<Object
 
 /// Answers `query` from `set`: checks the board (check_board), the stores (check_stores, then
 /// with the board: game_outcome), the objective (check_objective), the seeds against the tables'
-/// top layer, then reports the position (report_position or report_cooperative).
+/// top layer, then reports the position (report_position or report_cooperative), or above the
+/// top layer of competitive tables searches it when query.search is set (search_position).
 /// RETURN the answer, or a refusal: kBadPosition, kTooManySeeds (Refusal::seeds and max_seeds
 ///   set), kBadStores, kWrongObjective, kBadRequest (max_plies < 0), kMissingTable or
 ///   kCorruptTable (a layer that failed on the way; Refusal::layer set), kInternal.

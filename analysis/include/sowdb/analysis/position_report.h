@@ -2,7 +2,9 @@
 // (value, outcome with the stores, every legal move ranked best first, the principal line).
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "sowdb/probe/outcome.h"
@@ -11,19 +13,54 @@
 
 namespace sowdb {
 
+/// How a position was answered.
+enum class AnswerMethod : std::uint8_t {
+  kTable,   ///< The tables hold the position: every figure is exact.
+  kSearch,  ///< A search above the tables: bounds, exact where they meet.
+};
+
+/// "table" or "search". Never null.
+const char* to_string(AnswerMethod method) noexcept;
+
 /// One legal move of a reported position.
 struct ReportedMove {
-  int pit = 0;       ///< The mover's pit sown, 0..P-1 from the mover's left.
-  int worth = 0;     ///< Seeds the mover nets from the position by playing it (perfect play after).
-  int depth = 0;     ///< Plies to realise the worth after the move (0 when it gains seeds).
-  int gain = 0;      ///< Seeds the move sends to the mover's store: stored + captured.
-  int stored = 0;    ///< Seeds sown straight into the mover's store (Kalah family, wari-us).
-  int captured = 0;  ///< Seeds captured.
+  int pit = 0;  ///< The mover's pit sown, 0..P-1 from the mover's left.
+  /// Seeds the mover nets from the position by playing it (perfect play after); after a search
+  /// that did not prove it (lower < upper), 0.
+  int worth = 0;
+  /// Bounds on the worth: both equal `worth` when it is known (always, from the tables).
+  int lower = 0;
+  int upper = 0;
+  /// Plies to realise the worth after the move (0 when it gains seeds); tables only (0 after a
+  /// search).
+  int depth = 0;
+  int gain = 0;             ///< Seeds the move sends to the mover's store: stored + captured.
+  int stored = 0;           ///< Seeds sown straight into the mover's store (Kalah family, wari-us).
+  int captured = 0;         ///< Seeds captured.
   bool extra_turn = false;  ///< The mover moves again: `after` is from the mover's side.
   /// The game's result for the mover after this move with the report's stores: win, draw or
-  /// loss (GameOutcome::result of the worth).
+  /// loss (GameOutcome::result of the worth); meaningful only when category_known.
   GameResult category = GameResult::kDraw;
+  /// The bounds decide the category (always, from the tables).
+  bool category_known = true;
   Pits after{};  ///< The resulting position, from the side of the player to move next.
+
+  /// The worth is known exactly.
+  bool exact() const { return lower == upper; }
+};
+
+/// How a search above the tables went (PositionReport::search).
+struct SearchFacts {
+  std::uint64_t positions = 0;  ///< Positions the search expanded.
+  double seconds = 0;           ///< Its wall time.
+  /// Every figure asked was proved: the value, and every move's worth when they were asked.
+  bool complete = false;
+  /// Why it stopped before that: "time_limit", "positions", "stopped" (the caller's stop); empty
+  /// when complete.
+  std::string stopped_by;
+  int tables_max = -1;  ///< The tables' top layer it probed below (-1: none).
+  /// The pit of the best move found so far when none is proved best (-1: none).
+  int best_found = -1;
 };
 
 /// Everything the tables say about one position (see report_position).
@@ -33,19 +70,38 @@ struct PositionReport {
   int stones = 0;          ///< Seeds on the board.
   int store_mover = 0;     ///< Seeds already in the mover's store.
   int store_opponent = 0;  ///< Seeds already in the opponent's store.
-  int value = 0;           ///< Seeds the mover nets from here under perfect play.
-  int depth = 0;           ///< Plies to realise the value (0 when it is 0).
-  GameOutcome outcome;     ///< Result and final score with the stores.
+  /// Seeds the mover nets from here under perfect play; 0 when a search did not prove it.
+  int value = 0;
+  int depth = 0;  ///< Plies to realise the value (0 when it is 0); tables only (0 after a search).
+  /// Bounds on the value: both equal `value` when it is known (always, from the tables).
+  int lower = 0;
+  int upper = 0;
+  AnswerMethod method = AnswerMethod::kTable;  ///< Tables or search.
+  /// Result and final score with the stores: the result is meaningful when outcome_known, the
+  /// final score and `decided` when the value is exact too.
+  GameOutcome outcome;
+  bool outcome_known = true;          ///< The bounds decide the result (always, from the tables).
+  std::optional<SearchFacts> search;  ///< Set when method is kSearch.
   /// The legal moves, best first: highest worth, then the tie-breaks of TableSet::best_move
   /// (quickest win, longest defence, at worth 0 a gaining move then the smallest depth), then
   /// the lowest pit; so moves.front() is the best move. Empty when the game is over.
   std::vector<ReportedMove> moves;
   PrincipalLine line;  ///< Best moves to the end of the game (at most max_plies of them).
+  /// After a search: false when `line` stops where the best move is not proved (its end is
+  /// then kMaxPlies, and line.last the position it reached). Always true from the tables.
+  bool line_proved = true;
 
-  /// The best move's pit; nullopt when the game is over.
+  /// The best move's pit; nullopt when the game is over, or when a search did not prove one
+  /// best (SearchFacts::best_found then gives the best found so far).
   std::optional<int> best() const {
-    return moves.empty() ? std::nullopt : std::optional<int>(moves.front().pit);
+    if (moves.empty() || (method == AnswerMethod::kSearch && !best_proved))
+      return std::nullopt;
+    return moves.front().pit;
   }
+  /// The value is known exactly.
+  bool exact() const { return lower == upper; }
+  /// A search proved moves.front() at least as good as every other move.
+  bool best_proved = false;
 };
 
 /// Whether move `a` ranks before move `b` of the same position (the order of

@@ -24,9 +24,14 @@ const char* line_end_text(LineEnd e);
 void put_line(nlohmann::json& j, const Rules& rules, const PrincipalLine& line);
 
 /// `sowdb probe --json` on competitive tables (tests/data/json/probe.json): variant, pits,
-/// stones, stores, value, depth, result, final, decided, game_over, moves (in pit order, each
-/// {pit, worth, depth, gain, stored, captured, extra_turn, category, after}), moves_best_first
-/// (pits), best, line, line_steps, line_end.
+/// stones, stores, method ("table" or "search"), value (null while a search has not proved it),
+/// lower, upper, depth (null after a search), result (null while the bounds do not decide it),
+/// final (null unless the value is known), decided, game_over, moves (in pit order, each {pit,
+/// worth (null while not proved), lower, upper, depth (null after a search), gain, stored,
+/// captured, extra_turn, category (null while not decided), after}), moves_best_first (pits),
+/// best (null while no move is proved best), line, line_steps, line_end ("unproved" where a
+/// search's line stops short), search (null from the tables; else {positions, seconds,
+/// complete, stopped_by, tables_max, best_found}).
 nlohmann::json to_json(const PositionReport& r);
 
 /// The same as `to_json(r).dump()`, written straight into a string without building a document

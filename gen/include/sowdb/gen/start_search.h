@@ -71,6 +71,12 @@ struct StartSolution {
   /// 0: none, the search probed the tables.
   std::uint64_t preloaded_bytes = 0;
   double preload_seconds = 0;  ///< The time that reading took.
+  /// The pits of a line of proved best moves from the start (SolveStartOptions::line_plies of
+  /// them at most): each move's worth equals the value of the position it is played in, as
+  /// proved by the search, the tables or the end of the game. It stops at a position the tables
+  /// hold (their own line goes on from there), at the end of the game, or where nothing proved
+  /// says which move is best. Empty unless the value is exact.
+  std::vector<int> line;
 };
 
 /// What a search is doing (SolveProgress::phase).
@@ -136,6 +142,9 @@ struct SolveStartOptions {
   /// returns true the search stops and solve_start returns the bounds proved so far
   /// (StartSolution::complete false). May be empty.
   std::function<bool()> stop;
+  /// The longest StartSolution::line to read from what the search proved (no search is made
+  /// for it); 0: none.
+  int line_plies = 0;
 };
 
 /// Solves the start position of `variant` (S seeds in each pit): its value for the first player
@@ -154,5 +163,15 @@ struct SolveStartOptions {
 /// not fit. THREAD SAFETY one call at a time per table set is not required: the tables are read
 /// only.
 StartSolution solve_start(const Variant& variant, const SolveStartOptions& options = {});
+
+/// Solves any position of `rules` as solve_start solves a start: `position` (the mover's pits
+/// first, any seed count) in place of the start, StartSolution's "first player" being the mover
+/// of `position` and its moves those of the mover (the value and the worths count the seeds
+/// netted from `position` on; the stores do not enter). A finished game is answered with its
+/// final value and no move. ERRORS as solve_start, with InvalidRequest in place of
+/// NeedsCompleteTables (no variant names the tables to build). THREAD SAFETY as solve_start.
+StartSolution solve_position(const RuleSet& rules,
+                             const Pits& position,
+                             const SolveStartOptions& options = {});
 
 }  // namespace sowdb::gen

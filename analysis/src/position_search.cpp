@@ -1,0 +1,238 @@
+// A position above the tables, answered by gen::solve_position within a budget, reported in the
+// same struct as the tables' answer.
+#include "sowdb/analysis/position_search.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "sowdb/analysis/refusal.h"
+#include "sowdb/analysis/start_solve.h"
+#include "sowdb/gen/parallel.h"
+#include "sowdb/gen/start_search.h"
+#include "sowdb/probe/outcome.h"
+
+namespace sowdb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// The game's outcome with the stores for a value in [lower, upper]: set when the bounds agree
+// on the result (and then the final score of `lower`, which is exact when they meet).
+bool outcome_of(const PositionReport& r, int lower, int upper, GameOutcome& out) {
+  GameOutcome lo;
+  GameOutcome hi;
+  std::string why;
+  if (game_outcome(r.variant, lower, r.store_mover, r.store_opponent, r.stones, lo, &why) !=
+          OutcomeStatus::kOk ||
+      game_outcome(r.variant, upper, r.store_mover, r.store_opponent, r.stones, hi, &why) !=
+          OutcomeStatus::kOk) {
+    throw Refused(RefusalKind::kBadStores, why);
+  }
+  out = lo;
+  return lo.result == hi.result;
+}
+
+// The moves of `r.board` with the bounds the search proved, best first: a proved best move
+// first, then by lower bound, upper bound and pit.
+void put_moves(PositionReport& r, const Rules& engine, const gen::StartSolution& s) {
+  MoveList legal;
+  engine.legal_moves(r.board, legal);
+  for (const Move& m : legal) {
+    ReportedMove rm;
+    rm.pit = m.pit;
+    rm.gain = m.gain();
+    rm.stored = m.stored;
+    rm.captured = m.captured;
+    rm.extra_turn = m.extra_turn;
+    rm.after = m.child;
+    rm.lower = -r.stones;
+    rm.upper = r.stones;
+    for (const gen::StartMove& sm : s.moves) {
+      if (sm.pit == m.pit) {
+        rm.lower = std::max(rm.lower, sm.lower);
+        rm.upper = std::min(rm.upper, sm.upper);
+      }
+    }
+    rm.worth = rm.exact() ? rm.lower : 0;
+    GameOutcome o;
+    rm.category_known = outcome_of(r, rm.lower, rm.upper, o);
+    rm.category = o.result;
+    r.moves.push_back(rm);
+  }
+  std::sort(r.moves.begin(), r.moves.end(), [&](const ReportedMove& a, const ReportedMove& b) {
+    if ((a.pit == s.best) != (b.pit == s.best))
+      return a.pit == s.best;
+    if (a.lower != b.lower)
+      return a.lower > b.lower;
+    if (a.upper != b.upper)
+      return a.upper > b.upper;
+    return a.pit < b.pit;
+  });
+  r.best_proved = s.best >= 0 && !r.moves.empty() && r.moves.front().pit == s.best;
+}
+
+// The proved best moves the search found (gen's line), then the tables' line from the position
+// they lead to when the tables hold it.
+void put_line(PositionReport& r, const TableSet& set, const gen::StartSolution& s, int max_plies) {
+  const Rules& engine = set.engine();
+  r.line = PrincipalLine{};
+  r.line.last = r.board;
+  if (r.moves.empty()) {
+    r.line.end = LineEnd::kGameOver;
+    return;
+  }
+  r.line.end = LineEnd::kMaxPlies;
+  int mover = 0;
+  int seeds = r.stones;
+  for (const int pit : s.line) {
+    Move m;
+    if (!engine.play(r.line.last, pit, m))
+      throw Refused(RefusalKind::kInternal, "the search's line plays an illegal move");
+    LineStep step;
+    step.mover = mover;
+    step.pit = pit;
+    step.gain = m.gain();
+    step.extra_turn = m.extra_turn;
+    step.before = r.line.last;
+    r.line.steps.push_back(step);
+    r.line.net_gain += mover == 0 ? m.gain() : -m.gain();
+    r.line.last = m.child;
+    if (!m.extra_turn)
+      mover ^= 1;
+    seeds -= m.gain();
+  }
+  r.line.last_mover = mover;
+  const int plies = static_cast<int>(r.line.steps.size());
+  MoveList left;
+  if (engine.legal_moves(r.line.last, left) == 0) {
+    r.line.end = LineEnd::kGameOver;
+    return;
+  }
+  r.line_proved = plies >= max_plies;
+  if (plies >= max_plies || seeds > set.max_stones() || !r.exact())
+    return;
+  PrincipalLine rest;
+  const ProbeStatus st = set.principal_line(r.line.last, rest, max_plies - plies);
+  if (st != ProbeStatus::kOk)
+    throw Refused(refusal_of(st, set, r.line.last));
+  for (LineStep step : rest.steps) {
+    step.mover ^= mover;
+    r.line.steps.push_back(step);
+  }
+  r.line.end = rest.end;
+  r.line.last = rest.last;
+  r.line.last_mover = rest.last_mover ^ mover;
+  r.line.net_gain += mover ? -rest.net_gain : rest.net_gain;
+  r.line_proved = true;
+}
+
+}  // namespace
+
+PositionReport search_position(const TableSet& set,
+                               const Pits& board,
+                               int store_mover,
+                               int store_opponent,
+                               int max_plies,
+                               const SearchBudget& budget) {
+  if (set.objective() != Objective::kCompetitive)
+    throw Refused(refusal_of(ProbeStatus::kWrongObjective, set, board));
+  if (budget.threads < 0 || budget.hash_mib < 0 || !(budget.seconds >= 0) ||
+      !std::isfinite(budget.seconds)) {
+    throw Refused(RefusalKind::kBadRequest,
+                  "a search budget needs 0 or more seconds, threads and MiB");
+  }
+  PositionReport r;
+  r.variant = set.variant();
+  r.board = board;
+  r.store_mover = store_mover;
+  r.store_opponent = store_opponent;
+  r.method = AnswerMethod::kSearch;
+  const Rules& engine = set.engine();
+  for (int i = 0; i < engine.board_pits(); ++i)
+    r.stones += board[static_cast<std::size_t>(i)];
+  if (r.stones > 127) {
+    Refusal refusal{RefusalKind::kTooManySeeds,
+                    "a search keeps values of -128..127 only, and the position has " +
+                        std::to_string(r.stones) + " seeds on the board"};
+    refusal.seeds = r.stones;
+    refusal.max_seeds = set.max_stones();
+    throw Refused(refusal);
+  }
+  // Stores that cannot go with this board are refused before any search.
+  GameOutcome check;
+  outcome_of(r, 0, 0, check);
+
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(budget.seconds));
+  std::atomic<std::uint64_t> positions{0};
+  std::atomic<int> why{0};  // 1: time, 2: positions, 3: the caller
+  gen::SolveStartOptions options;
+  options.tables = &set;
+  options.worths = budget.worths;
+  options.value_first = true;
+  options.preload_limit = budget.preload_limit;
+  options.line_plies = max_plies;
+  options.table_bits = start_hash_bits(
+      budget.hash_mib > 0 ? budget.hash_mib
+                          : start_hash_default_mib(r.stones, set.max_stones(), budget.worths));
+  options.progress = [&](const gen::SolveProgress& p) {
+    positions = p.nodes;
+    if (budget.progress) {
+      SearchProgress sp;
+      sp.lower = std::max(p.lower, -r.stones);
+      sp.upper = std::min(p.upper, r.stones);
+      sp.positions = p.nodes;
+      sp.seconds = since(start);
+      budget.progress(sp);
+    }
+  };
+  options.stop = [&] {
+    if (budget.seconds > 0 && Clock::now() >= deadline)
+      why = 1;
+    else if (budget.positions > 0 && positions.load() >= budget.positions)
+      why = 2;
+    else if (budget.stop && budget.stop())
+      why = 3;
+    return why.load() != 0;
+  };
+  gen::StartSolution s;
+  try {
+    s = gen::run_with_threads(
+        budget.threads, [&] { return gen::solve_position(engine.rule_set(), board, options); });
+  } catch (const gen::InvalidRequest& e) {
+    throw Refused(RefusalKind::kBadRequest, e.what());
+  } catch (const Refused&) {
+    throw;
+  } catch (...) {
+    throw Refused(refusal_of(std::current_exception()));
+  }
+  r.lower = std::max(s.lower, -r.stones);
+  r.upper = std::min(s.upper, r.stones);
+  r.value = r.exact() ? r.lower : 0;
+  r.outcome_known = outcome_of(r, r.lower, r.upper, r.outcome);
+  put_moves(r, engine, s);
+  SearchFacts facts;
+  facts.positions = s.nodes;
+  facts.seconds = since(start);
+  facts.complete = s.complete;
+  static const char* const kWhy[] = {"", "time_limit", "positions", "stopped"};
+  facts.stopped_by = s.complete ? "" : kWhy[why.load()];
+  if (!s.complete && facts.stopped_by.empty())
+    facts.stopped_by = "stopped";
+  facts.tables_max = set.max_stones();
+  if (!r.best_proved && !r.moves.empty())
+    facts.best_found = r.moves.front().pit;
+  r.search = facts;
+  put_line(r, set, s, max_plies);
+  return r;
+}
+
+}  // namespace sowdb
