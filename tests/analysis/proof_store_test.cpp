@@ -22,6 +22,7 @@
 
 #include "sowdb/analysis/start_solve.h"
 #include "sowdb/format/xxhash64.h"
+#include "sowdb/probe/manifest.h"
 #include "test_support.h"
 
 namespace sowdb {
@@ -378,6 +379,69 @@ TEST(ProofStore, AFileOfOtherRulesVersionOrSizeIsSetAside) {
   o = open_store(file, kalah6(), capacity_of(4));
   EXPECT_TRUE(o.saw(ProofStoreEvent::Kind::kOpened));
   EXPECT_TRUE(o.store->lookup(position_of(1)));
+}
+
+// Little-endian fields of `bytes`, read as docs/PROOF_STORE.md lays them out.
+std::uint64_t le(const std::vector<char>& bytes, std::size_t at, int size) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < size; ++i)
+    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[at + i])) << (8 * i);
+  return v;
+}
+
+// The file's bytes read by this test alone from the spec's tables, not by the library.
+TEST(ProofStore, TheFileIsTheOneTheSpecDescribes) {
+  TempDir dir("proofs");
+  const fs::path file = dir / "k.sowproof";
+  constexpr std::uint64_t kBuckets = 5;
+  ProofRecord r = record_of(9, 0x0102030405060708ULL);
+  r.best_pit = -1;
+  r.moves[5] = ProofBounds{-128, 127};
+  {
+    Opened o = open_store(file, kalah6(), capacity_of(kBuckets));
+    ASSERT_EQ(o.store->store(r), ProofStoreResult::kAdded);
+  }
+  const std::vector<char> f = read_file(file);
+  ASSERT_EQ(f.size(), 4096 + 256 * kBuckets);
+  const std::string rules = describe(kalah6());
+  EXPECT_EQ(std::string(f.data(), 8), "SOWPROOF");
+  EXPECT_EQ(le(f, 8, 4), 1U);
+  EXPECT_EQ(le(f, 12, 4), 4096U);
+  EXPECT_EQ(le(f, 16, 4), 64U);
+  EXPECT_EQ(le(f, 20, 4), 4U);
+  EXPECT_EQ(le(f, 24, 8), kBuckets);
+  EXPECT_EQ(le(f, 32, 8), f.size());
+  const std::uint64_t rules_hash = xxh64(std::as_bytes(std::span(rules.data(), rules.size())));
+  EXPECT_EQ(le(f, 40, 8), rules_hash);
+  EXPECT_EQ(rules_hash, proof_rules_hash(kalah6()));
+  EXPECT_EQ(le(f, 48, 4), rules.size());
+  EXPECT_EQ(le(f, 52, 4), 0U);
+  EXPECT_EQ(std::string(&f[56], rules.size()), rules);
+  EXPECT_TRUE(std::all_of(&f[56 + rules.size()], &f[4088], [](char c) { return c == 0; }));
+  EXPECT_EQ(le(f, 4088, 8), xxh64(std::as_bytes(std::span(f.data(), 4088))));
+
+  // The bucket: the high half of XXH64(position, rules_hash) times the bucket count.
+  __extension__ using Wide = unsigned __int128;
+  const std::uint64_t h = xxh64(std::as_bytes(std::span(r.position)), rules_hash);
+  const auto bucket = static_cast<std::uint64_t>((Wide{h} * kBuckets) >> 64);
+  EXPECT_EQ(proof_bucket(rules_hash, r.position, kBuckets), bucket);
+  for (std::uint64_t b = 0; b < kBuckets; ++b) {
+    const bool ours = b == bucket;
+    const std::size_t at = 4096 + 256 * b;
+    EXPECT_EQ(std::all_of(&f[at], &f[at + 256], [](char c) { return c == 0; }), !ours) << b;
+  }
+  const std::size_t at = 4096 + 256 * bucket;  // Slot 0 of its bucket.
+  EXPECT_EQ(std::memcmp(&f[at], r.position.data(), 16), 0);
+  EXPECT_EQ(le(f, at + 16, 8), r.work);
+  EXPECT_NE(le(f, at + 24, 4), 0U);  // The stamp.
+  EXPECT_EQ(static_cast<std::int8_t>(f[at + 28]), -3);
+  EXPECT_EQ(static_cast<std::int8_t>(f[at + 29]), 5);
+  EXPECT_EQ(le(f, at + 30, 1), 255U);       // No best pit.
+  EXPECT_EQ(le(f, at + 31, 1), 0b100101U);  // Pits 0, 2 and 5.
+  const std::int8_t moves[16] = {-10, -2, 0, 0, 5, 5, 0, 0, 0, 0, -128, 127, 0, 0, 0, 0};
+  EXPECT_EQ(std::memcmp(&f[at + 32], moves, 16), 0);
+  EXPECT_EQ(le(f, at + 48, 8), 0U);
+  EXPECT_EQ(le(f, at + 56, 8), xxh64(std::as_bytes(std::span(&f[at], 56)), rules_hash));
 }
 
 // What every writer of the hammering tests writes for key `k`: bounds that always contain
