@@ -38,7 +38,7 @@ fs::path temporary_of(const fs::path& file) {
 enum class ProofStore::Adopted : std::uint8_t { kOk, kBad, kIoError };
 enum class ProofStore::Created : std::uint8_t { kCreated, kExists, kFailed };
 
-ProofStore::ProofStore(fs::path file, const RuleSet& rules, ProofStoreOptions options)
+ProofStore::ProofStore(fs::path file, const RuleSet& rules, const ProofStoreOptions& options)
     : path_(std::move(file)),
       rules_(rules.normalised()),
       rules_text_(describe(rules_)),

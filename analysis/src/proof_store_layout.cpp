@@ -118,8 +118,9 @@ RecordBytes encode_record(const ProofRecord& r, std::uint64_t rules_hash) {
     if (!r.moves[i])
       continue;
     mask = static_cast<std::uint8_t>(mask | (1U << i));
-    put_i8(&b[kMoves + 2 * i], r.moves[i]->lower);
-    put_i8(&b[kMoves + 2 * i + 1], r.moves[i]->upper);
+    const std::size_t at = kMoves + 2 * static_cast<std::size_t>(i);
+    put_i8(&b[at], r.moves[i]->lower);
+    put_i8(&b[at + 1], r.moves[i]->upper);
   }
   b[kMoveMask] = static_cast<std::byte>(mask);
   put<std::uint64_t>(&b[kChecksum], xxh64(std::span(b.data(), kChecksum), rules_hash));
@@ -144,7 +145,8 @@ RecordState decode_record(const RecordBytes& b,
   r.best_pit = best == kNoBestPit ? -1 : best;
   const auto mask = std::to_integer<std::uint8_t>(b[kMoveMask]);
   for (int i = 0; i < kMaxPitsPerSide; ++i) {
-    const ProofBounds m{get_i8(&b[kMoves + 2 * i]), get_i8(&b[kMoves + 2 * i + 1])};
+    const std::size_t at = kMoves + 2 * static_cast<std::size_t>(i);
+    const ProofBounds m{get_i8(&b[at]), get_i8(&b[at + 1])};
     if (mask & (1U << i))
       r.moves[i] = m;
     else if (m != ProofBounds{0, 0})

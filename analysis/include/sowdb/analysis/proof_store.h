@@ -143,7 +143,9 @@ class ProofStore {
   /// Opens `file` for `rules` (creating its directory and the file when missing; setting aside
   /// and replacing a file that fails a check of its header, size, version or rules). Never throws
   /// but std::bad_alloc: a failure makes the store unusable (failure() says why).
-  ProofStore(std::filesystem::path file, const RuleSet& rules, ProofStoreOptions options = {});
+  ProofStore(std::filesystem::path file,
+             const RuleSet& rules,
+             const ProofStoreOptions& options = {});
   ~ProofStore();
   ProofStore(const ProofStore&) = delete;
   ProofStore& operator=(const ProofStore&) = delete;
