@@ -94,6 +94,8 @@ const char* to_string(ProofStoreResult result) noexcept {
 }
 
 fs::path proof_store_path(const fs::path& root, const RuleSet& rules) {
+  if (root.empty())
+    return {};
   return root / "proofs" / (start_cache_dir(root, rules).filename().string() + ".sowproof");
 }
 

@@ -81,6 +81,10 @@ void ProofStore::open(const ProofStoreOptions& options) {
     fail(kind, why, false);
     tell(ProofStoreEvent::Kind::kUnusable, failure()->message);
   };
+  if (path_.empty()) {
+    unusable(RefusalKind::kIoFailure, "no file (no cache directory)");
+    return;
+  }
   if (options.capacity_bytes < kProofStoreMinBytes) {
     unusable(RefusalKind::kBadRequest,
              "a capacity of " + std::to_string(options.capacity_bytes) +

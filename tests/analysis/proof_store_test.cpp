@@ -117,6 +117,11 @@ TEST(ProofStore, PathBesideTheTableCacheOnePerRuleSet) {
   RuleSet k_with_unused = kalah6();
   k_with_unused.grand_slam = GrandSlam::kNoCapture;  // Not a Kalah option: the same game.
   EXPECT_EQ(proof_rules_hash(k_with_unused), proof_rules_hash(kalah6()));
+  EXPECT_EQ(proof_store_path("", kalah6()), fs::path());  // No cache root: no file.
+  ProofStore none(proof_store_path("", kalah6()), kalah6());
+  EXPECT_FALSE(none.readable());
+  ASSERT_TRUE(none.failure());
+  EXPECT_EQ(none.failure()->kind, RefusalKind::kIoFailure);
 }
 
 TEST(ProofStore, RoundTripAcrossOpens) {

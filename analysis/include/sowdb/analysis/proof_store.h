@@ -125,7 +125,7 @@ struct ProofStoreOptions {
 
 /// The store's file of `rules` under the cache root `root` (start_cache_root()):
 /// ROOT/proofs/NAME.sowproof, NAME as start_cache_dir names the rule set's table directory.
-/// Thread safe.
+/// Empty when `root` is (no cache: a ProofStore of an empty path is unusable). Thread safe.
 std::filesystem::path proof_store_path(const std::filesystem::path& root, const RuleSet& rules);
 
 /// XXH64 of describe(rules.normalised()): the rule set's hash in the header and the seed of every
@@ -141,8 +141,9 @@ std::uint64_t proof_bucket(std::uint64_t rules_hash, const Pits& position, std::
 class ProofStore {
  public:
   /// Opens `file` for `rules` (creating its directory and the file when missing; setting aside
-  /// and replacing a file that fails a check of its header, size, version or rules). Never throws
-  /// but std::bad_alloc: a failure makes the store unusable (failure() says why).
+  /// and replacing a file that fails a check of its header, size, version or rules), usually
+  /// proof_store_path(start_cache_root(), rules). Never throws but std::bad_alloc: a failure
+  /// (an empty path too) makes the store unusable (failure() says why).
   ProofStore(std::filesystem::path file,
              const RuleSet& rules,
              const ProofStoreOptions& options = {});
