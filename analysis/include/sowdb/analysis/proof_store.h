@@ -98,6 +98,14 @@ struct ProofStoreStats {
   std::uint64_t damaged = 0;    ///< Records of the position asked that failed their checksum.
 };
 
+/// What the file holds, record by record (ProofStore::census).
+struct ProofStoreCensus {
+  std::uint64_t records = 0;  ///< Valid records (a position stored twice counts twice).
+  std::uint64_t exact = 0;    ///< Of them, those whose value is proved exact.
+  std::uint64_t damaged = 0;  ///< Slots that are neither empty nor valid.
+  std::uint64_t empty = 0;    ///< Free slots.
+};
+
 /// What happened to the file when a store was opened, for ProofStoreOptions::on_event.
 struct ProofStoreEvent {
   enum class Kind : std::uint8_t {
@@ -177,6 +185,10 @@ class ProofStore {
   std::uint64_t capacity_records() const { return buckets_ * kBucketRecords; }
   /// Counts since opening.
   ProofStoreStats stats() const;
+  /// Reads the whole file and counts its records (for a book's size, a report). Other processes
+  /// may write meanwhile: the counts are of the moment each bucket was read. An unusable store, or
+  /// one whose read fails (it then becomes unusable), gives zeros.
+  ProofStoreCensus census();
 
   static constexpr std::uint64_t kHeaderBytes = 4096;
   static constexpr std::uint64_t kRecordBytes = 64;
