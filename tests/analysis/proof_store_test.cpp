@@ -125,6 +125,17 @@ TEST(ProofStore, MergeTightensAndAConflictKeepsTheNewer) {
   EXPECT_EQ(o.store->stats().conflicts, 1U);
 }
 
+TEST(ProofStore, BoundsClampSoundlyAndTheEndsAreOpen) {
+  EXPECT_EQ(ProofBounds::of(-3, 5), (ProofBounds{-3, 5}));
+  EXPECT_EQ(ProofBounds::of(-200, 130), (ProofBounds{-128, 127}));
+  EXPECT_EQ(ProofBounds::of(130, 140), (ProofBounds{127, 127}));  // At least 127.
+  EXPECT_TRUE(ProofBounds::of(126, 126).exact());
+  EXPECT_TRUE(ProofBounds::of(-127, -127).exact());
+  EXPECT_FALSE(ProofBounds::of(130, 130).exact());
+  EXPECT_FALSE(ProofBounds::of(-130, -130).exact());
+  EXPECT_FALSE(ProofBounds{}.exact());
+}
+
 TEST(ProofStore, RefusesWhatIsNotARecord) {
   TempDir dir("proofs");
   Opened o = open_store(dir / "k.sowproof", kalah6(), capacity_of(4));

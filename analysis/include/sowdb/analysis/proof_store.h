@@ -40,12 +40,22 @@ inline constexpr std::uint64_t kProofStoreDefaultBytes = std::uint64_t{256} << 2
 inline constexpr std::uint64_t kProofStoreMinBytes = 4096 + 4 * 64;
 
 /// Proved bounds on a value, in seeds for the player to move: lower <= true value <= upper.
+/// -128 as a lower bound and 127 as an upper bound are open ends (nothing proved that way), so a
+/// value of -128 or 127 is never exact here; of() clamps wider bounds soundly.
 struct ProofBounds {
   std::int8_t lower = -128;  ///< -128: no lower bound proved.
   std::int8_t upper = 127;   ///< 127: no upper bound proved.
 
-  /// Whether the bounds are one value (the value is proved exact).
-  bool exact() const { return lower == upper; }
+  /// The bounds [lower, upper] (lower <= upper) clamped to -128..127: a bound beyond an end
+  /// becomes that end (a lower bound of 130 reads "at least 127", an upper bound of 130 "none").
+  static ProofBounds of(int lower, int upper) {
+    const auto clamp = [](int v) {
+      return static_cast<std::int8_t>(v < -128 ? -128 : v > 127 ? 127 : v);
+    };
+    return ProofBounds{clamp(lower), clamp(upper)};
+  }
+  /// Whether the bounds prove one value (neither of them an open end).
+  bool exact() const { return lower == upper && lower != -128 && upper != 127; }
   bool operator==(const ProofBounds&) const = default;
 };
 
