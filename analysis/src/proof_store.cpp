@@ -122,34 +122,16 @@ ProofStoreCensus ProofStore::census() {
   ProofStoreCensus c;
   if (!readable_)
     return c;
-  // 4096 buckets (1 MiB) a read: few system calls, little memory.
-  constexpr std::uint64_t kChunk = 4096;
-  std::vector<std::byte> chunk(kChunk * sizeof(Bucket));
-  for (std::uint64_t first = 0; first < buckets_; first += kChunk) {
-    const std::uint64_t n = std::min(kChunk, buckets_ - first);
-    if (!read_at(fd_, chunk.data(), n * sizeof(Bucket), kHeaderBytes + first * sizeof(Bucket))) {
-      fail("cannot read a record: " + std::generic_category().message(errno), false);
-      return ProofStoreCensus{};
-    }
-    for (std::uint64_t i = 0; i < n * kBucketRecords; ++i) {
-      RecordBytes bytes;
-      std::memcpy(bytes.data(), chunk.data() + i * kRecordBytes, kRecordBytes);
-      ProofRecord r;
-      switch (decode_record(bytes, rules_hash_, rules_.pits_per_side, r)) {
-        case RecordState::kEmpty:
-          ++c.empty;
-          break;
-        case RecordState::kDamaged:
-          ++c.damaged;
-          break;
-        case RecordState::kValid:
-          ++c.records;
-          c.exact += r.value.exact();
-          break;
-      }
-    }
-  }
-  return c;
+  const auto count = [&c](RecordState state, const ProofRecord& r) {
+    c.empty += state == RecordState::kEmpty;
+    c.damaged += state == RecordState::kDamaged;
+    c.records += state == RecordState::kValid;
+    c.exact += state == RecordState::kValid && r.value.exact();
+  };
+  if (scan_records(fd_, buckets_, rules_hash_, rules_.pits_per_side, count))
+    return c;
+  fail("cannot read a record: " + std::generic_category().message(errno), false);
+  return ProofStoreCensus{};
 }
 
 bool ProofStore::read_bucket(std::uint64_t bucket, Bucket& out) {

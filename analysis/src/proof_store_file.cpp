@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <string>
 #include <system_error>
+#include <utility>
 
 #include "proof_store_layout.h"
 #include "sowdb/analysis/proof_store.h"
@@ -130,6 +131,11 @@ void ProofStore::open(const ProofStoreOptions& options) {
     std::string why;
     const Adopted adopted = adopt(fd, rw, why);
     if (adopted == Adopted::kOk && rw) {
+      if (options.resize && buckets != buckets_) {
+        const bool resized = resize_to(buckets, why);
+        tell(resized ? ProofStoreEvent::Kind::kResized : ProofStoreEvent::Kind::kOpened, why);
+        return;
+      }
       tell(ProofStoreEvent::Kind::kOpened, "");
       return;
     }
@@ -167,6 +173,37 @@ bool ProofStore::set_aside(int fd, const std::string& why, const EventSink& tell
     return false;
   }
   tell(ProofStoreEvent::Kind::kSetAside, why, aside);
+  return true;
+}
+
+// The new file is a store of its own under a temporary name, filled through store() (so the
+// replacement rule picks what fits) and renamed over the old one: no process ever sees it half
+// filled. Its records' stamps become the time of the rebuild.
+bool ProofStore::resize_to(std::uint64_t buckets, std::string& report) {
+  const fs::path temp = temporary_of(path_);
+  ProofStoreOptions options;
+  options.capacity_bytes = file_bytes(buckets);
+  ProofStore fresh(temp, rules_, options);
+  bool stored = fresh.writable();
+  const auto carry = [&](RecordState state, const ProofRecord& r) {
+    if (state == RecordState::kValid && stored)
+      stored = fresh.store(r) != ProofStoreResult::kUnavailable;
+  };
+  const bool scanned = scan_records(fd_, buckets_, rules_hash_, rules_.pits_per_side, carry);
+  if (!scanned || !stored || ::rename(temp.c_str(), path_.c_str()) != 0) {
+    report = "kept its size of " + std::to_string(file_bytes_) + " bytes: " +
+             (!scanned  ? "cannot read it: " + error_text(errno)
+              : !stored ? fresh.failure()->message
+                        : "cannot rename " + temp.string() + ": " + error_text(errno));
+    ::unlink(temp.c_str());
+    return false;
+  }
+  report = "from " + std::to_string(file_bytes_) + " to " + std::to_string(fresh.file_bytes_) +
+           " bytes, " + std::to_string(fresh.census().records) + " records carried over";
+  ::close(fd_);
+  fd_ = std::exchange(fresh.fd_, -1);
+  buckets_ = fresh.buckets_;
+  file_bytes_ = fresh.file_bytes_;
   return true;
 }
 

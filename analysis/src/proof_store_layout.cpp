@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <span>
+#include <vector>
 
 #include "sowdb/format/xxhash64.h"
 
@@ -168,6 +169,30 @@ bool is_storable(const ProofRecord& r, int pits_per_side) {
   for (int i = 0; i < kMaxPitsPerSide; ++i) {
     if (r.moves[i] && (i >= pits_per_side || r.moves[i]->lower > r.moves[i]->upper))
       return false;
+  }
+  return true;
+}
+
+bool scan_records(int fd,
+                  std::uint64_t buckets,
+                  std::uint64_t rules_hash,
+                  int pits_per_side,
+                  const std::function<void(RecordState, const ProofRecord&)>& visit) {
+  constexpr std::uint64_t kBucketBytes = ProofStore::kBucketRecords * ProofStore::kRecordBytes;
+  constexpr std::uint64_t kChunk = 4096;  // Buckets a read: few system calls, 1 MiB of memory.
+  std::vector<std::byte> chunk(kChunk * kBucketBytes);
+  for (std::uint64_t first = 0; first < buckets; first += kChunk) {
+    const std::uint64_t n = std::min(kChunk, buckets - first);
+    if (!read_at(
+            fd, chunk.data(), n * kBucketBytes, ProofStore::kHeaderBytes + first * kBucketBytes))
+      return false;
+    for (std::uint64_t i = 0; i < n * ProofStore::kBucketRecords; ++i) {
+      RecordBytes bytes;
+      std::memcpy(bytes.data(), chunk.data() + i * ProofStore::kRecordBytes, bytes.size());
+      ProofRecord r;
+      const RecordState state = decode_record(bytes, rules_hash, pits_per_side, r);
+      visit(state, r);
+    }
   }
   return true;
 }

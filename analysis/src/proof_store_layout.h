@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "sowdb/analysis/proof_store.h"
@@ -62,6 +63,14 @@ RecordState decode_record(const RecordBytes& bytes,
 /// Whether `record` can be stored for a board of `pits_per_side` pits per side (the checks
 /// decode_record makes, but the checksum).
 bool is_storable(const ProofRecord& record, int pits_per_side);
+
+/// Reads every record of the file `fd` of `buckets` buckets, in order, 1 MiB at a time, and calls
+/// `visit` with each one's state and (kValid) its record. False with errno set when a read fails.
+bool scan_records(int fd,
+                  std::uint64_t buckets,
+                  std::uint64_t rules_hash,
+                  int pits_per_side,
+                  const std::function<void(RecordState, const ProofRecord&)>& visit);
 
 /// Reads `n` bytes at `offset` of `fd`; false with errno set (EIO for a file that ends early).
 bool read_at(int fd, std::byte* out, std::size_t n, std::uint64_t offset);

@@ -88,6 +88,47 @@ TEST(ProofStore, CapacityRoundsDownToWholeBucketsAndRefusesTooLittle) {
   EXPECT_FALSE(fs::exists(dir / "b.sowproof"));
 }
 
+TEST(ProofStore, AResizeCarriesTheRecordsOverTheCostlierWhenFewerFit) {
+  TempDir dir("proofs");
+  const fs::path file = dir / "k.sowproof";
+  { open_store(file, kalah6(), capacity_of(16)); }
+  {
+    Opened o = open_store(file, kalah6(), capacity_of(16));
+    for (std::uint32_t i = 0; i < 20; ++i)
+      ASSERT_EQ(o.store->store(record_of(i, 100 + i)), ProofStoreResult::kAdded);
+  }
+  ProofStoreOptions grow;
+  grow.capacity_bytes = capacity_of(64);
+  grow.resize = true;
+  std::vector<ProofStoreEvent> events;
+  grow.on_event = [&](const ProofStoreEvent& e) { events.push_back(e); };
+  {
+    ProofStore store(file, kalah6(), grow);
+    ASSERT_EQ(events.size(), 1U);
+    EXPECT_EQ(events[0].kind, ProofStoreEvent::Kind::kResized);
+    EXPECT_NE(events[0].reason.find("20 records"), std::string::npos) << events[0].reason;
+    EXPECT_EQ(store.capacity_bytes(), capacity_of(64));
+    EXPECT_EQ(fs::file_size(file), capacity_of(64));
+    for (std::uint32_t i = 0; i < 20; ++i) {
+      const auto got = store.lookup(position_of(i));
+      ASSERT_TRUE(got) << i;
+      EXPECT_EQ(unstamped(*got), record_of(i, 100 + i));
+    }
+    EXPECT_EQ(store.store(record_of(99, 1)), ProofStoreResult::kAdded);
+    EXPECT_TRUE(store.lookup(position_of(99)));
+  }
+  // Without resize, the size stays.
+  EXPECT_EQ(open_store(file, kalah6(), capacity_of(1)).store->capacity_bytes(), capacity_of(64));
+  // Shrunk to one bucket: the four costliest remain.
+  ProofStoreOptions shrink;
+  shrink.capacity_bytes = capacity_of(1);
+  shrink.resize = true;
+  ProofStore store(file, kalah6(), shrink);
+  EXPECT_EQ(fs::file_size(file), capacity_of(1));
+  for (std::uint32_t i = 0; i < 20; ++i)
+    EXPECT_EQ(store.lookup(position_of(i)).has_value(), i >= 16) << i;
+}
+
 TEST(ProofStore, MergeTightensAndAConflictKeepsTheNewer) {
   TempDir dir("proofs");
   Opened o = open_store(dir / "k.sowproof", kalah6(), capacity_of(4));

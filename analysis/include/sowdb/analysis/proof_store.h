@@ -125,6 +125,8 @@ struct ProofStoreEvent {
                 ///< one replaces it.
     kReadOnly,  ///< The file can only be read (`reason`): lookups answer, stores keep nothing.
     kUnusable,  ///< The store answers nothing and keeps nothing (`reason`, see failure()).
+    kResized,   ///< ProofStoreOptions::resize: the file was rebuilt at the size asked, its
+                ///< records carried over (`reason` says from and to what size, how many).
   };
   Kind kind = Kind::kOpened;
   std::filesystem::path path;          ///< The store's file.
@@ -135,8 +137,14 @@ struct ProofStoreEvent {
 /// How a store is opened.
 struct ProofStoreOptions {
   /// The file's size in bytes when it is created (rounded down to whole buckets; at least
-  /// kProofStoreMinBytes). An existing valid file keeps the size it was created with.
+  /// kProofStoreMinBytes). An existing valid file keeps the size it was created with, unless
+  /// `resize`.
   std::uint64_t capacity_bytes = kProofStoreDefaultBytes;
+  /// Rebuild an existing file of another size at `capacity_bytes`, carrying its records over
+  /// (the costlier ones where fewer fit). Processes that have the old file open keep using it,
+  /// and what they store then is lost; so only a caller that asked for a size (a flag) sets it,
+  /// never a default. When the rebuild fails the old file is used as it is (kOpened).
+  bool resize = false;
   /// Told what happened to the file while opening (from the opening thread). May be empty.
   std::function<void(const ProofStoreEvent&)> on_event;
 };
@@ -213,6 +221,7 @@ class ProofStore {
   Adopted adopt(int fd, bool rw, std::string& why);
   Created create_fresh(std::uint64_t buckets, std::string& why);
   bool set_aside(int fd, const std::string& why, const EventSink& tell);
+  bool resize_to(std::uint64_t buckets, std::string& report);
   void fail(const std::string& why, bool keep_reading);
   void fail(RefusalKind kind, const std::string& why, bool keep_reading);
   bool read_bucket(std::uint64_t bucket, Bucket& out);
