@@ -74,13 +74,24 @@ std::optional<Refusal> ProofStore::failure() const {
 // open() and our create, or set it aside, or we set it aside ourselves. Four rounds cover a
 // set-aside and a race with one other process; more means something keeps replacing the file.
 void ProofStore::open(const ProofStoreOptions& options) {
-  const auto tell = [&](ProofStoreEvent::Kind kind, std::string reason, fs::path aside = {}) {
-    if (options.on_event)
-      options.on_event(ProofStoreEvent{kind, path_, std::move(reason), std::move(aside)});
+  // Every reason names the file, as failure()'s message does.
+  const auto tell = [&](ProofStoreEvent::Kind kind, const std::string& why, fs::path aside = {}) {
+    if (options.on_event) {
+      options.on_event(
+          ProofStoreEvent{kind,
+                          path_,
+                          why.empty() ? why : "proof store " + path_.string() + ": " + why,
+                          std::move(aside)});
+    }
+  };
+  // The failure's cause without the "proof store PATH: " that fail() put before it.
+  const auto cause = [this] {
+    const std::string m = failure()->message;
+    return m.substr(std::min(m.size(), ("proof store " + path_.string() + ": ").size()));
   };
   const auto unusable = [&](RefusalKind kind, const std::string& why) {
     fail(kind, why, false);
-    tell(ProofStoreEvent::Kind::kUnusable, failure()->message);
+    tell(ProofStoreEvent::Kind::kUnusable, cause());
   };
   if (path_.empty()) {
     unusable(RefusalKind::kIoFailure, "no file (no cache directory)");
@@ -141,7 +152,7 @@ void ProofStore::open(const ProofStoreOptions& options) {
     }
     if (adopted == Adopted::kOk) {
       fail("read only (" + error_text(open_error) + "): stores keep nothing", true);
-      tell(ProofStoreEvent::Kind::kReadOnly, failure()->message);
+      tell(ProofStoreEvent::Kind::kReadOnly, cause());
       return;
     }
     if (adopted == Adopted::kIoError || !rw) {
@@ -167,9 +178,9 @@ bool ProofStore::set_aside(int fd, const std::string& why, const EventSink& tell
     return true;  // Someone set it aside already: open what is there now.
   const fs::path aside = path_.string() + ".bad";
   if (::rename(path_.c_str(), aside.c_str()) != 0 && errno != ENOENT) {
-    fail(
-        RefusalKind::kIoFailure, why + ", and it cannot be set aside: " + error_text(errno), false);
-    tell(ProofStoreEvent::Kind::kUnusable, failure()->message, {});
+    const std::string cause = why + ", and it cannot be set aside: " + error_text(errno);
+    fail(RefusalKind::kIoFailure, cause, false);
+    tell(ProofStoreEvent::Kind::kUnusable, cause, {});
     return false;
   }
   tell(ProofStoreEvent::Kind::kSetAside, why, aside);

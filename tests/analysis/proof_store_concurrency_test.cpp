@@ -227,7 +227,8 @@ TEST(ProofStore, AnUnwritableDirectoryAnswersNothingAndKeepsNothing) {
   write_file(dir / "plain", {'x'});  // A file where the directory should be.
   const fs::path file = dir / "plain" / "proofs" / "k.sowproof";
   Opened o = open_store(file, kalah6(), capacity_of(4));
-  EXPECT_TRUE(o.saw(ProofStoreEvent::Kind::kUnusable));
+  ASSERT_TRUE(o.saw(ProofStoreEvent::Kind::kUnusable));
+  EXPECT_EQ(o.events.back().reason, o.store->failure()->message);
   EXPECT_FALSE(o.store->readable());
   EXPECT_FALSE(o.store->writable());
   ASSERT_TRUE(o.store->failure());

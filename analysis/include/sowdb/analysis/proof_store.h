@@ -129,8 +129,10 @@ struct ProofStoreEvent {
                 ///< records carried over (`reason` says from and to what size, how many).
   };
   Kind kind = Kind::kOpened;
-  std::filesystem::path path;          ///< The store's file.
-  std::string reason;                  ///< Why, one line naming the file; empty for kOpened.
+  std::filesystem::path path;  ///< The store's file.
+  /// Why, one line naming the file; empty for kOpened and kCreated (but for a resize that
+  /// failed: kOpened then says why the file kept its size).
+  std::string reason;
   std::filesystem::path set_aside_as;  ///< kSetAside: where the bad file went.
 };
 
@@ -214,7 +216,8 @@ class ProofStore {
 
  private:
   using Bucket = std::array<std::byte, kBucketRecords * kRecordBytes>;
-  using EventSink = std::function<void(ProofStoreEvent::Kind, std::string, std::filesystem::path)>;
+  using EventSink =
+      std::function<void(ProofStoreEvent::Kind, const std::string&, std::filesystem::path)>;
   enum class Adopted : std::uint8_t;
   enum class Created : std::uint8_t;
   void open(const ProofStoreOptions& options);
