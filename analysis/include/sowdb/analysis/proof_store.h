@@ -30,10 +30,12 @@ namespace sowdb {
 /// The format version this library reads and writes (docs/PROOF_STORE.md, "Version").
 inline constexpr std::uint32_t kProofStoreVersion = 1;
 
-/// The default size of one rule set's file: 256 MiB, 4,194,240 records. WHY: a record is 64
-/// bytes, so this keeps about four million proved positions (far more than a book of every
-/// position within 8 plies of a start holds), while staying a quarter of solve's default table
-/// cache (about 1 GB) and a sparse file that only takes on disk what has been written.
+/// The default size of one rule set's file: 256 MiB, 4,194,240 records. WHY: about four million
+/// proved positions, each the root of a search of thousands to millions of positions, at less
+/// than half of what solve reads of its default table cache for a 6-pit game (548 MB, see
+/// kStartCachePositions); the file is sparse and takes on disk only what has been written. Not
+/// measured against a book yet: `sowdb book` should quote how much of it a book fills
+/// (ProofStore::census).
 inline constexpr std::uint64_t kProofStoreDefaultBytes = std::uint64_t{256} << 20;
 
 /// The smallest capacity a store can have: its header and one bucket (4,352 bytes).
