@@ -6,7 +6,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "sowdb/analysis/refusal.h"
 #include "sowdb/analysis/start_solve.h"
@@ -133,6 +135,108 @@ void put_line(PositionReport& r, const TableSet& set, const gen::StartSolution& 
   r.line_proved = true;
 }
 
+// Appends to `line` the best moves the proof store proves from `pos` (n seeds) on, up to
+// `plies` pits in all, while the position is above the tables' top layer `tables_max`: each
+// step is a position whose value is exact and whose best move is proved in the store.
+void store_line(ProofStore& store,
+                const Rules& engine,
+                Pits pos,
+                int n,
+                int tables_max,
+                int plies,
+                std::vector<int>& line) {
+  while (static_cast<int>(line.size()) < plies && n > tables_max) {
+    const std::optional<ProofRecord> rec = store.lookup(pos);
+    if (!rec || !rec->value.exact() || rec->best_pit < 0)
+      return;
+    Move m;
+    if (!engine.play(pos, rec->best_pit, m))
+      return;
+    line.push_back(m.pit);
+    pos = m.child;
+    n -= m.gain();
+  }
+}
+
+// The answer the proof store holds for `board`, when it is as complete as the search would
+// make it: the value exact and, with `worths`, every move's worth.
+std::optional<gen::StartSolution> from_store(
+    ProofStore& store, const Rules& engine, const Pits& board, int stones, bool worths) {
+  const std::optional<ProofRecord> rec = store.lookup(board);
+  if (!rec || !rec->value.exact())
+    return std::nullopt;
+  gen::StartSolution s;
+  s.start = board;
+  s.stones = stones;
+  s.lower = s.upper = s.value = rec->value.lower;
+  s.best = rec->best_pit;
+  MoveList legal;
+  engine.legal_moves(board, legal);
+  for (const Move& m : legal) {
+    gen::StartMove sm;
+    sm.pit = m.pit;
+    sm.gain = m.gain();
+    sm.extra_turn = m.extra_turn;
+    sm.lower = -stones;
+    sm.upper = stones;
+    if (const auto& b = rec->moves[static_cast<std::size_t>(m.pit)]) {
+      sm.lower = std::max<int>(sm.lower, b->lower);
+      sm.upper = std::min<int>(sm.upper, b->upper);
+    }
+    if (sm.lower == sm.upper)
+      sm.worth = sm.lower;
+    else if (worths)
+      return std::nullopt;
+    s.moves.push_back(sm);
+  }
+  if (legal.size > 0 && s.best < 0)
+    return std::nullopt;
+  s.complete = true;
+  return s;
+}
+
+// Keeps what the search proved of `board` in the store (nothing when it proved nothing), and
+// each position of its proved line above the tables (`tables_max`) with its value and best move,
+// so that the line can be read again from the store.
+void keep(ProofStore& store,
+          const Rules& engine,
+          const Pits& board,
+          int stones,
+          int tables_max,
+          const gen::StartSolution& s) {
+  if (s.lower <= -stones && s.upper >= stones)
+    return;
+  ProofRecord rec;
+  rec.position = board;
+  rec.value = ProofBounds::of(std::max(s.lower, -stones), std::min(s.upper, stones));
+  rec.best_pit = s.best;
+  for (const gen::StartMove& m : s.moves)
+    rec.moves[static_cast<std::size_t>(m.pit)] = ProofBounds::of(m.lower, m.upper);
+  rec.work = s.nodes;
+  store.store(rec);
+  Pits pos = board;
+  int n = stones;
+  int v = s.value;
+  for (std::size_t i = 0; i < s.line.size() && s.lower == s.upper; ++i) {
+    Move m;
+    if (!engine.play(pos, s.line[i], m))
+      return;
+    // The value of the position the move leads to, for its mover.
+    v = m.extra_turn ? v - m.gain() : m.gain() - v;
+    pos = m.child;
+    n -= m.gain();
+    if (n <= tables_max || i + 1 >= s.line.size())
+      return;
+    ProofRecord step;
+    step.position = pos;
+    step.value = ProofBounds::of(v, v);
+    step.best_pit = s.line[i + 1];
+    step.moves[static_cast<std::size_t>(s.line[i + 1])] = ProofBounds::of(v, v);
+    step.work = s.nodes;
+    store.store(step);
+  }
+}
+
 }  // namespace
 
 PositionReport search_position(const TableSet& set,
@@ -203,16 +307,38 @@ PositionReport search_position(const TableSet& set,
       why = 3;
     return why.load() != 0;
   };
+  std::optional<gen::StartSolution> stored;
+  if (budget.proofs && r.stones > set.max_stones())
+    stored = from_store(*budget.proofs, engine, board, r.stones, budget.worths);
   gen::StartSolution s;
-  try {
-    s = gen::run_with_threads(
-        budget.threads, [&] { return gen::solve_position(engine.rule_set(), board, options); });
-  } catch (const gen::InvalidRequest& e) {
-    throw Refused(RefusalKind::kBadRequest, e.what());
-  } catch (const Refused&) {
-    throw;
-  } catch (...) {
-    throw Refused(refusal_of(std::current_exception()));
+  if (stored) {
+    s = std::move(*stored);
+  } else {
+    try {
+      s = gen::run_with_threads(
+          budget.threads, [&] { return gen::solve_position(engine.rule_set(), board, options); });
+    } catch (const gen::InvalidRequest& e) {
+      throw Refused(RefusalKind::kBadRequest, e.what());
+    } catch (const Refused&) {
+      throw;
+    } catch (...) {
+      throw Refused(refusal_of(std::current_exception()));
+    }
+    if (budget.proofs && !s.by_tables)
+      keep(*budget.proofs, engine, board, r.stones, set.max_stones(), s);
+  }
+  if (budget.proofs && s.lower == s.upper && static_cast<int>(s.line.size()) < max_plies) {
+    // The line goes on through positions proved before, then the tables'.
+    Pits pos = board;
+    int n = r.stones;
+    for (const int pit : s.line) {
+      Move m;
+      if (!engine.play(pos, pit, m))
+        break;
+      pos = m.child;
+      n -= m.gain();
+    }
+    store_line(*budget.proofs, engine, pos, n, set.max_stones(), max_plies, s.line);
   }
   r.lower = std::max(s.lower, -r.stones);
   r.upper = std::min(s.upper, r.stones);
@@ -228,6 +354,7 @@ PositionReport search_position(const TableSet& set,
   if (!s.complete && facts.stopped_by.empty())
     facts.stopped_by = "stopped";
   facts.tables_max = set.max_stones();
+  facts.stored = stored.has_value();
   if (!r.best_proved && !r.moves.empty())
     facts.best_found = r.moves.front().pit;
   r.search = facts;

@@ -267,6 +267,7 @@ std::string to_json_text(const PositionReport& r) {
       j.null();
     else
       j.string(f.stopped_by);
+    j.key("stored").boolean(f.stored);
     j.key("tables_max").number(f.tables_max);
     j.close('}');
   } else {

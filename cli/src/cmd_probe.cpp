@@ -23,7 +23,9 @@
 #include "search_interrupt.h"
 #include "solve_render.h"
 #include "sowdb/analysis/position_answer.h"
+#include "sowdb/analysis/proof_store.h"
 #include "sowdb/analysis/report_json.h"
+#include "sowdb/analysis/start_solve.h"
 #include "sowdb/gen/parallel.h"
 #include "sowdb/probe/outcome.h"
 #include "sowdb/probe/tables.h"
@@ -45,6 +47,8 @@ struct Args {
   std::string objective;  // empty: the tables'
   // Seconds a position above the tables may be searched (each line's, in bulk mode); 0: refused.
   double search_time = kDefaultSearchSeconds;
+  std::string proof_store;  // empty: the cache's (proof_store_path)
+  bool no_proof_store = false;
 };
 
 // One position reads a few blocks. Bulk mode goes back to blocks again and again (every line's
@@ -217,6 +221,7 @@ std::string position_json(const PositionAnswer& a) {
 // cannot be looked up.
 std::string bulk_answer(const TableSet& set,
                         const Args& args,
+                        ProofStore* proofs,
                         const Stores& stores,
                         const InputLine& line,
                         std::uint64_t line_number,
@@ -234,8 +239,10 @@ std::string bulk_answer(const TableSet& set,
     if (words.empty())
       return {};
     std::optional<SearchBudget> search;
-    if (args.search_time > 0)
+    if (args.search_time > 0) {
       search = terminal_budget(args.search_time, false);
+      search->proofs = proofs;
+    }
     const Answer<PositionAnswer> a = answer(set, words, stores, args.max_plies, search);
     if (a)
       return position_json(*a);
@@ -254,6 +261,7 @@ std::string bulk_answer(const TableSet& set,
 // true when every line was looked up.
 bool answer_batch(const TableSet& set,
                   const Args& args,
+                  ProofStore* proofs,
                   const Stores& stores,
                   const std::vector<InputLine>& lines,
                   std::uint64_t first) {
@@ -261,7 +269,7 @@ bool answer_batch(const TableSet& set,
   std::vector<char> line_failed(lines.size(), 0);
   tbb::parallel_for(std::size_t{0}, lines.size(), [&](std::size_t i) {
     bool bad = false;
-    answers[i] = bulk_answer(set, args, stores, lines[i], first + i, bad);
+    answers[i] = bulk_answer(set, args, proofs, stores, lines[i], first + i, bad);
     line_failed[i] = bad ? 1 : 0;
   });
   // One write per batch, before waiting for more input: a co-process reads these answers now.
@@ -278,7 +286,7 @@ bool answer_batch(const TableSet& set,
   return ok;
 }
 
-int run_stdin(const TableSet& set, const Args& args, const Stores& stores) {
+int run_stdin(const TableSet& set, const Args& args, ProofStore* proofs, const Stores& stores) {
   // Lines looked up together at most: enough to keep every thread busy, few enough that the
   // answers (up to about 10 KB each with a principal line) stay a small amount of memory.
   constexpr std::size_t kBatch = 4096;
@@ -300,8 +308,9 @@ int run_stdin(const TableSet& set, const Args& args, const Stores& stores) {
       read_error = std::current_exception();
     }
     // --threads holds for the lookups alone (a task arena), not for the process.
-    failed |= !gen::run_with_threads(
-        args.threads, [&] { return answer_batch(set, args, stores, lines, line_number + 1); });
+    failed |= !gen::run_with_threads(args.threads, [&] {
+      return answer_batch(set, args, proofs, stores, lines, line_number + 1);
+    });
     line_number += lines.size();
     if (read_error)
       std::rethrow_exception(read_error);
@@ -328,6 +337,12 @@ void create_probe_options(CLI::App* cmd, Args& args) {
                   "many seconds (default 10; each line's in bulk mode): the exact value and "
                   "worths where proved, else proved bounds. 0: refuse such a position")
       ->check(search_seconds());
+  cmd->add_option("--proof-store",
+                  args.proof_store,
+                  "File of positions proved by search, read and extended by every search "
+                  "(default: proofs/ in solve's table cache, $SOWDB_CACHE_DIR)");
+  cmd->add_flag("--no-proof-store", args.no_proof_store, "Neither read nor keep proved positions")
+      ->excludes("--proof-store");
   cmd->add_option("--objective",
                   args.objective,
                   "The question asked: competitive (values) or cooperative (which differences "
@@ -379,6 +394,23 @@ std::unique_ptr<TableSet> open_probe_tables(const Args& args, const Stores& stor
   return set;
 }
 
+// The proof store searches read and extend: --proof-store, else the cache's file of the tables'
+// rules; none without a search, with --no-proof-store, or for co-operative tables. A store that
+// cannot be used is no reason to refuse an answer: the search goes on without it.
+std::unique_ptr<ProofStore> open_proof_store(const Args& args, const TableSet& set) {
+  if (args.search_time <= 0 || args.no_proof_store || set.objective() != Objective::kCompetitive)
+    return nullptr;
+  const std::filesystem::path file = args.proof_store.empty()
+                                         ? proof_store_path(start_cache_root(), set.rules())
+                                         : std::filesystem::path(args.proof_store);
+  if (file.empty())
+    return nullptr;
+  auto store = std::make_unique<ProofStore>(file, set.rules());
+  if (const std::optional<Refusal> r = store->failure(); r && !args.json)
+    std::fprintf(stderr, "sowdb: note: proved positions are not kept: %s\n", r->message.c_str());
+  return store;
+}
+
 int run_probe(const Args& args) {
   if (args.board.empty())
     throw UsageError("PITS is required (see sowdb probe --help)");
@@ -389,14 +421,17 @@ int run_probe(const Args& args) {
   if (!bulk && args.threads > 0)
     throw UsageError("--threads applies to reading positions from stdin ('-') only");
   const std::unique_ptr<TableSet> set = open_probe_tables(args, stores, bulk);
+  const std::unique_ptr<ProofStore> proofs = open_proof_store(args, *set);
   if (bulk)
-    return run_stdin(*set, args, stores);
+    return run_stdin(*set, args, proofs.get(), stores);
   // A signal stops a search softly: the bounds proved so far are printed, then the exit status
   // says it was interrupted.
   stop_on_interrupts();
   std::optional<SearchBudget> search;
-  if (args.search_time > 0)
+  if (args.search_time > 0) {
     search = terminal_budget(args.search_time, !args.json && isatty(fileno(stderr)));
+    search->proofs = proofs.get();
+  }
   const PositionAnswer a =
       answer(*set, args.board, stores, args.max_plies, search).value_or_throw();
   if (search && search->progress)

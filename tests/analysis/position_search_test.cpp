@@ -199,6 +199,42 @@ TEST_P(PositionSearch, BoundsUnderTinyBudgetsHoldTheTrueValue) {
   }
 }
 
+TEST_P(PositionSearch, ProvedOnceAnswersFromTheProofStore) {
+  const Variant v = complete_->variant();
+  const int pits = complete_->engine().board_pits();
+  TempDir dir("proofs");
+  ProofStore store(dir.path() / "p.sowproof", v.rules, ProofStoreOptions{1 << 20, false, {}});
+  ASSERT_TRUE(store.writable());
+  SearchBudget budget;
+  budget.seconds = 0;
+  budget.proofs = &store;
+  for (const auto& board : random_positions(pits, v.total_stones(), 8, 5u)) {
+    SCOPED_TRACE(::testing::PrintToString(board));
+    PositionQuery plain;
+    plain.board = board;
+    const PositionReport w = *answer_position(*complete_, plain)->competitive;
+    const PositionReport first = *answer_position(*partial_, query(board, budget))->competitive;
+    const PositionReport again = *answer_position(*partial_, query(board, budget))->competitive;
+    ASSERT_TRUE(first.search && again.search);
+    EXPECT_FALSE(first.search->stored);
+    EXPECT_TRUE(again.search->stored);
+    EXPECT_EQ(again.search->positions, 0u);
+    EXPECT_EQ(again.value, w.value);
+    EXPECT_TRUE(again.exact());
+    ASSERT_EQ(again.moves.size(), w.moves.size());
+    for (const ReportedMove& gm : again.moves) {
+      for (const ReportedMove& wm : w.moves) {
+        if (gm.pit == wm.pit) {
+          EXPECT_EQ(gm.worth, wm.worth);
+          EXPECT_TRUE(gm.exact());
+        }
+      }
+    }
+    EXPECT_EQ(again.best(), first.best());
+    EXPECT_EQ(to_json(again)["line"], to_json(first)["line"]);
+  }
+}
+
 TEST(PositionSearchRefusals, WithoutABudgetAboveTheTablesIsRefused) {
   const auto set = TableSet::open(generated_dir({"kalah/3x2", 5}));
   PositionQuery q;

@@ -167,7 +167,7 @@ json_check '"value" in j and "moves" in j and "best" in j and "line" in j'
 
 CHECKS=$((CHECKS + 1))
 printf '0 0 0 0 1 2 2 0 0 3 2 0\n1 2 3\n9 9 9 9 9 9 0 0 0 0 0 0\nx 0 0 0 0 0 0 0 0 0 0 1\n1 1 1 1 1 1 1 1 1 1 0 0\n' |
-  "$SOWDB" probe --tables "$OW" --json - >"$TMP/out" 2>"$TMP/err"
+  "$SOWDB" probe --tables "$OW" --search-time 0 --json - >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [[ $rc -ne 0 && $rc -lt 128 ]] || fail "bulk mode with bad lines: exit code $rc, want 1"
 [[ $(wc -l <"$TMP/out") -eq 5 ]] || fail "bulk mode: want 5 lines, got $(wc -l <"$TMP/out")"
@@ -303,7 +303,7 @@ PY
 fi
 
 # --- errors
-bad probe --tables "$OW" 9 9 9 9 9 9 0 0 0 0 0 0
+bad probe --tables "$OW" --search-time 0 9 9 9 9 9 9 0 0 0 0 0 0
 grep -q 'position has 54 seeds; tables in .* hold up to 10' "$TMP/err" ||
   fail "too many seeds: unclear message: $(cat "$TMP/err")"
 bad probe --tables "$KA" 1 1 1 1 1 1 1 1 1 1 1 1

@@ -94,8 +94,11 @@ def run_cli(sowdb, rows, tables, work):
             given = None
         else:
             objective = [] if row["objective"] == "-" else ["--objective", row["objective"]]
+            # --search-time 0: the rows are the refusals of a lookup in the tables, as the
+            # server (without search_ms) and Python (without search=) make it; a position above
+            # the tables is otherwise searched (tests/analysis/position_search_test.cpp).
             cmd = [sowdb, "probe", "--tables", str(directory), "--stores", row["stores"],
-                   *objective, "--", *board]
+                   "--search-time", "0", *objective, "--", *board]
             given = directory
         p = subprocess.run(cmd, capture_output=True, text=True)
         check(p.returncode == int(row["exit"]),

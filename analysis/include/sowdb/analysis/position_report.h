@@ -61,6 +61,9 @@ struct SearchFacts {
   int tables_max = -1;  ///< The tables' top layer it probed below (-1: none).
   /// The pit of the best move found so far when none is proved best (-1: none).
   int best_found = -1;
+  /// The answer came from the proof store (positions proved by an earlier search): nothing was
+  /// searched now.
+  bool stored = false;
 };
 
 /// Everything the tables say about one position (see report_position).

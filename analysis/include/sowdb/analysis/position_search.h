@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "sowdb/analysis/position_report.h"
+#include "sowdb/analysis/proof_store.h"
 #include "sowdb/probe/tables.h"
 
 namespace sowdb {
@@ -46,6 +47,9 @@ struct SearchBudget {
   /// through a table set opened with its default caches, Kalah(6,4)'s start over 0..16 searched
   /// 60 K positions a second; read whole, the search runs at about 2 M a second.
   long long preload_limit = -1;
+  /// Positions proved before (by any process) answer from here at once, and what a search proves
+  /// is kept here (docs/PROOF_STORE.md); null: neither. Must be the store of the tables' rules.
+  ProofStore* proofs = nullptr;
 };
 
 /// The report of `board` (more seeds than the tables hold, or any other) from a search over the

@@ -31,7 +31,7 @@ void put_line(nlohmann::json& j, const Rules& rules, const PrincipalLine& line);
 /// captured, extra_turn, category (null while not decided), after}), moves_best_first (pits),
 /// best (null while no move is proved best), line, line_steps, line_end ("unproved" where a
 /// search's line stops short), search (null from the tables; else {positions, seconds,
-/// complete, stopped_by, tables_max, best_found}).
+/// complete, stopped_by, stored (from the proof store), tables_max, best_found}).
 nlohmann::json to_json(const PositionReport& r);
 
 /// The same as `to_json(r).dump()`, written straight into a string without building a document
