@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "sowdb/analysis/start_solve.h"
 #include "sowdb/server/api.h"
 #include "sowdb/server/server.h"
 
@@ -29,6 +30,9 @@ struct ServeArgs {
   long long max_batch = 1000;
   long long max_body_kb = 1024;
   int read_timeout = 10;
+  int max_search_ms = 10000;
+  int search_slots = 1;
+  bool no_proof_store = false;
 };
 
 void create_serve_options(CLI::App* cmd, ServeArgs& args) {
@@ -75,6 +79,22 @@ void create_serve_options(CLI::App* cmd, ServeArgs& args) {
       ->transform(whole_number())
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
+  cmd->add_option("--max-search-ms",
+                  args.max_search_ms,
+                  "Longest search a position request may ask for (search_ms), in ms")
+      ->transform(whole_number())
+      ->check(CLI::Range(0, 600000))
+      ->capture_default_str();
+  cmd->add_option("--search-slots",
+                  args.search_slots,
+                  "Searches running at once, one thread each; more are refused as busy")
+      ->transform(whole_number())
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  cmd->add_flag("--no-proof-store",
+                args.no_proof_store,
+                "Neither read nor keep positions proved by search (default: proofs/ in solve's "
+                "table cache, $SOWDB_CACHE_DIR)");
 }
 
 // Blocks SIGINT and SIGTERM in this thread and in every thread it starts after this call, so
@@ -102,6 +122,10 @@ std::shared_ptr<const server::Api> open_api(const ServeArgs& args) {
   api.cache_bytes = static_cast<std::size_t>(args.cache_mb) << 20;
   api.max_batch = static_cast<std::size_t>(args.max_batch);
   api.max_body_bytes = static_cast<std::size_t>(args.max_body_kb) << 10;
+  api.max_search_ms = args.max_search_ms;
+  api.search_slots = args.search_slots;
+  if (!args.no_proof_store)
+    api.proofs_root = start_cache_root();
   try {
     return std::make_shared<const server::Api>(std::move(sets), api);
   } catch (const std::invalid_argument& e) {

@@ -82,6 +82,11 @@ Api::Api(std::vector<std::shared_ptr<const TableSet>> tables, ApiOptions options
       one["tables"] = nlohmann::json::array();
     }
     one["tables"].push_back(list.back());
+    if (!options.proofs_root.empty() && s.objective == Objective::kCompetitive) {
+      // A store that cannot be used answers nothing and keeps nothing: searches go on without.
+      s.proofs = std::make_shared<ProofStore>(proof_store_path(options.proofs_root, set->rules()),
+                                              set->rules());
+    }
     s.set = std::move(set);
     impl_->served.push_back(std::move(s));
   }

@@ -2,15 +2,19 @@
 // position_api.cpp; variant in api.cpp), shared by api.cpp and position_api.cpp.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "sowdb/analysis/position_answer.h"
+#include "sowdb/analysis/proof_store.h"
 #include "sowdb/analysis/refusal.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/server/api.h"
@@ -21,11 +25,22 @@
 
 namespace sowdb::server {
 
+/// A served set's tables opened again for searches, at the first search.
+struct SearchTables {
+  std::once_flag once;
+  std::shared_ptr<const TableSet> set;  ///< Null when opening failed.
+};
+
 /// One served table set.
 struct Served {
   std::shared_ptr<const TableSet> set;
   std::string variant;  // canonical text
   Objective objective = Objective::kCompetitive;
+  /// Positions proved by search (competitive sets with ApiOptions::proofs_root); may be null.
+  std::shared_ptr<ProofStore> proofs;
+  /// The tables again, opened for searches with a block cache of their own (searches probe the
+  /// same blocks again and again; lookups keep theirs).
+  std::shared_ptr<SearchTables> search = std::make_shared<SearchTables>();
 };
 
 /// What a position asked for became: a body, or a refusal's status and message.
@@ -34,6 +49,7 @@ struct Answered {
   std::string error;                        // when there is no body
   std::shared_ptr<const std::string> body;  // the answer
   bool needs_probe = false;                 // not in the cache and may_probe was false
+  bool bounds = false;  // a search's answer that is not exact: never kept, sent no-store
 };
 
 struct Api::Impl {
@@ -55,11 +71,19 @@ struct Api::Impl {
   /// The served set of the canonical variant text and `objective` (as find), or nullptr.
   const Served* find_canonical(std::string_view canonical, std::string_view objective) const;
 
-  /// The report of `board` with `stores` in `s`, from the cache or (with `may_probe`) the tables.
+  /// Searches running now (at most options.search_slots).
+  mutable std::atomic<int> searching{0};
+
+  /// The report of `board` with `stores` in `s`, from the cache or (with `may_probe`) the tables;
+  /// above the tables by a search of up to `search_ms` ms (0: refused).
   Answered report(const Served& s,
                   const std::vector<int>& board,
                   const std::vector<int>& stores,
-                  bool may_probe) const;
+                  bool may_probe,
+                  int search_ms = 0) const;
+
+  /// The search of `board` (above the tables of `s`) within `search_ms` ms, on a search slot.
+  Answer<PositionAnswer> search(const Served& s, const PositionQuery& query, int search_ms) const;
 
   /// GET /api/v1/position.
   std::optional<Response> position(const Target& target, bool may_probe) const;

@@ -23,6 +23,10 @@ constexpr std::size_t kMaxBoardItems = 64;
 constexpr int kMaxStoreValue = 1000000;
 // Nesting in a batch body: the format needs 3 levels.
 constexpr int kMaxNesting = 8;
+// A search's decoded value blocks per layer (128 MiB of values at most) and its transposition
+// table: searches are short (ApiOptions::max_search_ms) and one at a time by default.
+constexpr std::size_t kSearchCacheBlocks = 32768;
+constexpr int kSearchHashMib = 32;
 
 std::string served_list(const std::vector<Served>& served) {
   std::string out;
@@ -209,17 +213,58 @@ const Served* Api::Impl::find_canonical(std::string_view canonical,
   return found;
 }
 
+Answer<PositionAnswer> Api::Impl::search(const Served& s,
+                                         const PositionQuery& query,
+                                         int search_ms) const {
+  // A slot first: a search holds its worker thread for up to search_ms.
+  if (searching.fetch_add(1) >= std::max(1, options.search_slots)) {
+    --searching;
+    return Refusal{RefusalKind::kBusy,
+                   "every search slot is busy (" + std::to_string(options.search_slots) +
+                       " at once); ask again, or without search_ms"};
+  }
+  struct Release {
+    std::atomic<int>& n;
+    ~Release() { --n; }
+  } release{searching};
+  std::call_once(s.search->once, [&] {
+    TableSetOptions o;
+    // Up to 128 MiB of decoded values per layer, no depths: a search probes values only, the
+    // same blocks again and again (one table set opened with the lookups' cache searched 60 K
+    // positions a second, most of it decoding).
+    o.cache_blocks = kSearchCacheBlocks;
+    o.depth_cache_blocks = 0;
+    try {
+      s.search->set = TableSet::open(s.set->directory(), o);
+    } catch (const std::exception&) {
+      s.search->set.reset();
+    }
+  });
+  const TableSet& set = s.search->set ? *s.search->set : *s.set;
+  PositionQuery q = query;
+  q.search = SearchBudget{};
+  q.search->seconds = search_ms / 1000.0;
+  q.search->threads = 1;
+  q.search->hash_mib = kSearchHashMib;
+  q.search->preload_limit = 0;
+  q.search->proofs = s.proofs.get();
+  return answer_position(set, q);
+}
+
 Answered Api::Impl::report(const Served& s,
                            const std::vector<int>& board,
                            const std::vector<int>& stores,
-                           bool may_probe) const {
+                           bool may_probe,
+                           int search_ms) const {
   Answered a;
   if (stores.size() != 2) {
     return refused({RefusalKind::kBadRequest,
                     "stores: expected 2 numbers (the mover's store, then the opponent's), got " +
                         std::to_string(stores.size())});
   }
-  const std::string key = cache_key(s, board, stores);
+  // An exact answer of a search is kept under a key of its own: without search_ms the same
+  // position is still refused.
+  const std::string key = cache_key(s, board, stores) + (search_ms > 0 ? "|s" : "");
   if ((a.body = cache.get(key, may_probe)))
     return a;
   if (!may_probe) {
@@ -231,7 +276,11 @@ Answered Api::Impl::report(const Served& s,
   query.store_mover = stores[0];
   query.store_opponent = stores[1];
   query.max_plies = options.max_plies;
-  const Answer<PositionAnswer> answer = answer_position(*s.set, query);
+  Answer<PositionAnswer> answer = answer_position(*s.set, query);
+  if (!answer && search_ms > 0 && answer.refusal().kind == RefusalKind::kTooManySeeds &&
+      s.objective == Objective::kCompetitive) {
+    answer = search(s, query, search_ms);
+  }
   if (!answer) {
     Refusal r = answer.refusal();
     if (r.kind == RefusalKind::kBadPosition)
@@ -248,8 +297,11 @@ Answered Api::Impl::report(const Served& s,
     const std::string report = to_json_text(*answer->competitive);
     a.body = std::make_shared<const std::string>("{\"api\":" + std::to_string(kApiVersion) + "," +
                                                  report.substr(1));
+    const PositionReport& r = *answer->competitive;
+    a.bounds = r.method == AnswerMethod::kSearch && !(r.search && r.search->complete);
   }
-  cache.put(key, a.body);
+  if (!a.bounds)
+    cache.put(key, a.body);
   return a;
 }
 
@@ -259,10 +311,11 @@ std::optional<Response> Api::Impl::position(const Target& target, bool may_probe
   };
   for (std::size_t i = 0; i < target.params.size(); ++i) {
     const std::string& name = target.params[i].first;
-    if (name != "variant" && name != "board" && name != "stores" && name != "objective") {
+    if (name != "variant" && name != "board" && name != "stores" && name != "objective" &&
+        name != "search_ms") {
       return fail(RefusalKind::kBadRequest,
                   "unknown parameter '" + printable(name) +
-                      "' (parameters: variant, board, stores, objective)");
+                      "' (parameters: variant, board, stores, objective, search_ms)");
     }
     for (std::size_t k = 0; k < i; ++k) {
       if (target.params[k].first == name)
@@ -292,7 +345,17 @@ std::optional<Response> Api::Impl::position(const Target& target, bool may_probe
     return fail(RefusalKind::kBadRequest,
                 "stores: " + error + " (want A,B: the mover's store, then the opponent's)");
   }
-  Answered a = report(*s, board, stores, may_probe);
+  int search_ms = 0;
+  if (const std::string* ms = find_param(target, "search_ms")) {
+    std::vector<int> n;
+    if (!parse_counts(*ms, 1, 1000000000, n, error) || n.size() != 1) {
+      return fail(RefusalKind::kBadRequest,
+                  "search_ms: want a whole number of milliseconds, at most " +
+                      std::to_string(options.max_search_ms) + " are searched");
+    }
+    search_ms = std::min(n[0], options.max_search_ms);
+  }
+  Answered a = report(*s, board, stores, may_probe, search_ms);
   if (a.needs_probe)
     return std::nullopt;
   if (!a.body) {
@@ -303,8 +366,9 @@ std::optional<Response> Api::Impl::position(const Target& target, bool may_probe
   Response r;
   r.endpoint = Endpoint::kPosition;
   r.shared_body = a.body;  // no copy of a cached answer per request
-  // The tables do not change while served: a position's answer may be kept for a day.
-  r.cache_control = "public, max-age=86400";
+  // The tables do not change while served: a position's answer may be kept for a day; bounds
+  // from a search that ran out of time are not an answer to keep.
+  r.cache_control = a.bounds ? "no-store" : "public, max-age=86400";
   return r;
 }
 

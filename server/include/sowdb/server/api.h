@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,15 @@ struct ApiOptions {
   std::size_t max_batch = 1000;                       ///< Positions in one batch request.
   std::size_t max_body_bytes = std::size_t{1} << 20;  ///< A request body (the batch).
   int max_plies = 1000;  ///< Principal line length, as `sowdb probe`'s default --max-plies.
+  /// The longest search a position request may ask for (`search_ms`); more is cut to this.
+  int max_search_ms = 10000;
+  /// Searches running at once (each on one of the transport's worker threads); a position that
+  /// needs a search while they all run is refused as busy (503). WHY one: a search keeps its
+  /// thread for up to max_search_ms, and the other workers must stay free for lookups.
+  int search_slots = 1;
+  /// The root of the proof stores (proof_store_path: ROOT/proofs/NAME.sowproof, one per rule
+  /// set): positions proved by search are read and kept there. Empty: no store.
+  std::filesystem::path proofs_root;
 };
 
 /// A request as the transport read it.
