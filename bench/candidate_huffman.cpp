@@ -1,0 +1,222 @@
+// Candidate (b): small blocks, a static canonical Huffman code per layer and context.
+//
+// Values: the context of a token is the previous symbol of the block (a start context at the
+// block's first entry); a token is either a symbol or a run of 2..256 copies of the context's
+// symbol (greedy, longest run token that fits). Depths: only the entries whose symbol stores a
+// depth, coded 0..254 directly or as an escape and 16 raw bits, with the previous stored depth
+// of the block (bucketed) or the entry's symbol as context.
+#include <algorithm>
+#include <chrono>
+
+#include "candidate_codes.h"
+#include "candidates.h"
+
+namespace sowdb::bench {
+namespace {
+
+constexpr std::array<std::uint16_t, 31> kRunLens = {2,  3,  4,  5,  6,   7,   8,   9,   10, 11, 12,
+                                                    13, 14, 15, 16, 17,  20,  24,  28,  32, 40, 48,
+                                                    56, 64, 80, 96, 112, 128, 160, 192, 256};
+constexpr int kDepthContexts = 32;
+constexpr std::uint32_t kEscape = 255;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+class HuffmanCandidate final : public Candidate {
+ public:
+  HuffmanCandidate(std::uint32_t entries, int depth_context)
+      : e_(entries), depth_context_(depth_context) {}
+
+  std::string name() const override {
+    return "huffman-" + std::to_string(e_) + (depth_context_ == 0 ? "-dprev" : "-dsym");
+  }
+
+  std::array<double, 2> encode(const Layer& layer) override {
+    layer_ = &layer;
+    v_ = layer.symbols;
+    auto t0 = std::chrono::steady_clock::now();
+    encode_values();
+    const double tv = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    encode_depths();
+    return {tv, seconds_since(t0)};
+  }
+
+  std::size_t value_bytes() const override { return vs_.total(); }
+  std::size_t depth_bytes() const override { return ds_.total(); }
+
+  std::uint8_t value(std::uint64_t i, Cursor& c) override {
+    const std::uint64_t b = i / e_;
+    const auto t = static_cast<std::uint32_t>(i % e_);
+    BitReader r(vs_.bytes.data() + vs_.start[b]);
+    const auto& stores = layer_->stores;
+    int ctx = v_;
+    std::uint32_t pos = 0;
+    std::uint32_t stored = 0;
+    stored_syms_.clear();
+    for (;;) {
+      r.refill();
+      const std::uint32_t tok = r.token(vcode_[static_cast<std::size_t>(ctx)]);
+      std::uint32_t len = 1;
+      std::uint8_t sym = static_cast<std::uint8_t>(tok);
+      if (tok >= static_cast<std::uint32_t>(v_)) {
+        len = kRunLens[tok - static_cast<std::uint32_t>(v_)];
+        sym = static_cast<std::uint8_t>(ctx);
+      }
+      if (t < pos + len) {
+        c.stored_before = stored + (stores[sym] ? t - pos : 0);
+        c.symbol = sym;
+        return sym;
+      }
+      if (stores[sym]) {
+        stored += len;
+        if (depth_context_ == 1)
+          stored_syms_.insert(stored_syms_.end(), len, sym);
+      }
+      ctx = sym;
+      pos += len;
+    }
+  }
+
+  std::uint16_t depth(std::uint64_t i, const Cursor& c) override {
+    const std::uint64_t b = i / e_;
+    BitReader r(ds_.bytes.data() + ds_.start[b]);
+    std::uint32_t prev = 0;
+    const std::uint8_t own = c.symbol;
+    for (std::uint32_t j = 0;; ++j) {
+      const std::uint8_t sym = j < stored_syms_.size() ? stored_syms_[j] : own;
+      const int ctx = depth_ctx(j, prev, sym);
+      r.refill();
+      std::uint32_t d = r.token(dcode_[static_cast<std::size_t>(ctx)]);
+      if (d == kEscape) {
+        d = r.peek(16);
+        r.skip(16);
+      }
+      if (j == c.stored_before)
+        return static_cast<std::uint16_t>(d);
+      prev = d;
+    }
+  }
+
+ private:
+  int depth_ctx(std::uint32_t j, std::uint32_t prev, std::uint8_t sym) const {
+    if (depth_context_ == 1)
+      return std::min<int>(sym, kDepthContexts - 1);
+    return j == 0 ? 0 : 1 + static_cast<int>(std::min<std::uint32_t>(prev, kDepthContexts - 2));
+  }
+
+  template <typename Emit>
+  void value_tokens(const std::uint8_t* s, std::size_t k, Emit&& emit) const {
+    int ctx = v_;
+    std::size_t i = 0;
+    while (i < k) {
+      if (ctx != v_) {
+        std::size_t run = 0;
+        while (i + run < k && run < 256 && s[i + run] == ctx)
+          ++run;
+        if (run >= 2) {
+          std::size_t r = kRunLens.size() - 1;
+          while (kRunLens[r] > run)
+            --r;
+          emit(ctx, static_cast<std::uint32_t>(v_) + static_cast<std::uint32_t>(r), 0u, 0);
+          i += kRunLens[r];
+          continue;
+        }
+      }
+      emit(ctx, s[i], 0u, 0);
+      ctx = s[i];
+      ++i;
+    }
+  }
+
+  template <typename Emit>
+  void depth_tokens(std::uint64_t first, std::size_t k, Emit&& emit) const {
+    std::uint32_t j = 0;
+    std::uint32_t prev = 0;
+    for (std::uint64_t i = first; i < first + k; ++i) {
+      const std::uint8_t sym = layer_->symbol[i];
+      if (!layer_->stores[sym])
+        continue;
+      const std::uint32_t d = layer_->depth[i];
+      const int ctx = depth_ctx(j, prev, sym);
+      if (d < kEscape)
+        emit(ctx, d, 0u, 0);
+      else
+        emit(ctx, kEscape, d, 16);
+      prev = d;
+      ++j;
+    }
+  }
+
+  template <typename Tokens>
+  void encode_stream(std::size_t contexts,
+                     std::size_t tokens,
+                     std::vector<Code>& codes,
+                     BlockStream& out,
+                     Tokens&& for_block) {
+    const std::uint64_t n = layer_->symbol.size();
+    std::vector<std::vector<std::uint64_t>> freq(contexts, std::vector<std::uint64_t>(tokens));
+    for (std::uint64_t first = 0; first < n; first += e_) {
+      for_block(first,
+                std::min<std::uint64_t>(e_, n - first),
+                [&](int ctx, std::uint32_t tok, std::uint32_t, int) {
+                  ++freq[static_cast<std::size_t>(ctx)][tok];
+                });
+    }
+    codes.clear();
+    for (const auto& f : freq)
+      codes.push_back(build_code(f));
+    out = BlockStream{};
+    out.bytes.reserve(n / 2);
+    out.start.push_back(0);
+    BitWriter w(out.bytes);
+    for (std::uint64_t first = 0; first < n; first += e_) {
+      for_block(first,
+                std::min<std::uint64_t>(e_, n - first),
+                [&](int ctx, std::uint32_t tok, std::uint32_t extra, int extra_bits) {
+                  const Code& c = codes[static_cast<std::size_t>(ctx)];
+                  w.put(c.word[tok], c.len[tok]);
+                  if (extra_bits > 0)
+                    w.put(extra, extra_bits);
+                });
+      w.flush();
+      out.close_block();
+    }
+    out.finish();
+    out.model = model_bytes(codes);
+  }
+
+  void encode_values() {
+    const auto contexts = static_cast<std::size_t>(v_) + 1;
+    const auto tokens = static_cast<std::size_t>(v_) + kRunLens.size();
+    encode_stream(contexts, tokens, vcode_, vs_, [&](std::uint64_t first, std::size_t k, auto&& f) {
+      value_tokens(layer_->symbol.data() + first, k, f);
+    });
+  }
+
+  void encode_depths() {
+    encode_stream(kDepthContexts,
+                  kEscape + 1,
+                  dcode_,
+                  ds_,
+                  [&](std::uint64_t first, std::size_t k, auto&& f) { depth_tokens(first, k, f); });
+  }
+
+  std::uint32_t e_;
+  int depth_context_;
+  const Layer* layer_ = nullptr;
+  int v_ = 0;
+  std::vector<Code> vcode_, dcode_;
+  BlockStream vs_, ds_;
+  std::vector<std::uint8_t> stored_syms_;
+};
+
+}  // namespace
+
+std::unique_ptr<Candidate> make_huffman_candidate(std::uint32_t entries, int depth_context) {
+  return std::make_unique<HuffmanCandidate>(entries, depth_context);
+}
+
+}  // namespace sowdb::bench
