@@ -3,9 +3,11 @@
 // every candidate encoding produces.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <vector>
 
 namespace sowdb::bench {
@@ -97,6 +99,12 @@ struct BlockStream {
   /// Blocks + index + model.
   std::size_t total() const { return bytes.size() - 8 + index_bytes() + model; }
   void close_block() { start.push_back(bytes.size()); }
+  /// Blocks g * blocks .. (g + 1) * blocks - 1, g = block / blocks.
+  std::span<const std::uint8_t> group(std::uint64_t block, std::uint32_t blocks) const {
+    const std::uint64_t first = block / blocks * blocks;
+    const std::uint64_t last = std::min<std::uint64_t>(first + blocks, start.size() - 1);
+    return {bytes.data() + start[first], start[last] - start[first]};
+  }
   void finish() { bytes.resize(bytes.size() + 8, 0); }
 };
 

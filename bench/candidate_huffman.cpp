@@ -17,7 +17,7 @@ namespace {
 constexpr std::array<std::uint16_t, 31> kRunLens = {2,  3,  4,  5,  6,   7,   8,   9,   10, 11, 12,
                                                     13, 14, 15, 16, 17,  20,  24,  28,  32, 40, 48,
                                                     56, 64, 80, 96, 112, 128, 160, 192, 256};
-constexpr int kDepthContexts = 32;
+constexpr int kDepthContexts = 64;
 constexpr std::uint32_t kEscape = 255;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -26,17 +26,23 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 class HuffmanCandidate final : public Candidate {
  public:
-  HuffmanCandidate(std::uint32_t entries, int depth_context)
-      : e_(entries), depth_context_(depth_context) {}
+  HuffmanCandidate(std::uint32_t entries, int depth_context, bool fill)
+      : e_(entries), depth_context_(depth_context), fill_(fill) {}
+
+  bool exact() const override { return !fill_; }
 
   std::string name() const override {
-    return "huffman-" + std::to_string(e_) + (depth_context_ == 0 ? "-dprev" : "-dsym");
+    const char* ctx[] = {"-dprev", "-dsym", "-dprevsym", "-dprevsym-runs"};
+    return "huffman-" + std::to_string(e_) + ctx[depth_context_] + (fill_ ? "-filled" : "");
   }
 
   std::array<double, 2> encode(const Layer& layer) override {
     layer_ = &layer;
     v_ = layer.symbols;
     auto t0 = std::chrono::steady_clock::now();
+    values_ = &layer.symbol;
+    if (fill_)
+      fill_marks();
     encode_values();
     const double tv = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
@@ -45,6 +51,9 @@ class HuffmanCandidate final : public Candidate {
   }
 
   std::size_t value_bytes() const override { return vs_.total(); }
+  std::span<const std::uint8_t> value_group(std::uint64_t i, std::uint32_t blocks) const override {
+    return vs_.group(i / e_, blocks);
+  }
   std::size_t depth_bytes() const override { return ds_.total(); }
 
   std::uint8_t value(std::uint64_t i, Cursor& c) override {
@@ -72,7 +81,7 @@ class HuffmanCandidate final : public Candidate {
       }
       if (stores[sym]) {
         stored += len;
-        if (depth_context_ == 1)
+        if (depth_context_ != 0)
           stored_syms_.insert(stored_syms_.end(), len, sym);
       }
       ctx = sym;
@@ -85,25 +94,48 @@ class HuffmanCandidate final : public Candidate {
     BitReader r(ds_.bytes.data() + ds_.start[b]);
     std::uint32_t prev = 0;
     const std::uint8_t own = c.symbol;
-    for (std::uint32_t j = 0;; ++j) {
+    for (std::uint32_t j = 0;;) {
       const std::uint8_t sym = j < stored_syms_.size() ? stored_syms_[j] : own;
       const int ctx = depth_ctx(j, prev, sym);
       r.refill();
       std::uint32_t d = r.token(dcode_[static_cast<std::size_t>(ctx)]);
+      std::uint32_t len = 1;
       if (d == kEscape) {
         d = r.peek(16);
         r.skip(16);
+      } else if (d > kEscape) {
+        len = kRunLens[d - kEscape - 1];
+        d = prev;
       }
-      if (j == c.stored_before)
+      if (c.stored_before < j + len)
         return static_cast<std::uint16_t>(d);
       prev = d;
+      j += len;
     }
   }
 
  private:
+  // The bound of filling: every recompute entry takes the previous entry's symbol (the most
+  // common symbol at a block's start), as if a reader knew the marks without a symbol for them.
+  void fill_marks() {
+    filled_ = layer_->symbol;
+    std::uint8_t common = 0;
+    while (common < 255 && layer_->mark[common])
+      ++common;
+    for (std::size_t i = 0; i < filled_.size(); ++i) {
+      if (layer_->mark[filled_[i]])
+        filled_[i] = i % e_ == 0 ? common : filled_[i - 1];
+    }
+    values_ = &filled_;
+  }
+
   int depth_ctx(std::uint32_t j, std::uint32_t prev, std::uint8_t sym) const {
     if (depth_context_ == 1)
       return std::min<int>(sym, kDepthContexts - 1);
+    if (depth_context_ >= 2) {
+      const int bucket = j == 0 ? 0 : 1 + static_cast<int>(std::min<std::uint32_t>(prev, 14));
+      return 4 * bucket + std::min<int>(sym, 3);
+    }
     return j == 0 ? 0 : 1 + static_cast<int>(std::min<std::uint32_t>(prev, kDepthContexts - 2));
   }
 
@@ -133,14 +165,31 @@ class HuffmanCandidate final : public Candidate {
 
   template <typename Emit>
   void depth_tokens(std::uint64_t first, std::size_t k, Emit&& emit) const {
-    std::uint32_t j = 0;
-    std::uint32_t prev = 0;
+    std::vector<std::uint8_t> syms;
+    std::vector<std::uint32_t> ds;
     for (std::uint64_t i = first; i < first + k; ++i) {
-      const std::uint8_t sym = layer_->symbol[i];
-      if (!layer_->stores[sym])
-        continue;
-      const std::uint32_t d = layer_->depth[i];
-      const int ctx = depth_ctx(j, prev, sym);
+      if (layer_->stores[layer_->symbol[i]]) {
+        syms.push_back(layer_->symbol[i]);
+        ds.push_back(layer_->depth[i]);
+      }
+    }
+    std::uint32_t prev = 0;
+    for (std::size_t j = 0; j < ds.size();) {
+      const int ctx = depth_ctx(static_cast<std::uint32_t>(j), prev, syms[j]);
+      if (depth_context_ == 3 && j > 0) {
+        std::size_t run = 0;
+        while (j + run < ds.size() && run < 256 && ds[j + run] == prev)
+          ++run;
+        if (run >= 2) {
+          std::size_t r = kRunLens.size() - 1;
+          while (kRunLens[r] > run)
+            --r;
+          emit(ctx, kEscape + 1 + static_cast<std::uint32_t>(r), 0u, 0);
+          j += kRunLens[r];
+          continue;
+        }
+      }
+      const std::uint32_t d = ds[j];
       if (d < kEscape)
         emit(ctx, d, 0u, 0);
       else
@@ -192,13 +241,13 @@ class HuffmanCandidate final : public Candidate {
     const auto contexts = static_cast<std::size_t>(v_) + 1;
     const auto tokens = static_cast<std::size_t>(v_) + kRunLens.size();
     encode_stream(contexts, tokens, vcode_, vs_, [&](std::uint64_t first, std::size_t k, auto&& f) {
-      value_tokens(layer_->symbol.data() + first, k, f);
+      value_tokens(values_->data() + first, k, f);
     });
   }
 
   void encode_depths() {
     encode_stream(kDepthContexts,
-                  kEscape + 1,
+                  kEscape + 1 + kRunLens.size(),
                   dcode_,
                   ds_,
                   [&](std::uint64_t first, std::size_t k, auto&& f) { depth_tokens(first, k, f); });
@@ -206,7 +255,10 @@ class HuffmanCandidate final : public Candidate {
 
   std::uint32_t e_;
   int depth_context_;
+  bool fill_;
   const Layer* layer_ = nullptr;
+  const std::vector<std::uint8_t>* values_ = nullptr;
+  std::vector<std::uint8_t> filled_;
   int v_ = 0;
   std::vector<Code> vcode_, dcode_;
   BlockStream vs_, ds_;
@@ -215,8 +267,10 @@ class HuffmanCandidate final : public Candidate {
 
 }  // namespace
 
-std::unique_ptr<Candidate> make_huffman_candidate(std::uint32_t entries, int depth_context) {
-  return std::make_unique<HuffmanCandidate>(entries, depth_context);
+std::unique_ptr<Candidate> make_huffman_candidate(std::uint32_t entries,
+                                                  int depth_context,
+                                                  bool fill) {
+  return std::make_unique<HuffmanCandidate>(entries, depth_context, fill);
 }
 
 }  // namespace sowdb::bench

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,8 @@ class Candidate {
  public:
   virtual ~Candidate() = default;
   virtual std::string name() const = 0;
+  /// Decodes every entry as the layer holds it (false: a bound, the recompute marks dropped).
+  virtual bool exact() const { return true; }
   /// Encodes the whole layer; returns {value seconds, depth seconds}.
   virtual std::array<double, 2> encode(const Layer& layer) = 0;
   /// Bytes of the value stream and of the depth stream (blocks, block index, tables).
@@ -48,6 +51,14 @@ class Candidate {
   virtual std::size_t depth_bytes() const = 0;
   /// The symbol of entry `i`, decoding only its block (or the block's prefix up to it).
   virtual std::uint8_t value(std::uint64_t i, Cursor& c) = 0;
+  /// The bytes of the `blocks` consecutive value blocks (aligned to `blocks`) holding entry `i`:
+  /// what a checksum per group of blocks would cover. Empty when the candidate has no such
+  /// stream.
+  virtual std::span<const std::uint8_t> value_group(std::uint64_t i, std::uint32_t blocks) const {
+    (void)i;
+    (void)blocks;
+    return {};
+  }
   /// The stored depth of entry `i`, after value(i, c) and only when its symbol stores one.
   virtual std::uint16_t depth(std::uint64_t i, const Cursor& c) = 0;
 };
@@ -57,8 +68,11 @@ std::unique_ptr<Candidate> make_file_candidate();
 
 /// (b) Canonical Huffman per layer over blocks of `entries` entries: values coded with the
 /// previous symbol as context plus run tokens; depths with the previous depth (depth_context
-/// 0) or the entry's value symbol (1) as context.
-std::unique_ptr<Candidate> make_huffman_candidate(std::uint32_t entries, int depth_context);
+/// 0), the entry's value symbol (1), both (2), both and runs of equal depths (3) as context.
+/// `fill`: the recompute entries take their neighbour's symbol (a bound: not decodable).
+std::unique_ptr<Candidate> make_huffman_candidate(std::uint32_t entries,
+                                                  int depth_context,
+                                                  bool fill);
 
 /// (c) zstd frames (magicless, no size or checksum fields) of `entries`-entry blocks, with a
 /// dictionary of `dict_bytes` trained per layer and stream (0: no dictionary), at `level`.
