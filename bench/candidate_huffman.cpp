@@ -26,14 +26,15 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 class HuffmanCandidate final : public Candidate {
  public:
-  HuffmanCandidate(std::uint32_t entries, int depth_context, bool fill)
-      : e_(entries), depth_context_(depth_context), fill_(fill) {}
+  HuffmanCandidate(std::uint32_t entries, int depth_context, bool fill, std::uint32_t depth_entries)
+      : e_(entries), de_(depth_entries), depth_context_(depth_context), fill_(fill) {}
 
   bool exact() const override { return !fill_; }
 
   std::string name() const override {
     const char* ctx[] = {"-dprev", "-dsym", "-dprevsym", "-dprevsym-runs"};
-    return "huffman-" + std::to_string(e_) + ctx[depth_context_] + (fill_ ? "-filled" : "");
+    return "huffman-" + std::to_string(e_) + ctx[depth_context_] + (fill_ ? "-filled" : "") +
+           (de_ != e_ ? "-depthblocks" + std::to_string(de_) : "");
   }
 
   std::array<double, 2> encode(const Layer& layer) override {
@@ -59,6 +60,8 @@ class HuffmanCandidate final : public Candidate {
   std::uint8_t value(std::uint64_t i, Cursor& c) override {
     const std::uint64_t b = i / e_;
     const auto t = static_cast<std::uint32_t>(i % e_);
+    const std::uint32_t base = t / de_ * de_;  // the depth block's first entry, in this block
+    std::uint32_t stored_at_base = 0;
     BitReader r(vs_.bytes.data() + vs_.start[b]);
     const auto& stores = layer_->stores;
     int ctx = v_;
@@ -74,9 +77,12 @@ class HuffmanCandidate final : public Candidate {
         len = kRunLens[tok - static_cast<std::uint32_t>(v_)];
         sym = static_cast<std::uint8_t>(ctx);
       }
+      if (base >= pos && base < pos + len)
+        stored_at_base = stored + (stores[sym] ? base - pos : 0);
       if (t < pos + len) {
-        c.stored_before = stored + (stores[sym] ? t - pos : 0);
+        c.stored_before = stored + (stores[sym] ? t - pos : 0) - stored_at_base;
         c.symbol = sym;
+        depth_base_ = stored_at_base;
         return sym;
       }
       if (stores[sym]) {
@@ -90,12 +96,13 @@ class HuffmanCandidate final : public Candidate {
   }
 
   std::uint16_t depth(std::uint64_t i, const Cursor& c) override {
-    const std::uint64_t b = i / e_;
+    const std::uint64_t b = i / de_;
     BitReader r(ds_.bytes.data() + ds_.start[b]);
     std::uint32_t prev = 0;
     const std::uint8_t own = c.symbol;
     for (std::uint32_t j = 0;;) {
-      const std::uint8_t sym = j < stored_syms_.size() ? stored_syms_[j] : own;
+      const std::uint8_t sym =
+          depth_base_ + j < stored_syms_.size() ? stored_syms_[depth_base_ + j] : own;
       const int ctx = depth_ctx(j, prev, sym);
       r.refill();
       std::uint32_t d = r.token(dcode_[static_cast<std::size_t>(ctx)]);
@@ -165,8 +172,10 @@ class HuffmanCandidate final : public Candidate {
 
   template <typename Emit>
   void depth_tokens(std::uint64_t first, std::size_t k, Emit&& emit) const {
-    std::vector<std::uint8_t> syms;
-    std::vector<std::uint32_t> ds;
+    auto& syms = scratch_syms_;
+    auto& ds = scratch_depths_;
+    syms.clear();
+    ds.clear();
     for (std::uint64_t i = first; i < first + k; ++i) {
       if (layer_->stores[layer_->symbol[i]]) {
         syms.push_back(layer_->symbol[i]);
@@ -200,16 +209,17 @@ class HuffmanCandidate final : public Candidate {
   }
 
   template <typename Tokens>
-  void encode_stream(std::size_t contexts,
+  void encode_stream(std::uint32_t block,
+                     std::size_t contexts,
                      std::size_t tokens,
                      std::vector<Code>& codes,
                      BlockStream& out,
                      Tokens&& for_block) {
     const std::uint64_t n = layer_->symbol.size();
     std::vector<std::vector<std::uint64_t>> freq(contexts, std::vector<std::uint64_t>(tokens));
-    for (std::uint64_t first = 0; first < n; first += e_) {
+    for (std::uint64_t first = 0; first < n; first += block) {
       for_block(first,
-                std::min<std::uint64_t>(e_, n - first),
+                std::min<std::uint64_t>(block, n - first),
                 [&](int ctx, std::uint32_t tok, std::uint32_t, int) {
                   ++freq[static_cast<std::size_t>(ctx)][tok];
                 });
@@ -221,9 +231,9 @@ class HuffmanCandidate final : public Candidate {
     out.bytes.reserve(n / 2);
     out.start.push_back(0);
     BitWriter w(out.bytes);
-    for (std::uint64_t first = 0; first < n; first += e_) {
+    for (std::uint64_t first = 0; first < n; first += block) {
       for_block(first,
-                std::min<std::uint64_t>(e_, n - first),
+                std::min<std::uint64_t>(block, n - first),
                 [&](int ctx, std::uint32_t tok, std::uint32_t extra, int extra_bits) {
                   const Code& c = codes[static_cast<std::size_t>(ctx)];
                   w.put(c.word[tok], c.len[tok]);
@@ -240,13 +250,15 @@ class HuffmanCandidate final : public Candidate {
   void encode_values() {
     const auto contexts = static_cast<std::size_t>(v_) + 1;
     const auto tokens = static_cast<std::size_t>(v_) + kRunLens.size();
-    encode_stream(contexts, tokens, vcode_, vs_, [&](std::uint64_t first, std::size_t k, auto&& f) {
-      value_tokens(values_->data() + first, k, f);
-    });
+    encode_stream(
+        e_, contexts, tokens, vcode_, vs_, [&](std::uint64_t first, std::size_t k, auto&& f) {
+          value_tokens(values_->data() + first, k, f);
+        });
   }
 
   void encode_depths() {
-    encode_stream(kDepthContexts,
+    encode_stream(de_,
+                  kDepthContexts,
                   kEscape + 1 + kRunLens.size(),
                   dcode_,
                   ds_,
@@ -254,6 +266,7 @@ class HuffmanCandidate final : public Candidate {
   }
 
   std::uint32_t e_;
+  std::uint32_t de_;
   int depth_context_;
   bool fill_;
   const Layer* layer_ = nullptr;
@@ -263,14 +276,19 @@ class HuffmanCandidate final : public Candidate {
   std::vector<Code> vcode_, dcode_;
   BlockStream vs_, ds_;
   std::vector<std::uint8_t> stored_syms_;
+  std::uint32_t depth_base_ = 0;
+  mutable std::vector<std::uint8_t> scratch_syms_;
+  mutable std::vector<std::uint32_t> scratch_depths_;
 };
 
 }  // namespace
 
 std::unique_ptr<Candidate> make_huffman_candidate(std::uint32_t entries,
                                                   int depth_context,
-                                                  bool fill) {
-  return std::make_unique<HuffmanCandidate>(entries, depth_context, fill);
+                                                  bool fill,
+                                                  std::uint32_t depth_entries) {
+  return std::make_unique<HuffmanCandidate>(
+      entries, depth_context, fill, depth_entries ? depth_entries : entries);
 }
 
 }  // namespace sowdb::bench

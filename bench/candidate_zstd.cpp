@@ -257,11 +257,9 @@ class ZstdCandidate final : public Candidate {
       for (std::uint64_t i = first; i < last; ++i)
         if (l.stores[l.symbol[i]])
           raw.push_back(static_cast<std::uint8_t>(l.depth[i]));
-      const std::size_t m = raw.size();
       for (std::uint64_t i = first; i < last; ++i)
         if (l.stores[l.symbol[i]])
           raw.push_back(static_cast<std::uint8_t>(l.depth[i] >> 8));
-      (void)m;
     });
     vbuf_.resize(e_);
     dbuf_.resize(2 * std::size_t{e_});

@@ -70,9 +70,11 @@ std::unique_ptr<Candidate> make_file_candidate();
 /// previous symbol as context plus run tokens; depths with the previous depth (depth_context
 /// 0), the entry's value symbol (1), both (2), both and runs of equal depths (3) as context.
 /// `fill`: the recompute entries take their neighbour's symbol (a bound: not decodable).
+/// `depth_entries`: entries a depth block covers, a divisor of `entries` (0: `entries`).
 std::unique_ptr<Candidate> make_huffman_candidate(std::uint32_t entries,
                                                   int depth_context,
-                                                  bool fill);
+                                                  bool fill,
+                                                  std::uint32_t depth_entries);
 
 /// (c) zstd frames (magicless, no size or checksum fields) of `entries`-entry blocks, with a
 /// dictionary of `dict_bytes` trained per layer and stream (0: no dictionary), at `level`.

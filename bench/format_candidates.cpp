@@ -4,18 +4,18 @@
 //
 // Reads the layer's file (any version 2..4: the recompute entries are kept as the file marks
 // them), re-encodes its value symbols and its stored depths in memory in each candidate (SPEC:
-// `file` the file as written; `huff:E:C[:fill]` Huffman over E-entry blocks, depth context C
+// `file` the file as written; `huff:E:C[:fill|:dN]` Huffman over E-entry blocks, depth context C
 // (0 previous depth, 1 value symbol, 2 both, 3 both and runs), `fill` the recompute marks
-// dropped (a bound on filling don't-care entries); `zstd:E:D:L` zstd frames of E-entry blocks, a D
-// KiB dictionary per layer and stream (0: none), level L), checks every sampled entry against the
-// layer, then times single-entry decodes without any cache: N random entries (default 1 M, the
-// same for every candidate), each timed alone. Prints per candidate the bytes/position of each
-// stream, the p50/p99 of a value decode, of a value and depth decode, and of a value resolved
-// (a recompute entry pays one decode per legal move: its child's block when the child is in
-// this layer, else a random block of this layer standing in for the smaller layer's), and the
-// encode throughput of each stream on one thread; for the Huffman candidates, what an XXH64 over
-// each sampled entry's group of 16 value blocks costs (a checksum granularity a reader would
-// check at every decode).
+// dropped (a bound on filling don't-care entries), `dN` depth blocks of N entries; `zstd:E:D:L`
+// zstd frames of E-entry blocks, a D KiB dictionary per layer and stream (0: none), level L),
+// checks every sampled entry against the layer, then times single-entry decodes without any cache:
+// N random entries (default 1 M, the same for every candidate), each timed alone. Prints per
+// candidate the bytes/position of each stream, the p50/p99 of a value decode, of a value and depth
+// decode, and of a value resolved (a recompute entry pays one decode per legal move: its child's
+// block when the child is in this layer, else a random block of this layer standing in for the
+// smaller layer's), and the encode throughput of each stream on one thread; for the Huffman
+// candidates, what an XXH64 over each sampled entry's group of 16 value blocks costs (a checksum
+// granularity a reader would check at every decode).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -45,10 +45,15 @@ std::unique_ptr<Candidate> make(const std::string& spec) {
     f.push_back(part);
   if (f.size() == 1 && f[0] == "file")
     return sowdb::bench::make_file_candidate();
-  if ((f.size() == 3 || f.size() == 4) && f[0] == "huff")
-    return sowdb::bench::make_huffman_candidate(static_cast<std::uint32_t>(std::stoul(f[1])),
-                                                std::stoi(f[2]),
-                                                f.size() == 4 && f[3] == "fill");
+  if ((f.size() == 3 || f.size() == 4) && f[0] == "huff") {
+    const bool fill = f.size() == 4 && f[3] == "fill";
+    const bool split = f.size() == 4 && f[3].size() > 1 && f[3][0] == 'd';
+    return sowdb::bench::make_huffman_candidate(
+        static_cast<std::uint32_t>(std::stoul(f[1])),
+        std::stoi(f[2]),
+        fill,
+        split ? static_cast<std::uint32_t>(std::stoul(f[3].substr(1))) : 0);
+  }
   if (f.size() == 4 && f[0] == "zstd")
     return sowdb::bench::make_zstd_candidate(
         static_cast<std::uint32_t>(std::stoul(f[1])), 1024 * std::stoul(f[2]), std::stoi(f[3]));
