@@ -45,18 +45,28 @@ struct DDictFree {
   void operator()(ZSTD_DDict* d) const { ZSTD_freeDDict(d); }
 };
 
-// The symbol counts a depth frame needs: depth-storing entries before `t` and in total.
+// Entries of sym[0 .. n) that store no depth: at most two symbols do not (the value 0 and the
+// derived-depth recompute byte), so this counts equal bytes, which the compiler vectorises, as
+// the reader counts its value bytes eight at a time.
+std::uint32_t count_unstored(const Layer& l, const std::uint8_t* sym, std::size_t n) {
+  std::uint32_t x = 0;
+  for (int u : l.unstored) {
+    if (u < 0)
+      continue;
+    const auto b = static_cast<std::uint8_t>(u);
+    for (std::size_t j = 0; j < n; ++j)
+      x += sym[j] == b ? 1u : 0u;
+  }
+  return x;
+}
+
+// What a depth frame needs from the block's value frame (decoded in `sym`, `k` entries): the
+// depth-storing entries before entry `t` and in total. Counted when the depth is asked for, as
+// the reader does, so that a value lookup does not pay for it.
 void count_stored(
     const Layer& l, const std::uint8_t* sym, std::size_t k, std::size_t t, Cursor& c) {
-  std::uint32_t before = 0, total = 0;
-  for (std::size_t j = 0; j < k; ++j) {
-    const std::uint32_t s = l.stores[sym[j]] ? 1 : 0;
-    before += j < t ? s : 0;
-    total += s;
-  }
-  c.stored_before = before;
-  c.stored_total = total;
-  c.symbol = sym[t];
+  c.stored_before = static_cast<std::uint32_t>(t) - count_unstored(l, sym, t);
+  c.stored_total = static_cast<std::uint32_t>(k) - count_unstored(l, sym, k);
 }
 
 class FileCandidate final : public Candidate {
@@ -97,11 +107,14 @@ class FileCandidate final : public Candidate {
     const std::size_t k =
         ZSTD_decompressDCtx(dctx_.get(), vbuf_.data(), vbuf_.size(), file_.data() + f[0], f[1]);
     check(k, "value frame");
-    count_stored(*layer_, vbuf_.data(), k, i % e, c);
+    k_ = k;
+    c.symbol = vbuf_[i % e];
     return c.symbol;
   }
 
-  std::uint16_t depth(std::uint64_t i, const Cursor& c) override {
+  std::uint16_t depth(std::uint64_t i, const Cursor& cur) override {
+    Cursor c = cur;
+    count_stored(*layer_, vbuf_.data(), k_, i % layer_->info.block_entries, c);
     const auto& f = frames_[i / layer_->info.block_entries];
     check(ZSTD_decompressDCtx(
               dctx_.get(), dbuf_.data(), dbuf_.size(), file_.data() + f[0] + f[1], f[2]),
@@ -149,6 +162,7 @@ class FileCandidate final : public Candidate {
   std::size_t value_ = 0, depth_ = 0;
   std::unique_ptr<ZSTD_DCtx, DCtxFree> dctx_;
   std::vector<std::uint8_t> vbuf_, dbuf_;
+  std::size_t k_ = 0;  // entries of the value block in vbuf_
 };
 
 // One stream of zstd frames, optionally with a dictionary trained on a sample of its blocks.
@@ -270,12 +284,14 @@ class ZstdCandidate final : public Candidate {
   std::size_t depth_bytes() const override { return depths_.blocks.total(); }
 
   std::uint8_t value(std::uint64_t i, Cursor& c) override {
-    const std::size_t k = values_.decode(i / e_, vbuf_);
-    count_stored(*layer_, vbuf_.data(), k, i % e_, c);
+    k_ = values_.decode(i / e_, vbuf_);
+    c.symbol = vbuf_[i % e_];
     return c.symbol;
   }
 
-  std::uint16_t depth(std::uint64_t i, const Cursor& c) override {
+  std::uint16_t depth(std::uint64_t i, const Cursor& cur) override {
+    Cursor c = cur;
+    count_stored(*layer_, vbuf_.data(), k_, i % e_, c);
     depths_.decode(i / e_, dbuf_);
     const std::size_t m = c.stored_total, j = c.stored_before;
     return static_cast<std::uint16_t>(dbuf_[j] | dbuf_[m + j] << 8);
@@ -288,6 +304,7 @@ class ZstdCandidate final : public Candidate {
   const Layer* layer_ = nullptr;
   ZstdStream values_, depths_;
   std::vector<std::uint8_t> vbuf_, dbuf_;
+  std::size_t k_ = 0;  // entries of the value block in vbuf_
 };
 
 }  // namespace
@@ -309,6 +326,8 @@ Layer load_layer(const std::filesystem::path& dir, int n) {
     sym_of[static_cast<std::uint8_t>(vt[s])] = static_cast<int>(s);
     l.stores[s] = vt[s] != 0 && vt[s] != sowdb::kRecomputeValue;
     l.mark[s] = l.info.recompute && (vt[s] == sowdb::kRecomputeValue || vt[s] == 127);
+    if (!l.stores[s])
+      l.unstored[l.unstored[0] < 0 ? 0 : 1] = static_cast<int>(s);
   }
   // read_all gives -128 for both recompute bytes; byte 127 keeps its depth.
   const bool has127 =

@@ -20,11 +20,12 @@ namespace sowdb::bench {
 struct Layer {
   sowdb::LayerInfo info;
   std::filesystem::path path;
-  std::vector<std::uint8_t> symbol;  ///< Value-table symbol of each entry.
-  std::vector<std::uint16_t> depth;  ///< Depth of each entry (kRecomputeDepth when derived).
-  std::array<bool, 256> stores{};    ///< Symbol stores a depth (byte neither 0 nor -128).
-  std::array<bool, 256> mark{};      ///< Symbol is a recompute byte.
-  int symbols = 0;                   ///< value_table size.
+  std::vector<std::uint8_t> symbol;     ///< Value-table symbol of each entry.
+  std::vector<std::uint16_t> depth;     ///< Depth of each entry (kRecomputeDepth when derived).
+  std::array<bool, 256> stores{};       ///< Symbol stores a depth (byte neither 0 nor -128).
+  std::array<bool, 256> mark{};         ///< Symbol is a recompute byte.
+  std::array<int, 2> unstored{-1, -1};  ///< The symbols that store no depth (-1: none).
+  int symbols = 0;                      ///< value_table size.
 };
 
 /// Reads layer `n` of `dir` (any version 2..4 file).
@@ -59,7 +60,8 @@ class Candidate {
     (void)blocks;
     return {};
   }
-  /// The stored depth of entry `i`, after value(i, c) and only when its symbol stores one.
+  /// The stored depth of entry `i`, right after value(i, c) (which may leave the decoded
+  /// value block for it) and only when its symbol stores one.
   virtual std::uint16_t depth(std::uint64_t i, const Cursor& c) = 0;
 };
 
