@@ -26,15 +26,20 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 class HuffmanCandidate final : public Candidate {
  public:
-  HuffmanCandidate(std::uint32_t entries, int depth_context, bool fill, std::uint32_t depth_entries)
-      : e_(entries), de_(depth_entries), depth_context_(depth_context), fill_(fill) {}
+  HuffmanCandidate(
+      std::uint32_t entries, int depth_context, bool fill, std::uint32_t depth_entries, bool order2)
+      : e_(entries),
+        de_(depth_entries),
+        depth_context_(depth_context),
+        fill_(fill),
+        order2_(order2) {}
 
   bool exact() const override { return !fill_; }
 
   std::string name() const override {
     const char* ctx[] = {"-dprev", "-dsym", "-dprevsym", "-dprevsym-runs"};
     return "huffman-" + std::to_string(e_) + ctx[depth_context_] + (fill_ ? "-filled" : "") +
-           (de_ != e_ ? "-depthblocks" + std::to_string(de_) : "");
+           (de_ != e_ ? "-depthblocks" + std::to_string(de_) : "") + (order2_ ? "-order2" : "");
   }
 
   std::array<double, 2> encode(const Layer& layer) override {
@@ -64,18 +69,19 @@ class HuffmanCandidate final : public Candidate {
     std::uint32_t stored_at_base = 0;
     BitReader r(vs_.bytes.data() + vs_.start[b]);
     const auto& stores = layer_->stores;
-    int ctx = v_;
+    int prev = v_;
+    int cls = 0;
     std::uint32_t pos = 0;
     std::uint32_t stored = 0;
     stored_syms_.clear();
     for (;;) {
       r.refill();
-      const std::uint32_t tok = r.token(vcode_[static_cast<std::size_t>(ctx)]);
+      const std::uint32_t tok = r.token(vcode_[value_ctx(prev, cls)]);
       std::uint32_t len = 1;
       std::uint8_t sym = static_cast<std::uint8_t>(tok);
       if (tok >= static_cast<std::uint32_t>(v_)) {
         len = kRunLens[tok - static_cast<std::uint32_t>(v_)];
-        sym = static_cast<std::uint8_t>(ctx);
+        sym = static_cast<std::uint8_t>(prev);
       }
       if (base >= pos && base < pos + len)
         stored_at_base = stored + (stores[sym] ? base - pos : 0);
@@ -90,7 +96,8 @@ class HuffmanCandidate final : public Candidate {
         if (depth_context_ != 0)
           stored_syms_.insert(stored_syms_.end(), len, sym);
       }
-      ctx = sym;
+      cls = len > 1 ? 0 : klass(prev, sym);
+      prev = sym;
       pos += len;
     }
   }
@@ -148,12 +155,14 @@ class HuffmanCandidate final : public Candidate {
 
   template <typename Emit>
   void value_tokens(const std::uint8_t* s, std::size_t k, Emit&& emit) const {
-    int ctx = v_;
+    int prev = v_;
+    int cls = 0;
     std::size_t i = 0;
     while (i < k) {
-      if (ctx != v_) {
+      const auto ctx = static_cast<int>(value_ctx(prev, cls));
+      if (prev != v_) {
         std::size_t run = 0;
-        while (i + run < k && run < 256 && s[i + run] == ctx)
+        while (i + run < k && run < 256 && s[i + run] == prev)
           ++run;
         if (run >= 2) {
           std::size_t r = kRunLens.size() - 1;
@@ -161,13 +170,27 @@ class HuffmanCandidate final : public Candidate {
             --r;
           emit(ctx, static_cast<std::uint32_t>(v_) + static_cast<std::uint32_t>(r), 0u, 0);
           i += kRunLens[r];
+          cls = 0;
           continue;
         }
       }
       emit(ctx, s[i], 0u, 0);
-      ctx = s[i];
+      cls = klass(prev, s[i]);
+      prev = s[i];
       ++i;
     }
+  }
+
+  // Value contexts: the previous symbol (v_ at a block's start) and, with order2_, a class of
+  // the one before it: 0 the same symbol, 1 a recompute symbol, 2 another.
+  std::size_t value_ctx(int prev, int cls) const {
+    const int k = order2_ ? 3 : 1;
+    return static_cast<std::size_t>(prev == v_ ? v_ * k : prev * k + cls);
+  }
+  int klass(int prev, int sym) const {
+    if (!order2_ || prev == sym)
+      return 0;
+    return prev != v_ && layer_->mark[static_cast<std::size_t>(prev)] ? 1 : 2;
   }
 
   template <typename Emit>
@@ -248,7 +271,7 @@ class HuffmanCandidate final : public Candidate {
   }
 
   void encode_values() {
-    const auto contexts = static_cast<std::size_t>(v_) + 1;
+    const auto contexts = value_ctx(v_, 0) + 1;
     const auto tokens = static_cast<std::size_t>(v_) + kRunLens.size();
     encode_stream(
         e_, contexts, tokens, vcode_, vs_, [&](std::uint64_t first, std::size_t k, auto&& f) {
@@ -269,6 +292,7 @@ class HuffmanCandidate final : public Candidate {
   std::uint32_t de_;
   int depth_context_;
   bool fill_;
+  bool order2_;
   const Layer* layer_ = nullptr;
   const std::vector<std::uint8_t>* values_ = nullptr;
   std::vector<std::uint8_t> filled_;
@@ -283,12 +307,10 @@ class HuffmanCandidate final : public Candidate {
 
 }  // namespace
 
-std::unique_ptr<Candidate> make_huffman_candidate(std::uint32_t entries,
-                                                  int depth_context,
-                                                  bool fill,
-                                                  std::uint32_t depth_entries) {
+std::unique_ptr<Candidate> make_huffman_candidate(
+    std::uint32_t entries, int depth_context, bool fill, std::uint32_t depth_entries, bool order2) {
   return std::make_unique<HuffmanCandidate>(
-      entries, depth_context, fill, depth_entries ? depth_entries : entries);
+      entries, depth_context, fill, depth_entries ? depth_entries : entries, order2);
 }
 
 }  // namespace sowdb::bench

@@ -73,10 +73,10 @@ std::unique_ptr<Candidate> make_file_candidate();
 /// 0), the entry's value symbol (1), both (2), both and runs of equal depths (3) as context.
 /// `fill`: the recompute entries take their neighbour's symbol (a bound: not decodable).
 /// `depth_entries`: entries a depth block covers, a divisor of `entries` (0: `entries`).
-std::unique_ptr<Candidate> make_huffman_candidate(std::uint32_t entries,
-                                                  int depth_context,
-                                                  bool fill,
-                                                  std::uint32_t depth_entries);
+/// `order2`: the value context also classes the symbol before the previous one (the same, a
+/// recompute symbol, another).
+std::unique_ptr<Candidate> make_huffman_candidate(
+    std::uint32_t entries, int depth_context, bool fill, std::uint32_t depth_entries, bool order2);
 
 /// (c) zstd frames (magicless, no size or checksum fields) of `entries`-entry blocks, with a
 /// dictionary of `dict_bytes` trained per layer and stream (0: no dictionary), at `level`.

@@ -4,9 +4,10 @@
 //
 // Reads the layer's file (any version 2..4: the recompute entries are kept as the file marks
 // them), re-encodes its value symbols and its stored depths in memory in each candidate (SPEC:
-// `file` the file as written; `huff:E:C[:fill|:dN]` Huffman over E-entry blocks, depth context C
-// (0 previous depth, 1 value symbol, 2 both, 3 both and runs), `fill` the recompute marks
-// dropped (a bound on filling don't-care entries), `dN` depth blocks of N entries; `zstd:E:D:L`
+// `file` the file as written; `huff:E:C[:fill][:dN][:o2]` Huffman over E-entry blocks, depth
+// context C (0 previous depth, 1 value symbol, 2 both, 3 both and runs), `fill` the recompute marks
+// dropped (a bound on filling don't-care entries), `dN` depth blocks of N entries, `o2` a
+// value context of the previous symbol and a class of the one before; `zstd:E:D:L`
 // zstd frames of E-entry blocks, a D KiB dictionary per layer and stream (0: none), level L),
 // checks every sampled entry against the layer, then times single-entry decodes without any cache:
 // N random entries (default 1 M, the same for every candidate), each timed alone. Prints per
@@ -45,14 +46,21 @@ std::unique_ptr<Candidate> make(const std::string& spec) {
     f.push_back(part);
   if (f.size() == 1 && f[0] == "file")
     return sowdb::bench::make_file_candidate();
-  if ((f.size() == 3 || f.size() == 4) && f[0] == "huff") {
-    const bool fill = f.size() == 4 && f[3] == "fill";
-    const bool split = f.size() == 4 && f[3].size() > 1 && f[3][0] == 'd';
+  if (f.size() >= 3 && f[0] == "huff") {
+    bool fill = false, order2 = false;
+    std::uint32_t depth_entries = 0;
+    for (std::size_t k = 3; k < f.size(); ++k) {
+      if (f[k] == "fill")
+        fill = true;
+      else if (f[k] == "o2")
+        order2 = true;
+      else if (f[k].size() > 1 && f[k][0] == 'd')
+        depth_entries = static_cast<std::uint32_t>(std::stoul(f[k].substr(1)));
+      else
+        throw std::invalid_argument("unknown option " + f[k] + " in " + spec);
+    }
     return sowdb::bench::make_huffman_candidate(
-        static_cast<std::uint32_t>(std::stoul(f[1])),
-        std::stoi(f[2]),
-        fill,
-        split ? static_cast<std::uint32_t>(std::stoul(f[3].substr(1))) : 0);
+        static_cast<std::uint32_t>(std::stoul(f[1])), std::stoi(f[2]), fill, depth_entries, order2);
   }
   if (f.size() == 4 && f[0] == "zstd")
     return sowdb::bench::make_zstd_candidate(
