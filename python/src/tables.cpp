@@ -2,7 +2,9 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,7 +13,9 @@
 #include "bindings.h"
 #include "sowdb/analysis/bulk_probe.h"
 #include "sowdb/analysis/position_answer.h"
+#include "sowdb/analysis/proof_store.h"
 #include "sowdb/analysis/report_json.h"
+#include "sowdb/analysis/start_solve.h"
 #include "sowdb/format/index.h"
 #include "sowdb/probe/outcome.h"
 
@@ -22,6 +26,9 @@ namespace {
 // bulk work, which comes back to blocks again and again (the default of the C++ library, 64 KiB,
 // suits one probe at a time).
 constexpr std::size_t kPythonCacheBytes = std::size_t{64} << 20;
+
+// The longest search a probe may ask for: a year of seconds.
+constexpr double kMaxSearchSeconds = 3.2e7;
 
 // The report of one probe as Python holds it: ProbeResult is the analysis library's
 // PositionReport itself, and MoveInfo and LineStep read their fields from it (no copies).
@@ -77,20 +84,34 @@ class PyTables {
       throw PyError(ErrorKind::kClosed, "the table set " + dir_ + " is closed");
     return set_;
   }
-  void close() { set_.reset(); }
+  void close() {
+    set_.reset();
+    proofs_.reset();
+  }
   bool closed() const { return !set_; }
   const std::string& directory() const { return dir_; }
   const PyVariant& variant() const { return *variant_; }
   int max_stones() const { return max_stones_; }
 
-  // The report of `board`; nullopt for a missing table when `missing_ok`.
+  // The report of `board`; nullopt for a missing table when `missing_ok`. Above the tables a
+  // search of up to `search` seconds answers (nullopt: refused).
   std::optional<Report> probe(py::handle board_obj,
                               std::pair<int, int> stores,
                               int max_plies,
-                              bool missing_ok) const {
+                              bool missing_ok,
+                              std::optional<double> search = std::nullopt) const {
     const auto set = get();
     const Pits board = board_from(board_obj, set->engine());
     PositionQuery query;
+    if (search) {
+      if (!(*search > 0) || *search > kMaxSearchSeconds)
+        throw PyError(ErrorKind::kInvalidRequest,
+                      "search must be a number of seconds above 0 and at most a year");
+      query.search = SearchBudget{};
+      query.search->seconds = *search;
+      query.search->threads = 1;
+      query.search->proofs = proofs(*set);
+    }
     query.board.assign(board.begin(), board.begin() + set->engine().board_pits());
     query.store_mover = stores.first;
     query.store_opponent = stores.second;
@@ -198,7 +219,20 @@ class PyTables {
   }
 
  private:
+  // The proof store of the tables' rules in the cache (proof_store_path), opened at the first
+  // search; null when there is no cache or the tables are co-operative.
+  ProofStore* proofs(const TableSet& set) const {
+    std::call_once(*proofs_once_, [&] {
+      const std::filesystem::path file = proof_store_path(start_cache_root(), set.rules());
+      if (!file.empty() && set.objective() == Objective::kCompetitive)
+        proofs_ = std::make_shared<ProofStore>(file, set.rules());
+    });
+    return proofs_.get();
+  }
+
   std::string dir_;
+  mutable std::shared_ptr<ProofStore> proofs_;
+  std::shared_ptr<std::once_flag> proofs_once_ = std::make_shared<std::once_flag>();
   std::shared_ptr<const TableSet> set_;
   std::unique_ptr<PyVariant> variant_;
   int max_stones_ = 0;
@@ -213,12 +247,23 @@ void def_move_and_step(py::module_& m) {
           "The pit sown, 0..P-1 from the mover's left.")
       .def_property_readonly(
           "worth",
-          [](const MoveView& v) { return v.move().worth; },
-          "Seeds the mover nets from the position by playing it, perfect play after.")
+          [](const MoveView& v) {
+            return v.move().exact() ? std::optional<int>(v.move().worth) : std::nullopt;
+          },
+          "Seeds the mover nets from the position by playing it, perfect play after; None "
+          "while a search has not proved it.")
+      .def_property_readonly(
+          "lower", [](const MoveView& v) { return v.move().lower; }, "The worth is at least this.")
+      .def_property_readonly(
+          "upper", [](const MoveView& v) { return v.move().upper; }, "The worth is at most this.")
       .def_property_readonly(
           "depth",
-          [](const MoveView& v) { return v.move().depth; },
-          "Plies to realise the worth after the move (0 when it gains seeds).")
+          [](const MoveView& v) {
+            return v.report->method == AnswerMethod::kTable ? std::optional<int>(v.move().depth)
+                                                            : std::nullopt;
+          },
+          "Plies to realise the worth after the move (0 when it gains seeds); None after a "
+          "search.")
       .def_property_readonly(
           "gain",
           [](const MoveView& v) { return v.move().gain; },
@@ -235,8 +280,13 @@ void def_move_and_step(py::module_& m) {
           "The mover moves again.")
       .def_property_readonly(
           "category",
-          [](const MoveView& v) { return std::string(to_string(v.move().category)); },
-          "'win', 'draw' or 'loss': the game's result after this move with the stores.")
+          [](const MoveView& v) {
+            return v.move().category_known
+                       ? std::optional<std::string>(to_string(v.move().category))
+                       : std::nullopt;
+          },
+          "'win', 'draw' or 'loss': the game's result after this move with the stores; None "
+          "while a search's bounds do not decide it.")
       .def_property_readonly(
           "after",
           [](const MoveView& v) { return board_tuple(v.move().after, board_pits(*v.report)); },
@@ -288,19 +338,58 @@ void def_probe_result(py::module_& m) {
           "stores",
           [](const PositionReport& r) { return std::make_pair(r.store_mover, r.store_opponent); },
           "Seeds already taken, mover first.")
-      .def_readonly(
-          "value", &PositionReport::value, "Seeds the mover nets from here under perfect play.")
-      .def_readonly("depth", &PositionReport::depth, "Plies to realise the value.")
+      .def_property_readonly(
+          "value",
+          [](const PositionReport& r) {
+            return r.exact() ? std::optional<int>(r.value) : std::nullopt;
+          },
+          "Seeds the mover nets from here under perfect play; None while a search has not "
+          "proved it (lower and upper bound it).")
+      .def_readonly("lower", &PositionReport::lower, "The value is at least this.")
+      .def_readonly("upper", &PositionReport::upper, "The value is at most this.")
+      .def_property_readonly(
+          "method",
+          [](const PositionReport& r) { return std::string(to_string(r.method)); },
+          "'table' (the tables hold the position) or 'search' (a search above them).")
+      .def_property_readonly(
+          "depth",
+          [](const PositionReport& r) {
+            return r.method == AnswerMethod::kTable ? std::optional<int>(r.depth) : std::nullopt;
+          },
+          "Plies to realise the value; None after a search.")
+      .def_property_readonly(
+          "search",
+          [](const PositionReport& r) -> py::object {
+            if (!r.search)
+              return py::none();
+            py::dict d;
+            d["positions"] = r.search->positions;
+            d["seconds"] = r.search->seconds;
+            d["complete"] = r.search->complete;
+            d["stopped_by"] = r.search->stopped_by.empty() ? py::object(py::none())
+                                                           : py::str(r.search->stopped_by);
+            d["stored"] = r.search->stored;
+            d["tables_max"] = r.search->tables_max;
+            d["best_found"] = r.search->best_found >= 0 ? py::object(py::int_(r.search->best_found))
+                                                        : py::object(py::none());
+            return d;
+          },
+          "None from the tables; after a search, the keys of `sowdb probe --json`'s \"search\".")
       .def_property_readonly(
           "result",
-          [](const PositionReport& r) { return std::string(to_string(r.outcome.result)); },
-          "'win', 'draw' or 'loss' for the mover.")
+          [](const PositionReport& r) {
+            return r.outcome_known ? std::optional<std::string>(to_string(r.outcome.result))
+                                   : std::nullopt;
+          },
+          "'win', 'draw' or 'loss' for the mover; None while a search's bounds do not decide it.")
       .def_property_readonly(
           "final",
           [](const PositionReport& r) {
-            return std::make_pair(r.outcome.mover, r.outcome.opponent);
+            return r.exact() ? std::optional(std::make_pair(r.outcome.mover, r.outcome.opponent))
+                             : std::nullopt;
           },
-          "The final seeds (mover, opponent) with the stores.")
+          "The final seeds (mover, opponent) with the stores; None while the value is not "
+          "proved.")
       .def_property_readonly(
           "decided",
           [](const PositionReport& r) { return r.outcome.decided; },
@@ -342,8 +431,11 @@ void def_probe_result(py::module_& m) {
           "The principal line (LineStep).")
       .def_property_readonly(
           "line_end",
-          [](const PositionReport& r) { return std::string(line_end_text(r.line.end)); },
-          "Why the line stopped: 'game_over', 'endless' or 'max_plies'.")
+          [](const PositionReport& r) {
+            return std::string(r.line_proved ? line_end_text(r.line.end) : "unproved");
+          },
+          "Why the line stopped: 'game_over', 'endless', 'max_plies', or 'unproved' where a "
+          "search's proved moves end.")
       .def("__repr__", [](const PositionReport& r) {
         return "ProbeResult(value=" + std::to_string(r.value) +
                ", depth=" + std::to_string(r.depth) + ", result='" + to_string(r.outcome.result) +
@@ -404,22 +496,34 @@ void def_tables(py::module_& m) {
       .def("__exit__", [](PyTables& t, const py::args&) { t.close(); })
       .def(
           "probe",
-          [](const PyTables& t, py::handle board, std::pair<int, int> stores, int max_plies) {
-            return *t.probe(board, stores, max_plies, false);
+          [](const PyTables& t,
+             py::handle board,
+             std::pair<int, int> stores,
+             int max_plies,
+             std::optional<double> search) {
+            return *t.probe(board, stores, max_plies, false, search);
           },
           py::arg("board"),
           py::arg("stores") = std::pair<int, int>(0, 0),
           py::arg("max_plies") = 1000,
+          py::arg("search") = py::none(),
           "The full report of one position (ProbeResult). Raises MissingTableError (more seeds "
-          "than the tables hold, or a missing layer), CorruptTableError, BadPositionError.")
+          "than the tables hold, or a missing layer), CorruptTableError, BadPositionError. "
+          "With search=SECONDS, a position above the tables is searched for up to that long "
+          "(method 'search'): exact where proved, else bounds (lower, upper; value None).")
       .def(
           "get",
-          [](const PyTables& t, py::handle board, std::pair<int, int> stores, int max_plies) {
-            return t.probe(board, stores, max_plies, true);
+          [](const PyTables& t,
+             py::handle board,
+             std::pair<int, int> stores,
+             int max_plies,
+             std::optional<double> search) {
+            return t.probe(board, stores, max_plies, true, search);
           },
           py::arg("board"),
           py::arg("stores") = std::pair<int, int>(0, 0),
           py::arg("max_plies") = 1000,
+          py::arg("search") = py::none(),
           "As probe, but None where probe raises MissingTableError.")
       .def(
           "value",

@@ -92,12 +92,14 @@ TEST(SearchApi, SearchMsIsCheckedAndBounded) {
   ApiOptions options;
   options.max_search_ms = 20;
   const Api api({open_tables("kalah/6x4", 4)}, options);
-  EXPECT_EQ(get(api, "/api/v1/position?variant=kalah/6x4&board=4,4,4,4,4,4,4,4,4,4,4,4"
-                     "&search_ms=soon")
+  EXPECT_EQ(get(api,
+                "/api/v1/position?variant=kalah/6x4&board=4,4,4,4,4,4,4,4,4,4,4,4"
+                "&search_ms=soon")
                 .status,
             400);
-  EXPECT_EQ(get(api, "/api/v1/position?variant=kalah/6x4&board=4,4,4,4,4,4,4,4,4,4,4,4"
-                     "&search_ms=-5")
+  EXPECT_EQ(get(api,
+                "/api/v1/position?variant=kalah/6x4&board=4,4,4,4,4,4,4,4,4,4,4,4"
+                "&search_ms=-5")
                 .status,
             400);
   // Far more than the bound asked: searched for the bound (unbounded, the test would hang).

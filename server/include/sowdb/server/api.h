@@ -5,9 +5,9 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <memory>
 #include <optional>
-#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
