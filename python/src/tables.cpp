@@ -111,6 +111,9 @@ class PyTables {
       query.search->seconds = *search;
       query.search->threads = 1;
       query.search->proofs = proofs(*set);
+      // The set's block cache (kPythonCacheBytes a layer) serves the search; reading the tables
+      // whole for each search would cost more than most searches (as `sowdb probe`).
+      query.search->preload_limit = 0;
     }
     query.board.assign(board.begin(), board.begin() + set->engine().board_pits());
     query.store_mover = stores.first;

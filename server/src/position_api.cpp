@@ -25,7 +25,8 @@ constexpr int kMaxStoreValue = 1000000;
 constexpr int kMaxNesting = 8;
 // A search's decoded value blocks per layer (128 MiB of values at most) and its transposition
 // table: searches are short (ApiOptions::max_search_ms) and one at a time by default.
-constexpr std::size_t kSearchCacheBlocks = 32768;
+constexpr std::size_t kSearchCacheBytes = std::size_t{128} << 20;
+constexpr std::size_t kSearchDepthCacheBytes = std::size_t{64} << 10;
 constexpr int kSearchHashMib = 32;
 
 std::string served_list(const std::vector<Served>& served) {
@@ -229,11 +230,11 @@ Answer<PositionAnswer> Api::Impl::search(const Served& s,
   } release{searching};
   std::call_once(s.search->once, [&] {
     TableSetOptions o;
-    // Up to 128 MiB of decoded values per layer, no depths: a search probes values only, the
+    // Up to 128 MiB of decoded values per layer, few depths: a search probes values only, the
     // same blocks again and again (one table set opened with the lookups' cache searched 60 K
     // positions a second, most of it decoding).
-    o.cache_blocks = kSearchCacheBlocks;
-    o.depth_cache_blocks = 0;
+    o.cache_bytes = kSearchCacheBytes;
+    o.depth_cache_bytes = kSearchDepthCacheBytes;
     try {
       s.search->set = TableSet::open(s.set->directory(), o);
     } catch (const std::exception&) {
