@@ -192,11 +192,14 @@ StartSolution CyclicSearch::run() {
     searcher_ =
         std::make_unique<CyclicSearcher>(engine_, tables_, values_.get(), *table_, knobs_.endless);
     searcher_->set_tick([this] { tick(); });
+    searcher_->set_reuse(knobs_.reuse);
+    searcher_->set_cache_unknown(knobs_.cache_unknown);
     try {
       for (int depth = 1; depth <= CyclicSearcher::kMaxDepth && !finished(); ++depth) {
         searcher_->clear_horizon();
         round(depth);
         report(false);
+
         if (!searcher_->horizon_hit())
           break;  // every test was decided or stopped at repetitions only: deeper is the same
       }

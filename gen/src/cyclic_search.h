@@ -16,6 +16,11 @@ struct CyclicKnobs {
   /// After a test that the horizon left unknown, test the other side of the estimate at the
   /// same depth before going deeper.
   bool both_sides = true;
+  /// CyclicSearcher::set_reuse: results that hold on the search path only are reused while the
+  /// path lasts.
+  bool reuse = true;
+  /// CyclicSearcher::set_cache_unknown.
+  bool cache_unknown = false;
 };
 
 /// Bounds (and, where proved, exact values) of `position` (the mover's pits first, as Rules

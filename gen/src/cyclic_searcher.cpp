@@ -152,6 +152,8 @@ void CyclicSearcher::bounds(const Pits& pos, int n, int& lower, int& upper) cons
 }
 
 TestResult CyclicSearcher::test(const Pits& pos, int n, int beta, int depth, int& value) {
+  if (provisional_.empty())
+    provisional_.resize(std::size_t{1} << kProvisionalBits);
   const Result r = search(pos, n, key_of(pos, n), beta, std::min(depth, kMaxDepth), 0);
   value = r.value;
   return r.result;
@@ -177,7 +179,7 @@ CyclicSearcher::Result CyclicSearcher::search(
   MoveList moves;
   if (rules_.legal_moves(pos, moves) == 0) {
     const int v = rules_.final_value(pos);
-    return {v, v >= beta ? TestResult::kHigh : TestResult::kLow, kNoLow};
+    return {v, v >= beta ? TestResult::kHigh : TestResult::kLow, kNoLow, -1};
   }
   int lower = -n;
   int upper = n;
@@ -187,27 +189,34 @@ CyclicSearcher::Result CyclicSearcher::search(
     upper = std::min(upper, e.upper);
   }
   if (lower >= beta)
-    return {lower, TestResult::kHigh, kNoLow};
+    return {lower, TestResult::kHigh, kNoLow, -1};
   if (upper < beta)
-    return {upper, TestResult::kLow, kNoLow};
+    return {upper, TestResult::kLow, kNoLow, -1};
   if (const int a = repeated(key, n, ply); a >= 0) {
     // The play can go round for ever from the ancestor: endless play, 0, for this path only.
     if (!endless_)
-      return {std::clamp(0, lower, upper), TestResult::kUnknown, kNoLow};
-    return {0, 0 >= beta ? TestResult::kHigh : TestResult::kLow, a};
+      return {std::clamp(0, lower, upper), TestResult::kUnknown, kNoLow, -1};
+    return {0, 0 >= beta ? TestResult::kHigh : TestResult::kLow, a, a};
+  }
+  if (reuse_) {
+    const Provisional& p = provisional(key, ply);
+    if (p.key1 == key + 1 && p.parity == (ply & 1) && p.beta == beta && p.high < ply &&
+        path_frame_[static_cast<std::size_t>(p.high)] == p.frame)
+      return {p.value, p.result, p.low, p.high};
   }
   if (depth == 0) {
     horizon_hit_ = true;
-    return {std::clamp(0, lower, upper), TestResult::kUnknown, kNoLow};
+    return {std::clamp(0, lower, upper), TestResult::kUnknown, kNoLow, -1};
   }
-  if (e.found && e.unknown_depth >= depth && e.unknown_beta == beta) {
+  if (cache_unknown_ && e.found && e.unknown_depth >= depth && e.unknown_beta == beta) {
     // The same test, as deep or deeper, was not decided: not on this path either (or, at
     // worst, a proof that a repetition on this path would have given is missed).
     horizon_hit_ = horizon_hit_ || e.unknown_horizon;
-    return {e.estimate, TestResult::kUnknown, kNoLow};
+    return {e.estimate, TestResult::kUnknown, kNoLow, -1};
   }
   path_key_[static_cast<std::size_t>(ply)] = key;
   path_n_[static_cast<std::size_t>(ply)] = n;
+  path_frame_[static_cast<std::size_t>(ply)] = ++frames_;
 
   struct Child {
     std::uint64_t key = 0;
@@ -240,7 +249,7 @@ CyclicSearcher::Result CyclicSearcher::search(
     const int worth_hi = g - lo;
     if (worth_lo >= beta) {
       table_.prove(key, worth_lo, n, m.pit, nodes_ - nodes_before);
-      return {worth_lo, TestResult::kHigh, kNoLow};
+      return {worth_lo, TestResult::kHigh, kNoLow, -1};
     }
     if (worth_hi < beta) {
       if (worth_hi > ceiling) {
@@ -260,6 +269,7 @@ CyclicSearcher::Result CyclicSearcher::search(
   const bool horizon_before = horizon_hit_;
   horizon_hit_ = false;
   int low = kNoLow;
+  int high = -1;
   bool unknown = false;
   int estimate = -kMaxBoardStones - 1;
   int estimate_pit = -1;
@@ -275,12 +285,13 @@ CyclicSearcher::Result CyclicSearcher::search(
       // The child is worth at most r.value to its mover: this move is worth at least w >= beta.
       if (r.low >= ply) {
         table_.prove(key, w, n, m.pit, nodes_ - nodes_before);
-        return {w, TestResult::kHigh, kNoLow};
+        return {w, TestResult::kHigh, kNoLow, -1};
       }
-      return {w, TestResult::kHigh, r.low};
+      return keep(key, ply, beta, {w, TestResult::kHigh, r.low, r.high});
     }
     if (r.result == TestResult::kHigh) {
       low = std::min(low, r.low);
+      high = std::max(high, r.high);
       if (w > ceiling) {
         ceiling = w;
         ceiling_pit = m.pit;
@@ -304,13 +315,31 @@ CyclicSearcher::Result CyclicSearcher::search(
                    v,
                    estimate >= ceiling ? estimate_pit : ceiling_pit,
                    nodes_ - nodes_before);
-    return {v, TestResult::kUnknown, kNoLow};
+    return {v, TestResult::kUnknown, kNoLow, -1};
   }
   if (low >= ply) {
     table_.prove(key, -n, ceiling, ceiling_pit, nodes_ - nodes_before);
-    return {ceiling, TestResult::kLow, kNoLow};
+    return {ceiling, TestResult::kLow, kNoLow, -1};
   }
-  return {ceiling, TestResult::kLow, low};
+  return keep(key, ply, beta, {ceiling, TestResult::kLow, low, high});
+}
+
+CyclicSearcher::Result CyclicSearcher::keep(std::uint64_t key, int ply, int beta, Result r) {
+  // The repetitions of this position itself are settled here; the deepest one left is above it
+  // (at most ply - 1: a bound on the deepest is enough to know when the proof lapses).
+  r.high = std::min(r.high, ply - 1);
+  if (reuse_) {
+    Provisional& p = provisional(key, ply);
+    p = {key + 1,
+         path_frame_[static_cast<std::size_t>(r.high)],
+         static_cast<std::int16_t>(r.value),
+         static_cast<std::int16_t>(beta),
+         static_cast<std::int16_t>(r.low),
+         static_cast<std::int16_t>(r.high),
+         static_cast<std::uint8_t>(ply & 1),
+         r.result};
+  }
+  return r;
 }
 
 }  // namespace sowdb::gen
