@@ -162,6 +162,7 @@ StartSolution CyclicSearch::run() {
   if (engine_.legal_moves(position_, moves) == 0) {
     out_.value = out_.lower = out_.upper = engine_.final_value(position_);
     out_.complete = true;
+    report(true);
     return out_;
   }
   bool open = false;
@@ -181,7 +182,7 @@ StartSolution CyclicSearch::run() {
     } else {
       open = true;
     }
-    b.guess = b.lower;
+    b.guess = std::clamp(0, b.lower, b.upper);  // nothing more gained
     branches_.push_back(b);
   }
   if (open) {
@@ -222,6 +223,12 @@ StartSolution CyclicSearch::run() {
 }
 
 void CyclicSearch::root_bounds(int& lower, int& upper) const {
+  if (branches_.empty()) {
+    // The game is over: its value is settled already.
+    lower = out_.lower;
+    upper = out_.upper;
+    return;
+  }
   lower = -kMaxBoardStones - 1;
   upper = -kMaxBoardStones - 1;
   for (const Branch& b : branches_) {

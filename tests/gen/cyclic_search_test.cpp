@@ -82,7 +82,7 @@ class CyclicSearch : public ::testing::TestWithParam<Case> {
 
   // Checks `s`, the search's answer for `pos`, against the complete tables; returns whether it
   // proved the value and every worth.
-  bool check(const Pits& pos, const gen::StartSolution& s) const {
+  bool check(const Pits& pos, const gen::StartSolution& s, bool worths = true) const {
     const int want = truth(pos);
     EXPECT_LE(s.lower, want);
     EXPECT_GE(s.upper, want);
@@ -116,7 +116,7 @@ class CyclicSearch : public ::testing::TestWithParam<Case> {
         found = found || (sm.pit == s.best && sm.lower == s.value);
       EXPECT_TRUE(found) << "best " << s.best;
     }
-    EXPECT_EQ(s.complete, all);
+    EXPECT_EQ(s.complete, worths ? all : s.lower == s.upper);
     return all;
   }
 
@@ -136,8 +136,8 @@ INSTANTIATE_TEST_SUITE_P(Variants,
                                            Case{"ayo/3x2", 10, 7, 4},
                                            Case{"oware/2x3", 12, 5, -1},
                                            Case{"abapa/2x3", 12, 8, 6},
-                                           Case{"ayo/4x1", 8, 5, 3},
-                                           Case{"oware/4x1", 8, 5, -1}),
+                                           Case{"ayo/4x1", 7, 5, 3},
+                                           Case{"oware/4x1", 7, 5, -1}),
                          [](const auto& param_info) { return case_name(param_info.param); });
 
 // With no limit, every exact answer is the tables' and every bound holds; and, with endless
@@ -167,17 +167,7 @@ TEST_P(CyclicSearch, ExactWithoutBudget) {
         EXPECT_EQ(s.start, pos);
         EXPECT_EQ(s.tables_max, c.partial);
         ++asked;
-        const bool ok = check(pos, s);
-        proved += ok ? 1 : 0;
-        if (!ok && endless && getenv("CYC_DEBUG")) {
-          std::printf(
-              "open: n %d [%d,%d] nodes %llu:", n, s.lower, s.upper, (unsigned long long)s.nodes);
-          for (int i = 0; i < pits; ++i)
-            std::printf(" %d", pos[i]);
-          for (const auto& m : s.moves)
-            std::printf(" | pit %d [%d,%d]", m.pit, m.lower, m.upper);
-          std::printf("\n");
-        }
+        proved += check(pos, s) ? 1 : 0;
         nodes += s.nodes;
       }
     }
@@ -250,19 +240,8 @@ TEST_P(CyclicSearch, ValueOnly) {
     const gen::StartSolution s = gen::solve_cyclic(rules_, pos, options);
     EXPECT_TRUE(s.complete);
     EXPECT_EQ(s.lower, s.upper);
-    check(pos, s);
+    check(pos, s, false);
   }
-}
-
-TEST(CyclicDebug, One) {
-  const RuleSet oware = variant_of("oware/3x2").rules.normalised();
-  const std::unique_ptr<TableSet> tables = TableSet::open(generated_dir({"oware/3x2", 10}));
-  gen::SolveStartOptions options;
-  const Pits pos = board_of({1, 0, 0, 1, 0, 5});
-  const gen::StartSolution s = gen::solve_cyclic(oware, pos, options);
-  int want = 0;
-  tables->value(pos, want);
-  std::printf("want %d got [%d,%d]\n", want, s.lower, s.upper);
 }
 
 TEST(CyclicSearchErrors, RefusesOtherFamiliesAndOtherTables) {
