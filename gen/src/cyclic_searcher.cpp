@@ -19,8 +19,13 @@ std::uint8_t effort(std::uint64_t work) {
 
 CyclicTable::CyclicTable(int bits) {
   bits = std::clamp(bits, 2, 40);
-  slots_.resize(std::size_t{1} << bits);
+  entries_ = std::size_t{1} << bits;
   shift_ = 64 - (bits - 2);
+  // Fresh pages read as zero, an empty slot (key1 0): only the pages a search touches cost
+  // anything (a table written slot by slot cost a 2^23-entry table 0.4 s a call). Huge pages
+  // up to 512 MiB, as TranspositionTable.
+  pages_ = std::make_unique<PageMapping>(bytes(), bytes() <= (std::size_t{512} << 20), false);
+  slots_ = static_cast<Slot*>(pages_->data());
 }
 
 CyclicEntry CyclicTable::find(std::uint64_t key) const {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "page_mapping.h"
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/tables.h"
 #include "table_values.h"
@@ -41,7 +42,7 @@ class CyclicTable {
   explicit CyclicTable(int bits);
 
   /// Bytes the table takes.
-  std::size_t bytes() const { return slots_.size() * sizeof(Slot); }
+  std::size_t bytes() const { return entries_ * sizeof(Slot); }
 
   /// What is stored for `key` (entry.found false: nothing).
   CyclicEntry find(std::uint64_t key) const;
@@ -76,7 +77,9 @@ class CyclicTable {
     return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_) * 4;
   }
 
-  std::vector<Slot> slots_;
+  std::size_t entries_ = 0;
+  std::unique_ptr<PageMapping> pages_;
+  Slot* slots_ = nullptr;
   int shift_ = 62;
 };
 
