@@ -13,13 +13,17 @@ struct CyclicKnobs {
   /// default), or leave it unknown, as a position whose value is only known to lie in [-n, n]
   /// (proves no value that rests on endless play).
   bool endless = true;
-  /// After a test that the horizon left unknown, test the other side of the estimate at the
-  /// same depth before going deeper.
+  /// After a test that the horizon left unknown, squeeze the bounds from both ends at the same
+  /// depth before going deeper. Without it MTD(f) from the estimate stalls on tests the horizon
+  /// cannot decide: oware 6x4 over tables 0..20, positions of 25 and 26 seeds, still [-n, n]
+  /// after 10 s (35 M positions), against [-17, 21] and [3, 22] with it; it costs more where
+  /// the estimate was right (a 23-seed position proved in 22.4 M positions against 7.4 M).
   bool both_sides = true;
   /// CyclicSearcher::set_reuse: results that hold on the search path only are reused while the
-  /// path lasts.
+  /// path lasts (oware 3x2 without tables, six positions: 2-6% fewer positions, 31% on one).
   bool reuse = true;
-  /// CyclicSearcher::set_cache_unknown.
+  /// CyclicSearcher::set_cache_unknown (halves the positions of the 23-seed position above, but
+  /// leaves positions of small boards unproved for ever).
   bool cache_unknown = false;
 };
 

@@ -6,10 +6,14 @@
 // exact is exact; under tiny budgets (a stop after a few tests, a table of a few entries) the
 // bounds still hold.
 //
-// Share of positions proved exact (value and every worth) with unlimited budget, as printed by
-// ExactWithoutBudget (the first 40 positions of each layer asked): endless scoring on, every
-// case 100%; endless scoring off (CyclicKnobs::endless false, repetitions unknown), see the
-// printed share: the positions whose value rests on endless play stay open.
+// Share of positions proved exact (value and every worth), as ExactWithoutBudget prints it (every
+// 7th position of each layer, at most 40 a layer): with repetitions scored as endless play, every
+// position of every case, 1710 of 1710 (asserted). With repetitions left unknown
+// (CyclicKnobs::endless false, the plain interval search; a budget of 400 stop checks, about
+// 100 K positions, since such a search deepens for ever where the value rests on endless play):
+// oware/3x2 56/200 (no tables) and 118/160 (tables 0..5), abapa/3x2 40/160 and 115/200, ayo/3x2
+// 63/200 and 139/160, oware/2x3 77/214, abapa/2x3 64/176, ayo/4x1 45/120, oware/4x1 28/120:
+// 745 of 1710, 44%.
 #include "cyclic_search.h"
 
 #include <gtest/gtest.h>
