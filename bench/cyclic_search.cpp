@@ -111,6 +111,8 @@ int main(int argc, char** argv) {
       knobs.cache_unknown = true;
     else if (k == "worths")
       worths = true;
+    else if (k.rfind("step=", 0) == 0)
+      knobs.step = std::atoi(k.c_str() + 5);
     else if (k.rfind("bits=", 0) == 0)
       bits = std::atoi(k.c_str() + 5);
     else

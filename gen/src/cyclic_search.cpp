@@ -196,7 +196,8 @@ StartSolution CyclicSearch::run() {
     searcher_->set_reuse(knobs_.reuse);
     searcher_->set_cache_unknown(knobs_.cache_unknown);
     try {
-      for (int depth = 1; depth <= CyclicSearcher::kMaxDepth && !finished(); ++depth) {
+      for (int depth = 1; depth <= CyclicSearcher::kMaxDepth && !finished();
+           depth += std::max(1, knobs_.step)) {
         searcher_->clear_horizon();
         round(depth);
         report(false);
