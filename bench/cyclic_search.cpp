@@ -6,7 +6,7 @@
 // VARIANT e.g. oware (its rules; the board comes from BOARD), TABLES a table directory of those
 // rules or "-" for none, BOARD the 2P pit counts, mover's pits first. Knobs (CyclicKnobs):
 // no-endless, no-both-sides, no-reuse, cache-unknown, worths (every move's worth, not only the
-// value), bits=N (SolveStartOptions::table_bits).
+// value), step=N (plies a round of deepening), bits=N (SolveStartOptions::table_bits).
 #include "cyclic_search.h"
 
 #include <chrono>
