@@ -93,7 +93,10 @@ void put_line(PositionReport& r, const TableSet& set, const gen::StartSolution& 
   r.line.end = LineEnd::kMaxPlies;
   int mover = 0;
   int seeds = r.stones;
-  for (const int pit : s.line) {
+  std::vector<int> pits = s.line;
+  if (pits.empty() && r.best_proved && max_plies > 0)
+    pits.push_back(r.moves.front().pit);  // a search that gives no line proved its first move
+  for (const int pit : pits) {
     Move m;
     if (!engine.play(r.line.last, pit, m))
       throw Refused(RefusalKind::kInternal, "the search's line plays an illegal move");

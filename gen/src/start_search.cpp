@@ -15,6 +15,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "cyclic_search.h"
 #include "parallel_loops.h"
 #include "sowdb/format/index.h"
 #include "sowdb/gen/generate.h"
@@ -630,6 +631,21 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
 StartSolution solve_position(const RuleSet& rules,
                              const Pits& position,
                              const SolveStartOptions& options) {
+  if (rules.family == Family::kOware) {
+    // Positions repeat: a search of its own, sound under repetition (cyclic_search.h).
+    StartSolution s = solve_cyclic(rules, position, options);
+    // Its `best` may be the best found so far: keep it only where it is proved best, as
+    // solve_start's is (at least as good as every other move can be).
+    for (const StartMove& m : s.moves) {
+      if (m.pit != s.best)
+        continue;
+      for (const StartMove& o : s.moves) {
+        if (&o != &m && m.lower < o.upper)
+          s.best = -1;
+      }
+    }
+    return s;
+  }
   StartSearch search(rules, position, nullptr, options);
   return search.run();
 }

@@ -168,8 +168,12 @@ StartSolution solve_start(const Variant& variant, const SolveStartOptions& optio
 /// first, any seed count) in place of the start, StartSolution's "first player" being the mover
 /// of `position` and its moves those of the mover (the value and the worths count the seeds
 /// netted from `position` on; the stores do not enter). A finished game is answered with its
-/// final value and no move. ERRORS as solve_start, with InvalidRequest in place of
-/// NeedsCompleteTables (no variant names the tables to build). THREAD SAFETY as solve_start.
+/// final value and no move. The Oware family, whose positions repeat, is searched by a search
+/// of its own that stays sound under repetition (endless play scored as the tables score it,
+/// nothing that rests on the search's path kept as a bound; gen/src/cyclic_search.h): its bounds
+/// always hold the true value, exact where proved; it gives no `line`. ERRORS as solve_start,
+/// with InvalidRequest in place of NeedsCompleteTables (no variant names the tables to build).
+/// THREAD SAFETY as solve_start.
 StartSolution solve_position(const RuleSet& rules,
                              const Pits& position,
                              const SolveStartOptions& options = {});
