@@ -12,9 +12,6 @@ const kPitW = 100;
 const kBadgeH = 58;
 const kRowH = 130;
 const kPitR = 40;
-// The type of a badge that shows bounds, in viewBox units (style.css sets the same sizes).
-const kBoundsPx = 19;
-const kBoundsCompactPx = 28;
 
 function el(tag, attrs = {}, children = []) {
   const node = document.createElementNS(NS, tag);
@@ -198,15 +195,17 @@ export function drawBoard(svg, view) {
       const bw = b.bounds ? 47 : view.compact ? 47 : 38;
       const bh = view.compact ? 27 : 21;
       g.append(el("rect", {x: cx - bw, y: cy - bh, width: 2 * bw, height: 2 * bh, rx: 12}));
-      const size = b.bounds ? (view.compact ? kBoundsCompactPx : kBoundsPx) : 0;
-      const room = 2 * bw - 10;
-      const squeeze = b.bounds && b.text.length * 0.6 * size > room;
-      g.append(text(cx, cy + (view.compact ? (b.bounds ? 10 : 13) : (b.bounds ? 7 : 9)), b.text, {
-        "text-anchor": "middle",
-        textLength: squeeze ? room : null,
-        lengthAdjust: squeeze ? "spacingAndGlyphs" : null
-      }));
+      const label = text(
+          cx, cy + (view.compact ? (b.bounds ? 10 : 13) : (b.bounds ? 7 : 9)), b.text,
+          {"text-anchor": "middle"});
+      g.append(label);
       svg.append(g);
+      // Measured once drawn (the font is the browser's): squeezed into the badge if wider.
+      const room = 2 * bw - 10;
+      if (b.bounds && label.getComputedTextLength() > room) {
+        label.setAttribute("textLength", room);
+        label.setAttribute("lengthAdjust", "spacingAndGlyphs");
+      }
     }
   }
 }

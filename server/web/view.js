@@ -187,7 +187,8 @@ export function renderMoves(list, st) {
       row.append(
           h("span", {class: "chip worth bounds", title: "bounds on the worth (not proved yet)"},
             boundsText(m.lower, m.upper)),
-          h("span", {class: "cat"}, m.category || "open"), h("span", {class: "depth"}, ""));
+          h("span", {class: "cat"}, m.category || "open"));
+      row.classList.add("bounds");
     }
     row.append(h("span", {class: "notes"}, notes));
     if (!coop && m.pit === r.best) {
@@ -247,7 +248,9 @@ export function renderLine(list, endBox, st) {
     const s = steps[steps.length - 1];
     last = s.extra_turn ? befores[steps.length - 1].side : other(befores[steps.length - 1].side);
   }
-  if (st.pos.objective === "cooperative" && !r.balanced) {
+  if (r.line_end === "unproved" && !steps.length) {
+    endBox.textContent = "No move is proved best yet: the line starts once one is.";
+  } else if (st.pos.objective === "cooperative" && !r.balanced) {
     endBox.textContent = "No line of play ends balanced from here.";
   } else if (steps.length || r.game_over) {
     endBox.textContent = lineEndWords(r, last);
