@@ -272,19 +272,29 @@ function renderGame() {
 }
 
 /**
- * How the tables chose their last move, when it was theirs: proved best (by the tables or a
- * search), or only the best a search found in its time.
+ * How the tables chose their last moves (their turn, extra turns included), when they were found
+ * by search: proved best, or only the best a search found in its time.
  */
 function lastReplyWords() {
-  const via = st.record[st.cursor] && st.record[st.cursor].via;
-  if (!via || via.side === st.you || !via.how) return "";
-  const from = st.record[st.cursor - 1];
-  const searched = from && aboveTables(from);
-  if (via.how === "found") {
-    return `The tables played pit ${via.pit}: the best move their search found in its time, ` +
-        "not proved best.";
+  const found = [];
+  const proved = [];
+  for (let i = st.cursor; i > 0; --i) {
+    const via = st.record[i].via;
+    if (!via || via.side === st.you || !via.how) break;
+    if (via.how === "found")
+      found.unshift(via.pit);
+    else if (aboveTables(st.record[i - 1]))
+      proved.unshift(via.pit);
   }
-  return searched ? `The tables played pit ${via.pit}, proved best by search.` : "";
+  const pits = (list) => `pit${list.length === 1 ? "" : "s"} ${list.join(", then ")}`;
+  const words = [];
+  if (proved.length) words.push(`The tables played ${pits(proved)}, proved best by search.`);
+  if (found.length) {
+    words.push(
+        `The tables played ${pits(found)}: the best their search found in its time, not proved ` +
+        "best.");
+  }
+  return words.join(" ");
 }
 
 export function renderEditor() {

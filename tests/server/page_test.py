@@ -7,7 +7,11 @@ shows against `sowdb probe --json`: the value and every move's worth of 200 rand
 URL), the browser's back and forward, the editor, the keyboard, the game mode (the tables answer
 with a best move; undo), the co-operative view, variant texts that only the server reads (`oware`,
 a variant with options in another order: the page shows the canonical text), and the messages for
-a position outside the tables, a malformed link and a server that is gone. Saves screenshots (desktop 1280x800, phone 390x844).
+a position outside the tables, a malformed link and a server that is gone; above the tables
+(kalah/4x3 served with layers 0..18): New game shows the real start, answered exactly by search,
+a whole game played by best moves and one against the page's opponent; on a server that searches
+1 ms at most, bounds, Search longer and a busy answer. Saves screenshots (desktop 1280x800, phone
+390x844).
 
 Usage: page_test.py SOWDB TABLES_DIR OUT_DIR [--url URL]
   --url: use a server that is already running instead of starting one (development).
@@ -737,6 +741,15 @@ def bounds_test(driver, sowdb, tables, out):
         open_position(driver, base, start)
         driver.save_screenshot(os.path.join(out, "page-bounds-phone.png"))
         viewport(driver, 1280, 800)
+        # The game mode's opponent above the tables: the best move found, said in words.
+        driver.get(base + "/" + query(start) + "&mode=play&you=north")
+        wait_for(driver, "the opponent moves on bounds", lambda d: d.execute_script(
+            "return document.body.dataset.state === 'ready' &&"
+            " document.getElementById('game-msg').dataset.turn === 'you'"))
+        last = driver.find_element(By.ID, "game-last").text
+        check("their search found" in last and "not proved best" in last,
+              f"the opponent's move on bounds: {last!r}")
+        driver.save_screenshot(os.path.join(out, "page-play-desktop.png"))
     finally:
         proc.terminate()
         proc.wait(timeout=30)
