@@ -117,7 +117,17 @@ function extend(positions) {
   show(st.record[st.cursor]);
 }
 
-async function request() {
+/**
+ * The page's searches still running on the server (their requests' promises): the server goes on
+ * searching a position the page has left (after an edit, a click), holding a search slot.
+ */
+const searchesInFlight = new Set();
+
+/**
+ * Asks the server for the position on show and draws its answer. `again`: this is the one
+ * retry after a 503 that the page's own earlier search caused.
+ */
+async function request(again = false) {
   const pos = st.pos;
   const serial = ++requestSerial;
   document.body.dataset.state = "loading";
@@ -127,6 +137,7 @@ async function request() {
   st.searching = searchMs;
   document.body.dataset.searchMs = String(searchMs);
   const began = performance.now();
+  const earlier = [...searchesInFlight];
   // A search says so at once, with the time it has taken; a lookup only when it is slow.
   const tick = () => {
     if (serial !== requestSerial) return;
@@ -144,7 +155,12 @@ async function request() {
   let coop = null;
   let error = null;
   try {
-    report = await fetchPosition(pos, searchMs);
+    const asked = fetchPosition(pos, searchMs);
+    if (searchMs > 0) {
+      searchesInFlight.add(asked);
+      asked.catch(() => null).finally(() => searchesInFlight.delete(asked));
+    }
+    report = await asked;
     if (pos.objective === "competitive" && tableFor(pos.variant, "cooperative")) {
       // The co-operative summary is a bonus: its failure (fewer layers, say) hides it only.
       coop = await fetchPosition({...pos, objective: "cooperative"}).catch(() => null);
@@ -155,6 +171,13 @@ async function request() {
   clearTimeout(slow);
   clearInterval(slow);
   if (serial !== requestSerial) return;
+  if (error && error.status === 503 && !again && earlier.length > 0) {
+    // Busy with a search this page asked for and no longer needs: asked again once it ends.
+    setStatus("Waiting for this page's previous search to end\u2026", "info");
+    await Promise.allSettled(earlier);
+    if (serial === requestSerial) request(true);
+    return;
+  }
   st.searching = 0;
   noteSearchCap(report, searchMs);
   st.report = report || previous;

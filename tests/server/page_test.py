@@ -737,6 +737,38 @@ def bounds_test(driver, sowdb, tables, out):
         wait_for(driver, "Retry after busy", lambda d: d.execute_script(
             "return document.body.dataset.state === 'ready'"))
         check(read_value(driver)["method"] == "search", "after Retry: the search's answer")
+        # While the request runs: "searching…" (the page's position requests held back here).
+        driver.execute_script(
+            "window.held = [];"
+            "window.fetch = (url, o) => String(url).includes('/api/v1/position') ?"
+            "  new Promise((ok, no) => window.held.push("
+            "      () => window.realFetch(url, o).then(ok, no))) :"
+            "  window.realFetch(url, o);")
+        other = dict(start, board=[5] + [4] * 10 + [3])
+        driver.execute_script("history.pushState(null, '', arguments[0]);"
+                              "dispatchEvent(new PopStateEvent('popstate'))", "/" + query(other))
+        wait_for(driver, "searching shown", lambda d: d.execute_script(
+            "return window.held.length > 0 && document.body.dataset.state === 'loading'"))
+        value = read_value(driver)
+        status = driver.find_element(By.ID, "status").text
+        check(value["text"] == "searching\u2026" and status.startswith("Searching\u2026") and
+              "of up to 3 s" in status, f"while searching: value {value}, status {status!r}")
+        # Another position meanwhile, answered busy (the held search holds the slot): the page
+        # waits for its own earlier search to end, then asks again.
+        driver.execute_script(
+            "window.fetch = (url, o) => { window.fetch = window.realFetch;"
+            "  return Promise.resolve(new Response(JSON.stringify({error: 'every search slot is "
+            "busy (1 at once); ask again, or without search_ms', status: 503}), {status: 503})); };")
+        third = dict(start, board=[4] * 11 + [3], stores=[1, 0])
+        driver.execute_script("history.pushState(null, '', arguments[0]);"
+                              "dispatchEvent(new PopStateEvent('popstate'))", "/" + query(third))
+        wait_for(driver, "waiting for the page's own search", lambda d: d.execute_script(
+            "return document.getElementById('status').textContent.startsWith("
+            "'Waiting for this page')"))
+        check(driver.execute_script("return document.body.dataset.state") == "loading",
+              "waiting for the page's own search: still loading, no error")
+        driver.execute_script("window.held.forEach(f => f());")
+        wait_key(driver, third, "asked again once the page's own search ended")
         viewport(driver, 390, 844, mobile=True)
         open_position(driver, base, start)
         driver.save_screenshot(os.path.join(out, "page-bounds-phone.png"))
