@@ -343,7 +343,6 @@ function setMode(mode) {
   scheduleReply();
 }
 
-
 /** What the server says of the variant on show, or null (with a message) when it named none. */
 function factsOnShow() {
   const facts = factsOf(st.pos.variant);
@@ -370,6 +369,9 @@ function edited(pos) {
   st.error = null;
   st.notice = null;
   st.searchMs = kSearchMs;
+  st.searching = 0;
+  // A request still running is for the position before the edit: its answer is dropped.
+  ++requestSerial;
   writeUrl("replace");
   render();
   clearTimeout(editTimer);
