@@ -586,7 +586,8 @@ def read_value(driver):
     return driver.execute_script(
         "const v = document.getElementById('value');"
         "return {method: '', value: '', result: '', lower: '', upper: '',"
-        "        text: v ? v.textContent : '', cls: v ? v.className : '', ...(v ? v.dataset : {})};")
+        "        text: v ? v.textContent : '', cls: v ? v.className : '',"
+        "        ...(v ? v.dataset : {})};")
 
 
 def search_start_test(driver, base, sowdb, tables, out):
@@ -758,7 +759,8 @@ def bounds_test(driver, sowdb, tables, out):
         driver.execute_script(
             "window.fetch = (url, o) => { window.fetch = window.realFetch;"
             "  return Promise.resolve(new Response(JSON.stringify({error: 'every search slot is "
-            "busy (1 at once); ask again, or without search_ms', status: 503}), {status: 503})); };")
+            "busy (1 at once); ask again, or without search_ms', status: 503}),"
+            "    {status: 503})); };")
         third = dict(start, board=[4] * 11 + [3], stores=[1, 0])
         driver.execute_script("history.pushState(null, '', arguments[0]);"
                               "dispatchEvent(new PopStateEvent('popstate'))", "/" + query(third))
