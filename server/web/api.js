@@ -64,16 +64,33 @@ export async function fetchVariant(text) {
   return body;
 }
 
-/** The URL of the API's answer for a position. */
-export function positionUrl(pos) {
+/**
+ * The URL of the API's answer for a position; `searchMs` > 0 lets the server search a position
+ * above its tables for that long (`search_ms`).
+ */
+export function positionUrl(pos, searchMs = 0) {
   let url = `/api/v1/position?variant=${encodeURIComponent(pos.variant)}` +
       `&board=${pos.board.join(",")}&stores=${pos.stores.join(",")}`;
   if (pos.objective === "cooperative") url += "&objective=cooperative";
+  if (searchMs > 0) url += `&search_ms=${Math.round(searchMs)}`;
   return url;
 }
 
-/** The API's report of a position (cached; an error is not). */
-export async function fetchPosition(pos) {
+/**
+ * Whether a report is final: the tables' answer, or a search that proved every figure. Only
+ * those are kept in the cache; bounds (and a value proved with some moves' worths not) are
+ * asked again, as the server sends them no-store.
+ */
+export function isFinal(report) {
+  return report.method !== "search" || Boolean(report.search && report.search.complete);
+}
+
+/**
+ * The API's report of a position (cached when final; an error is not). `searchMs` > 0: a
+ * position above the tables is searched for up to that long (a bounds answer is not cached, so
+ * asking again searches again, the proved parts coming back from the server's proof store).
+ */
+export async function fetchPosition(pos, searchMs = 0) {
   const key = positionKey(pos);
   if (cache.has(key)) {
     const hit = cache.get(key);
@@ -81,11 +98,13 @@ export async function fetchPosition(pos) {
     cache.set(key, hit);
     return hit;
   }
-  const report = await getJson(positionUrl(pos));
+  const report = await getJson(positionUrl(pos, searchMs));
   if (!report || !Array.isArray(report.pits)) {
     throw new ApiError("format", "the server's report of the position has no \"pits\"");
   }
-  cache.set(key, report);
-  if (cache.size > kCacheLimit) cache.delete(cache.keys().next().value);
+  if (isFinal(report)) {
+    cache.set(key, report);
+    if (cache.size > kCacheLimit) cache.delete(cache.keys().next().value);
+  }
   return report;
 }

@@ -8,13 +8,13 @@ import {
   absolute,
   afterMove,
   clonePosition,
-  defaultPosition,
   fromAbsolute,
   lineBefores,
   NORTH,
   parseQuery,
   positionKey,
   SOUTH,
+  startPosition,
   toQuery,
 } from "./position.js";
 import {
@@ -27,9 +27,19 @@ import {
   setStatus,
   showError
 } from "./render.js";
-import {$, factsOf, gameSeeds, maxStones, st, tableFor, variants} from "./state.js";
+import {
+  $,
+  aboveTables,
+  factsOf,
+  gameSeeds,
+  kSearchMs,
+  maxStones,
+  st,
+  tableFor,
+  variants
+} from "./state.js";
 import {moveAt} from "./text.js";
-import {h, renderLine} from "./view.js";
+import {h, nextSearchMs, renderLine} from "./view.js";
 
 let requestSerial = 0;
 let urlSerial = 0;
@@ -68,6 +78,7 @@ function show(pos, how = "push") {
   st.hover = null;
   st.notice = null;
   st.lineAll = false;
+  st.searchMs = kSearchMs;
   clearTimeout(moveTimer);
   writeUrl(how);
   render();
@@ -81,9 +92,15 @@ function showNew(pos, how = "push") {
   show(pos, how);
 }
 
-/** The position after `move` of `pos`, marked with the move that led to it (the record's list). */
-function played(pos, move) {
-  return {...afterMove(pos, move), via: {pit: move.pit, side: pos.side, gain: move.gain}};
+/**
+ * The position after `move` of `pos`, marked with the move that led to it (the record's list)
+ * and, for a move the page chose, how it knew it: "proved" (the tables, or a search that proved
+ * it best) or "found" (the best a search found in its budget, not proved best).
+ */
+function played(pos, move, how) {
+  const via = {pit: move.pit, side: pos.side, gain: move.gain};
+  if (how) via.how = how;
+  return {...afterMove(pos, move), via};
 }
 
 /** Goes to record[index]. */
@@ -100,18 +117,50 @@ function extend(positions) {
   show(st.record[st.cursor]);
 }
 
-async function request() {
+/**
+ * The page's searches still running on the server (their requests' promises): the server goes on
+ * searching a position the page has left (after an edit, a click), holding a search slot.
+ */
+const searchesInFlight = new Set();
+
+/**
+ * Asks the server for the position on show and draws its answer. `again`: this is the one
+ * retry after a 503 that the page's own earlier search caused.
+ */
+async function request(again = false) {
   const pos = st.pos;
   const serial = ++requestSerial;
   document.body.dataset.state = "loading";
-  const slow = setTimeout(() => {
+  const searchMs = aboveTables(pos) ? st.searchMs : 0;
+  // Asked again (Retry, Search longer): the bounds on show stay if the new request fails.
+  const previous = st.report;
+  st.searching = searchMs;
+  document.body.dataset.searchMs = String(searchMs);
+  const began = performance.now();
+  const earlier = [...searchesInFlight];
+  // A search says so at once, with the time it has taken; a lookup only when it is slow.
+  const tick = () => {
+    if (serial !== requestSerial) return;
+    const s = ((performance.now() - began) / 1000).toFixed(1);
+    setStatus(`Searching\u2026 ${s} s of up to ${searchMs / 1000} s`, "info");
+  };
+  if (searchMs > 0) {
+    render();
+    tick();
+  }
+  const slow = searchMs > 0 ? setInterval(tick, 250) : setTimeout(() => {
     if (serial === requestSerial) setStatus("Asking the tables\u2026", "info");
   }, 300);
   let report = null;
   let coop = null;
   let error = null;
   try {
-    report = await fetchPosition(pos);
+    const asked = fetchPosition(pos, searchMs);
+    if (searchMs > 0) {
+      searchesInFlight.add(asked);
+      asked.catch(() => null).finally(() => searchesInFlight.delete(asked));
+    }
+    report = await asked;
     if (pos.objective === "competitive" && tableFor(pos.variant, "cooperative")) {
       // The co-operative summary is a bonus: its failure (fewer layers, say) hides it only.
       coop = await fetchPosition({...pos, objective: "cooperative"}).catch(() => null);
@@ -120,8 +169,18 @@ async function request() {
     error = e instanceof ApiError ? e : new ApiError("format", String(e));
   }
   clearTimeout(slow);
+  clearInterval(slow);
   if (serial !== requestSerial) return;
-  st.report = report;
+  if (error && error.status === 503 && !again && earlier.length > 0) {
+    // Busy with a search this page asked for and no longer needs: asked again once it ends.
+    setStatus("Waiting for this page's previous search to end\u2026", "info");
+    await Promise.allSettled(earlier);
+    if (serial === requestSerial) request(true);
+    return;
+  }
+  st.searching = 0;
+  noteSearchCap(report, searchMs);
+  st.report = report || previous;
   st.coop = coop;
   st.error = error;
   render();
@@ -130,10 +189,30 @@ async function request() {
   scheduleReply();
 }
 
+/**
+ * The server searches at most its `--max-search-ms` whatever a request asks: a search stopped
+ * by time well before the budget asked shows that cap, which "Search longer" then names.
+ */
+function noteSearchCap(report, searchMs) {
+  const s = report && report.search;
+  if (!s || s.stopped_by !== "time_limit" || !(searchMs > 0)) return;
+  if (s.seconds * 1000 < 0.8 * searchMs) {
+    st.searchCapMs = Math.max(100, Math.round(s.seconds * 10) * 100);
+  }
+}
+
+/** "Search longer": the position on show asked again with the next budget. */
+function searchLonger() {
+  if (!aboveTables(st.pos) || st.searching) return;
+  st.searchMs = nextSearchMs(st);
+  st.error = null;
+  request();
+}
+
 // ---- moves ---------------------------------------------------------------------------------
 
 /** Plays `pit` in the position on show (when the report says it is legal). */
-function play(pit) {
+function play(pit, how) {
   if (!st.report || st.pos.objective === undefined) return;
   if (st.report.game_over) {
     flash("The game is over: no move is left.");
@@ -151,23 +230,33 @@ function play(pit) {
                       `Pit ${pit} is not a legal move here (the opponent must be fed).`);
     return;
   }
-  extend([played(st.pos, move)]);
+  extend([played(st.pos, move, how)]);
 }
 
-/** The move the tables choose: the best one, or in the co-operative view the joint line's. */
-function bestPit() {
+/**
+ * The move the page chooses: {pit, how}. The best one ("proved": by the tables or a search),
+ * else the best a search found within its budget ("found"); in the co-operative view the joint
+ * line's. Null when there is none.
+ */
+function bestChoice() {
   const r = st.report;
   if (!r || r.game_over || !r.moves.length) return null;
   if (st.pos.objective === "cooperative") {
-    if (r.line && r.line.length) return r.line[0];
-    return r.balancing_moves && r.balancing_moves.length ? r.balancing_moves[0] : r.moves[0].pit;
+    if (r.line && r.line.length) return {pit: r.line[0], how: "proved"};
+    return {
+      pit: r.balancing_moves && r.balancing_moves.length ? r.balancing_moves[0] : r.moves[0].pit,
+      how: "proved"
+    };
   }
-  return r.best;
+  if (r.best !== null && r.best !== undefined) return {pit: r.best, how: "proved"};
+  const found = r.search ? r.search.best_found : null;
+  if (found !== null && found !== undefined && moveAt(r, found)) return {pit: found, how: "found"};
+  return null;
 }
 
 function playBest() {
-  const pit = bestPit();
-  if (pit !== null && pit !== undefined) play(pit);
+  const c = bestChoice();
+  if (c) play(c.pit, c.how);
 }
 
 function forward() {
@@ -254,11 +343,6 @@ function setMode(mode) {
   scheduleReply();
 }
 
-/** A position of a served variant (its start, or a middle game its tables hold). */
-function defaultOf(facts, objective) {
-  return defaultPosition(facts, objective, maxStones(facts.variant, objective));
-}
-
 /** What the server says of the variant on show, or null (with a message) when it named none. */
 function factsOnShow() {
   const facts = factsOf(st.pos.variant);
@@ -270,7 +354,7 @@ function newGame() {
   const facts = factsOnShow();
   if (!facts) return;
   st.flip = st.you === NORTH;
-  showNew(defaultOf(facts, st.pos.objective));
+  showNew(startPosition(facts, st.pos.objective));
 }
 
 // ---- the editor ----------------------------------------------------------------------------
@@ -284,6 +368,10 @@ function edited(pos) {
   st.coop = null;
   st.error = null;
   st.notice = null;
+  st.searchMs = kSearchMs;
+  st.searching = 0;
+  // A request still running is for the position before the edit: its answer is dropped.
+  ++requestSerial;
   writeUrl("replace");
   render();
   clearTimeout(editTimer);
@@ -451,7 +539,7 @@ function bindControls() {
         tableFor(variant, "competitive")                  ? "competitive" :
                                                             "cooperative";
     if (st.mode === "play") st.flip = st.you === NORTH;
-    showNew(defaultOf(facts, objective));
+    showNew(startPosition(facts, objective));
   });
   $("objective").addEventListener("click", (e) => {
     const b = e.target.closest("button[data-objective]");
@@ -486,6 +574,9 @@ function bindControls() {
     writeUrl("replace");
     render();
     scheduleReply();
+  });
+  $("verdict").addEventListener("click", (e) => {
+    if (e.target.closest("#search-longer")) searchLonger();
   });
   $("new-game").addEventListener("click", newGame);
   $("undo").addEventListener("click", undo);
@@ -668,7 +759,7 @@ async function fromUrl(how) {
   if (!problem && q.board) {
     pos = {variant, objective, side: q.side || SOUTH, board: q.board, stores: q.stores || [0, 0]};
   } else {
-    pos = defaultOf(facts, objective);
+    pos = startPosition(facts, objective);
   }
   st.mode = q.mode || "analyse";
   st.you = q.you || SOUTH;
@@ -685,7 +776,12 @@ async function fromUrl(how) {
 }
 
 async function start() {
-  hooks.retry = () => show(st.pos, "none");
+  // The same request again (the same search budget), the position's report kept meanwhile.
+  hooks.retry = () => {
+    st.error = null;
+    render();
+    request();
+  };
   bindEvents();
   try {
     st.tables = await fetchVariants();

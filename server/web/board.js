@@ -55,7 +55,8 @@ export function boardSize(pits) {
  * Redraws `svg` for `view`:
  *   pits: P; abs: {south, north, storeSouth, storeNorth} (absolute(pos)); toMove: side;
  *   flip: North at the bottom; badges: Map of the mover's pit (0..P-1) to {text, kind, best,
- *   label} (kind: win, draw, loss, balanced, unbalanced, illegal); hover: the mover's pit under
+ *   label, bounds} (kind: win, draw, loss, undecided, balanced, unbalanced, illegal; bounds: the
+ *   text is a search's bounds, not a worth); hover: the mover's pit under
  *   the pointer or null; preview: null or {abs, gainSide, gain} (the board after the hovered
  *   move, drawn in place of abs with the changed pits marked); edit: pits and stores are
  *   editable; compact: larger type for a small screen; storeLabel: "store" (Kalah) or "captured"
@@ -183,17 +184,28 @@ export function drawBoard(svg, view) {
       const cx = colX(col);
       const cy = side === top ? kBadgeH / 2 - 2 : h - kBadgeH / 2 + 2;
       const g = el("g", {
-        class: `badge ${b.kind}${b.best ? " best" : ""}${view.hover === pit ? " hovered" : ""}`,
+        class: `badge ${b.kind}${b.bounds ? " bounds" : ""}${b.best ? " best" : ""}${
+            view.hover === pit ? " hovered" : ""}`,
         "data-pit": pit,
         "data-kind": b.kind,
         "data-worth": b.worth === undefined ? null : b.worth
       });
       g.append(el("title", {}, [document.createTextNode(b.label)]));
-      const bw = view.compact ? 47 : 38;
+      // Bounds ("-2…+6") are longer than a worth: a wider badge, smaller type, squeezed to fit.
+      const bw = b.bounds ? 47 : view.compact ? 47 : 38;
       const bh = view.compact ? 27 : 21;
       g.append(el("rect", {x: cx - bw, y: cy - bh, width: 2 * bw, height: 2 * bh, rx: 12}));
-      g.append(text(cx, cy + (view.compact ? 13 : 9), b.text, {"text-anchor": "middle"}));
+      const label = text(
+          cx, cy + (view.compact ? (b.bounds ? 10 : 13) : (b.bounds ? 7 : 9)), b.text,
+          {"text-anchor": "middle"});
+      g.append(label);
       svg.append(g);
+      // Measured once drawn (the font is the browser's): squeezed into the badge if wider.
+      const room = 2 * bw - 10;
+      if (b.bounds && label.getComputedTextLength() > room) {
+        label.setAttribute("textLength", room);
+        label.setAttribute("lengthAdjust", "spacingAndGlyphs");
+      }
     }
   }
 }

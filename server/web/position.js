@@ -97,34 +97,18 @@ export function lineBefores(pos, steps) {
 }
 
 /**
- * A position of a variant the tables of `maxStones` seeds hold: the start position when it fits,
- * else a middle game of `maxStones` seeds spread over the pits with the rest in the stores.
- * `facts` is what the server says of the variant (an entry of /api/v1/variants or the answer of
- * /api/v1/variant): its canonical text, pits_per_side and seeds_per_pit.
+ * The start position of a variant: every pit holds the variant's seeds per pit, both stores
+ * empty, South to move. `facts` is what the server says of the variant (an entry of
+ * /api/v1/variants or the answer of /api/v1/variant): its canonical text, pits_per_side and
+ * seeds_per_pit. Above the tables the server answers it by search.
  */
-export function defaultPosition(facts, objective, maxStones) {
-  const variant = facts.variant;
-  const n = 2 * facts.pits_per_side;
-  const total = n * facts.seeds_per_pit;
-  if (total <= maxStones) {
-    return {
-      variant,
-      objective,
-      side: SOUTH,
-      board: new Array(n).fill(facts.seeds_per_pit),
-      stores: [0, 0]
-    };
-  }
-  const onBoard = Math.max(0, maxStones);
-  const board = new Array(n).fill(Math.floor(onBoard / n));
-  for (let i = 0, left = onBoard % n; i < left; ++i) board[(i * 5 + 1) % n] += 1;
-  const rest = total - onBoard;
+export function startPosition(facts, objective) {
   return {
-    variant,
+    variant: facts.variant,
     objective,
     side: SOUTH,
-    board,
-    stores: [Math.ceil(rest / 2), Math.floor(rest / 2)]
+    board: new Array(2 * facts.pits_per_side).fill(facts.seeds_per_pit),
+    stores: [0, 0]
   };
 }
 

@@ -3,8 +3,8 @@
 
 import {drawBoard} from "./board.js";
 import {absolute, afterMove, other, seedsOf, sideName, signed, score} from "./position.js";
-import {$, familyOf, gameSeeds, maxStones, st, tableFor, variants} from "./state.js";
-import {moveAt, moveNotes} from "./text.js";
+import {$, aboveTables, familyOf, gameSeeds, maxStones, st, tableFor, variants} from "./state.js";
+import {boundsText, moveAt, moveNotes} from "./text.js";
 import {
   h,
   renderCoopSummary,
@@ -16,12 +16,20 @@ import {
   renderVerdict
 } from "./view.js";
 
-/** What the status line's Retry button does (app.js sets it: ask for the position again). */
+/**
+ * What the status line's buttons do (app.js sets them): Retry asks for the position again with
+ * the same search budget.
+ */
 export const hooks = {
   retry: () => {}
 };
 
 
+/**
+ * Shows `text` in the status line (none: hides it), styled by `kind` (info or error), with a
+ * button when `action` ({label, run}) is given. A notice on show (st.notice: why the page shows
+ * another position than the link's, say) goes before an error's text.
+ */
 export function setStatus(text, kind, action) {
   const box = $("status");
   box.replaceChildren();
@@ -58,26 +66,58 @@ export function renderStatus() {
       setStatus("");
     return;
   }
+  const {text, action} = errorWords(e);
+  // A notice (why the page shows another position than the link's) goes before the error.
+  setStatus(st.notice ? `${st.notice.text} ${text}` : text, "error", action);
+}
+
+/** What the status line says of an error (an ApiError): {text, action (a button) or null}. */
+function errorWords(e) {
   const retry = {label: "Retry", run: () => hooks.retry()};
   if (e.kind === "network") {
-    setStatus(
-        `The server does not answer: is \`sowdb serve\` still running? (${e.message})`, "error",
-        retry);
-  } else if (e.kind === "http" && e.status === 422) {
-    setStatus(
-        `This position is outside the tables: ${e.message}. Take seeds off in the editor ` +
-            "(Edit), or serve tables with more layers.",
-        "error");
-  } else if (e.kind === "http" && e.status === 404) {
-    const served = variants().join(", ");
-    setStatus(`${e.message}.${served ? ` This server has tables for ${served}.` : ""}`, "error");
-  } else if (e.kind === "http" && e.status === 400) {
-    setStatus(`The server refused the position: ${e.message}.`, "error");
-  } else if (e.kind === "http" && e.status >= 500) {
-    setStatus(`The server failed (HTTP ${e.status}): ${e.message}.`, "error", retry);
-  } else {
-    setStatus(e.message, "error", retry);
+    return {
+      text: `The server does not answer: is \`sowdb serve\` still running? (${e.message})`,
+      action: retry
+    };
   }
+  if (e.kind === "http" && e.status === 422) {
+    return {
+      text: `This position is outside the tables: ${e.message}. Take seeds off in the editor ` +
+          "(Edit), or serve tables with more layers.",
+      action: null
+    };
+  }
+  if (e.kind === "http" && e.status === 404) {
+    const served = variants().join(", ");
+    return {
+      text: `${e.message}.${served ? ` This server has tables for ${served}.` : ""}`,
+      action: null
+    };
+  }
+  if (e.kind === "http" && e.status === 503) {
+    return {
+      text: "The server is busy: it runs only a few searches at once and every search slot is " +
+          `taken (${e.message}). Try again in a moment.`,
+      action: retry
+    };
+  }
+  if (e.kind === "http" && e.status === 400 && aboveTables(st.pos)) {
+    // Above the tables the server searches only some games (not yet the Oware family): its
+    // reason, as it gives it.
+    return {
+      text: `This position is outside the tables (${seedsOf(st.pos)} seeds on the board; they ` +
+          `hold up to ${maxStones(st.pos.variant, "competitive")}) and the server cannot ` +
+          `search it: ${e.message}.`,
+      action: null
+    };
+  }
+  if (e.kind === "http" && e.status === 400) {
+    return {text: `The server refused the position: ${e.message}.`, action: null};
+  }
+  if (e.kind === "http" && e.status >= 500) {
+    return {text: `The server failed (HTTP ${e.status}): ${e.message}.`, action: retry};
+  }
+  return {text: e.message, action: retry};
 }
 
 function badges() {
@@ -104,13 +144,23 @@ function badges() {
                    m.balancing ? "keeps a balanced end possible" : "no balanced end after it"}` +
             (notes ? ` (${notes})` : "")
       });
-    } else {
+    } else if (typeof m.worth === "number") {
       out.set(pit, {
         text: signed(m.worth),
         kind: m.category,
         best: pit === r.best,
         worth: m.worth,
         label: `pit ${pit}: worth ${signed(m.worth)}, ${m.category}` + (notes ? ` (${notes})` : "")
+      });
+    } else {
+      // A search's bounds: coloured only when they decide the move's category.
+      out.set(pit, {
+        text: boundsText(m.lower, m.upper),
+        kind: m.category || "undecided",
+        bounds: true,
+        best: pit === r.best,
+        label: `pit ${pit}: worth between ${signed(m.lower)} and ${signed(m.upper)}, ` +
+            (m.category || "not decided") + (notes ? ` (${notes})` : "")
       });
     }
   }
@@ -190,22 +240,61 @@ function renderGame() {
   const msg = $("game-msg");
   const r = st.report;
   if (!r) {
-    msg.textContent = st.error ? "" : "\u2026";
+    msg.textContent = st.error ? "" :
+        st.searching           ? "Searching\u2026 (more seeds than the tables hold)" :
+                                 "\u2026";
   } else if (r.game_over || r.decided) {
-    const [a, b] = r.final;
-    const mine = st.pos.side === st.you ? a : b;
-    const theirs = st.pos.side === st.you ? b : a;
     const how = r.game_over ? "Game over" : "The game is decided (majority rule)";
-    msg.textContent = `${how}: you ${score(mine)}, the tables ${score(theirs)}. ` +
-        (mine > theirs     ? "You win!" :
-             mine < theirs ? "The tables win." :
-                             "A draw.");
+    if (Array.isArray(r.final)) {
+      const [a, b] = r.final;
+      const mine = st.pos.side === st.you ? a : b;
+      const theirs = st.pos.side === st.you ? b : a;
+      msg.textContent = `${how}: you ${score(mine)}, the tables ${score(theirs)}. ` +
+          (mine > theirs     ? "You win!" :
+               mine < theirs ? "The tables win." :
+                               "A draw.");
+    } else {
+      // Decided by the bounds of a search, the final score not yet proved.
+      const youWin = (r.result === "win") === (st.pos.side === st.you);
+      msg.textContent = `${how}: ` +
+          (r.result === "draw" ? "a draw." :
+               youWin          ? "you win!" :
+                                 "the tables win.");
+    }
   } else if (st.pos.side === st.you) {
     msg.textContent = "Your move: click one of your pits.";
   } else {
-    msg.textContent = "The tables are playing\u2026";
+    msg.textContent =
+        st.searching ? "The tables are searching\u2026" : "The tables are playing\u2026";
   }
   msg.dataset.turn = r && !r.game_over ? (st.pos.side === st.you ? "you" : "tables") : "over";
+  $("game-last").textContent = lastReplyWords();
+}
+
+/**
+ * How the tables chose their last moves (their turn, extra turns included), when they were found
+ * by search: proved best, or only the best a search found in its time.
+ */
+function lastReplyWords() {
+  const found = [];
+  const proved = [];
+  for (let i = st.cursor; i > 0; --i) {
+    const via = st.record[i].via;
+    if (!via || via.side === st.you || !via.how) break;
+    if (via.how === "found")
+      found.unshift(via.pit);
+    else if (aboveTables(st.record[i - 1]))
+      proved.unshift(via.pit);
+  }
+  const pits = (list) => `pit${list.length === 1 ? "" : "s"} ${list.join(", then ")}`;
+  const words = [];
+  if (proved.length) words.push(`The tables played ${pits(proved)}, proved best by search.`);
+  if (found.length) {
+    words.push(
+        `The tables played ${pits(found)}: the best their search found in its time, not proved ` +
+        "best.");
+  }
+  return words.join(" ");
 }
 
 export function renderEditor() {
@@ -227,7 +316,9 @@ export function renderEditor() {
   let info = `${n} seed${n === 1 ? "" : "s"} on the board; the tables hold up to ${limit}. ` +
       (game === null ? `Board and stores: ${total}.` :
                        `Board and stores: ${total} of the game's ${game}.`);
-  if (n > limit)
+  if (n > limit && aboveTables(st.pos))
+    info += " More seeds than the tables hold: the server searches the position.";
+  else if (n > limit)
     info += " Too many seeds on the board for these tables.";
   else if (game !== null && total > game)
     info += " More seeds than the game holds: lower the stores.";

@@ -1,7 +1,20 @@
 // The page's state (one object, shared by app.js, which changes it, and render.js, which draws
 // it) and what the server says it serves.
 
-import {SOUTH} from "./position.js";
+import {seedsOf, SOUTH} from "./position.js";
+
+/**
+ * How long the server may search a position above its tables, in ms, on the first request: a
+ * few seconds prove most positions a few seeds above the tables and keep the page answering
+ * quickly (the server's own cap, `--max-search-ms`, is 10 s by default).
+ */
+export const kSearchMs = 3000;
+
+/**
+ * The budgets of "Search longer", one step per click (the server searches at most its cap; what
+ * a search proves is kept in its proof store, so each request starts from the last one's proofs).
+ */
+export const kSearchLongerMs = [10000, 30000, 60000];
 
 /** The element of an id. */
 export const $ = (id) => document.getElementById(id);
@@ -16,14 +29,17 @@ export const st = {
   error: null,          // the ApiError of its request
   record: [],           // the positions of the game so far; pos is record[cursor]
   cursor: 0,
-  mode: "analyse",  // analyse, play or edit
-  you: SOUTH,       // game mode: the player's side
-  hints: false,     // game mode: show the values
-  flip: false,      // North at the bottom
-  hover: null,      // the mover's pit under the pointer
-  tool: 1,          // editor: a click adds (1) or removes (-1) a seed
-  notice: null,     // a message that is not an error of the request: {text, kind}
-  lineAll: false,   // the whole principal line, not its first plies
+  mode: "analyse",      // analyse, play or edit
+  you: SOUTH,           // game mode: the player's side
+  hints: false,         // game mode: show the values
+  flip: false,          // North at the bottom
+  hover: null,          // the mover's pit under the pointer
+  tool: 1,              // editor: a click adds (1) or removes (-1) a seed
+  notice: null,         // a message that is not an error of the request: {text, kind}
+  lineAll: false,       // the whole principal line, not its first plies
+  searchMs: kSearchMs,  // the search budget of the next request of pos (above the tables)
+  searching: 0,         // the budget of the search running now (ms), 0 when none runs
+  searchCapMs: 0,       // the server's longest search, once an answer has shown it (ms)
 };
 // ---- tables served -------------------------------------------------------------------------
 
@@ -70,4 +86,19 @@ export function familyOf(variant) {
 export function gameSeeds(variant) {
   const f = factsOf(variant);
   return f && typeof f.game_seeds === "number" ? f.game_seeds : null;
+}
+
+/**
+ * Whether the server is asked to search `pos`: a competitive position with more seeds on the
+ * board than the variant's competitive tables hold (the server searches those only).
+ */
+export function aboveTables(pos) {
+  const t = tableFor(pos.variant, "competitive");
+  if (!t || pos.objective !== "competitive") return false;
+  return seedsOf(pos) > maxStones(pos.variant, "competitive");
+}
+
+/** The budget after `ms` for "Search longer": the next step of kSearchLongerMs. */
+export function longerThan(ms) {
+  return kSearchLongerMs.find((x) => x > ms) || kSearchLongerMs[kSearchLongerMs.length - 1];
 }

@@ -61,11 +61,13 @@ export function verdict(pos, report) {
   } else {
     const a = (n + v) / 2;
     const b = (n - v) / 2;
+    // Only tables know depths: a value proved by search has none.
+    const within =
+        typeof report.depth === "number" ? `, realised within ${plies(report.depth)}` : "";
     detail.push(
         `Value ${signed(v)} for ${me}: with perfect play from both sides ${me} takes ` +
         `${Math.abs(v)} seed${Math.abs(v) === 1 ? "" : "s"} ${v > 0 ? "more" : "fewer"} than ` +
-        `${you} of the ${n} on the board (${score(a)} to ${score(b)}), realised within ` +
-        `${plies(report.depth)}.`);
+        `${you} of the ${n} on the board (${score(a)} to ${score(b)})${within}.`);
   }
   const abs = absolute(pos);
   detail.push(
@@ -78,6 +80,59 @@ export function verdict(pos, report) {
         "rule the game is decided.");
   }
   return {headline, detail};
+}
+
+/** Bounds as the page writes them: "\u22122\u2026+6" (lower, then upper). */
+export function boundsText(lower, upper) {
+  return `${signed(lower)}\u2026${signed(upper)}`;
+}
+
+/** A whole number with thousands separated: "1,234,567". */
+export function count(n) {
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/**
+ * The verdict of a search that has not proved the value of `pos` (report.value null): its
+ * bounds. {headline, detail}: the headline names the bounds for the side to move, the detail
+ * what they decide (the server's `result`, with the stores) and what does not follow yet. The
+ * words never claim more than `result`: a result the bounds do not decide is said to be open.
+ */
+export function boundsVerdict(pos, report) {
+  const me = sideName(pos.side);
+  const n = seedsOf(pos);
+  const {lower, upper} = report;
+  const headline = `Between ${signed(lower)} and ${signed(upper)} for ${me}`;
+  const detail = [];
+  detail.push(
+      `Not proved yet: with perfect play ${me} nets between ${signed(lower)} and ` +
+      `${signed(upper)} of the ${n} seeds on the board; the exact value lies in between.`);
+  const abs = absolute(pos);
+  const stores = `the stores (South ${abs.storeSouth}, North ${abs.storeNorth})`;
+  if (report.result) {
+    detail.push(
+        `Whatever the exact value, with ${stores} ${resultWords(report.result, pos.side)}.`);
+  } else {
+    detail.push(`With ${stores} the result is still open: these bounds allow more than one.`);
+  }
+  return {headline, detail};
+}
+
+/**
+ * A note on how a search answered: "proved by search, 12,345 positions in 0.4 s", or
+ * "searched 1,234,567 positions in 3.0 s", or from the server's proof store.
+ */
+export function searchNote(report) {
+  const s = report.search;
+  if (!s) return "";
+  const exact = typeof report.value === "number";
+  if (s.stored) {
+    return exact ? "proved by search earlier (the server's proof store)" :
+                   "bounds from the server's proof store";
+  }
+  const how =
+      `${count(s.positions)} position${s.positions === 1 ? "" : "s"} in ${s.seconds.toFixed(1)} s`;
+  return exact ? `proved by search, ${how}` : `searched ${how}`;
 }
 
 /** A set of differences as ranges: "-6, -4..-2, 0, 2..4, 6". */
@@ -126,6 +181,8 @@ export function lineEndWords(report, lastSide) {
       return "Then a position repeats: play goes on for ever and the seeds left are shared evenly.";
     case "max_plies":
       return "The line is cut here (the server's ply limit).";
+    case "unproved":
+      return "The line stops here: the next best move is not proved yet.";
     default:
       return "";
   }

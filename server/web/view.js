@@ -2,14 +2,18 @@
 // the principal line, the co-operative summary, what a hovered move does, and the permalink.
 // Each function redraws one container from the page's state; app.js owns the state and events.
 
-import {lineBefores, other, plies, sideName, signed} from "./position.js";
+import {lineBefores, other, plies, seedsOf, sideName, signed} from "./position.js";
+import {longerThan, maxStones} from "./state.js";
 import {
+  boundsText,
+  boundsVerdict,
   cooperativeVerdict,
   lineEndWords,
   moveAt,
   moveNotes,
   movesBestFirst,
   ranges,
+  searchNote,
   verdict
 } from "./text.js";
 
@@ -42,6 +46,13 @@ export function renderVerdict(box, st) {
         h("span", {class: "muted"}, ` \u00b7 ${st.pos.variant}`,
           pos.objective === "cooperative" ? " \u00b7 co-operative" : "")));
   if (!st.report) {
+    if (st.searching && !st.error) {
+      box.append(
+          h("p", {id: "value", class: "value pending searching", dataset: {value: ""}},
+            "searching\u2026"),
+          h("p", {class: "detail"}, searchingWords(st)));
+      return;
+    }
     box.append(
         h("p", {id: "value", class: "value pending", dataset: {value: ""}},
           st.error ? "\u2014" : "\u2026"));
@@ -67,17 +78,78 @@ export function renderVerdict(box, st) {
           "Hints are off: the value and the moves' worths are hidden."));
     return;
   }
-  const v = verdict(pos, st.report);
+  const r = st.report;
+  const exact = typeof r.value === "number";
+  // The colour is the server's result or, while the bounds leave it open, neutral: the number,
+  // its colour and the words below all come from the same fields.
+  const kind = r.result || "undecided";
+  const v = exact ? verdict(pos, r) : boundsVerdict(pos, r);
   box.append(
       h("p", {
         id: "value",
-        class: `value ${st.report.result}`,
-        dataset: {value: st.report.value, result: st.report.result},
-        title: `the value of the position for ${sideName(pos.side)}, in seeds`
+        class: `value ${kind}${exact ? "" : " bounds"}`,
+        dataset: {
+          value: exact ? r.value : "",
+          result: r.result || "",
+          method: r.method || "table",
+          lower: typeof r.lower === "number" ? r.lower : "",
+          upper: typeof r.upper === "number" ? r.upper : ""
+        },
+        title: exact ? `the value of the position for ${sideName(pos.side)}, in seeds` :
+                       `bounds on the value for ${sideName(pos.side)}, in seeds (not proved yet)`
       },
-        signed(st.report.value)));
+        exact ? signed(r.value) : boundsText(r.lower, r.upper)));
   box.append(h("p", {id: "headline", class: "headline"}, v.headline));
   for (const d of v.detail) box.append(h("p", {class: "detail"}, d));
+  if (r.method === "search") renderSearchBox(box, st);
+}
+
+/** What the page says while a search runs and nothing is known yet. */
+function searchingWords(st) {
+  const n = seedsOf(st.pos);
+  return `${n} seeds on the board: more than the tables hold (up to ${
+      maxStones(st.pos.variant, "competitive")}), so the server searches the position for up to ${
+      st.searching / 1000} s.`;
+}
+
+/**
+ * Under a search's answer: how it was found (positions, time, or the proof store), the best move
+ * found when none is proved, and "Search longer" while some figure is not proved.
+ */
+function renderSearchBox(box, st) {
+  const r = st.report;
+  const s = r.search || {};
+  const note = h("p", {id: "search-note", class: "search-note small muted"}, searchNote(r));
+  if (typeof r.value === "number" && !s.complete) {
+    note.append(". Some moves' worths are not proved yet");
+  }
+  if (r.best === null && typeof s.best_found === "number" && !r.game_over) {
+    note.append(`. Best move found so far: pit ${s.best_found} (not proved best)`);
+  }
+  note.append(".");
+  box.append(note);
+  if (s.complete) return;
+  const next = nextSearchMs(st);
+  const atCap = st.searchCapMs && next <= st.searchMs;
+  const label = st.searching ? "Searching\u2026" :
+      atCap                  ? `Search again (${next / 1000} s, the server's longest)` :
+                               `Search longer (${next / 1000} s)`;
+  box.append(h(
+      "p", {class: "row"},
+      h("button", {
+        type: "button",
+        id: "search-longer",
+        disabled: Boolean(st.searching),
+        title: "ask the server again with a longer search; what it proved so far comes back at once"
+      },
+        label)));
+}
+
+/** The budget "Search longer" asks for next (bounded by the server's cap once known). */
+export function nextSearchMs(st) {
+  let next = longerThan(st.searchMs);
+  if (st.searchCapMs) next = Math.min(next, st.searchCapMs);
+  return next;
 }
 
 /** The moves list, best first; each row plays its move on click and previews it on hover. */
@@ -92,7 +164,7 @@ export function renderMoves(list, st) {
   const coop = st.pos.objective === "cooperative";
   for (const m of movesBestFirst(r)) {
     const notes = moveNotes(m);
-    const kind = coop ? (m.balancing ? "balanced" : "unbalanced") : m.category;
+    const kind = coop ? (m.balancing ? "balanced" : "unbalanced") : m.category || "undecided";
     const row =
         h("li", {
           class: `move ${kind}${st.hover === m.pit ? " hovered" : ""}`,
@@ -105,15 +177,28 @@ export function renderMoves(list, st) {
       row.append(
           h("span", {class: "chip"}, m.balancing ? "\u2713" : "\u2717"),
           h("span", {class: "reach"}, m.reachable.length ? ranges(m.reachable) : "\u2014"));
-    } else {
+    } else if (typeof m.worth === "number") {
       row.append(
           h("span", {class: "chip worth"}, signed(m.worth)), h("span", {class: "cat"}, m.category),
           h("span", {class: "depth", title: "plies to realise the worth"},
-            m.depth === 0 ? "" : plies(m.depth)));
+            typeof m.depth === "number" && m.depth > 0 ? plies(m.depth) : ""));
+    } else {
+      // Not proved: its bounds, and its category only when they decide it.
+      row.append(
+          h("span", {class: "chip worth bounds", title: "bounds on the worth (not proved yet)"},
+            boundsText(m.lower, m.upper)),
+          h("span", {class: "cat"}, m.category || "open"));
+      row.classList.add("bounds");
     }
     row.append(h("span", {class: "notes"}, notes));
-    if (!coop && m.pit === r.best)
+    if (!coop && m.pit === r.best) {
       row.append(h("span", {class: "best-mark", title: "best move"}, "best"));
+    } else if (!coop && r.best === null && r.search && m.pit === r.search.best_found) {
+      row.append(
+          h("span",
+            {class: "best-mark found", title: "the best move the search found, not proved best"},
+            "found"));
+    }
     list.append(row);
   }
 }
@@ -163,7 +248,9 @@ export function renderLine(list, endBox, st) {
     const s = steps[steps.length - 1];
     last = s.extra_turn ? befores[steps.length - 1].side : other(befores[steps.length - 1].side);
   }
-  if (st.pos.objective === "cooperative" && !r.balanced) {
+  if (r.line_end === "unproved" && !steps.length) {
+    endBox.textContent = "No move is proved best yet: the line starts once one is.";
+  } else if (st.pos.objective === "cooperative" && !r.balanced) {
     endBox.textContent = "No line of play ends balanced from here.";
   } else if (steps.length || r.game_over) {
     endBox.textContent = lineEndWords(r, last);
@@ -245,9 +332,15 @@ export function renderHoverInfo(box, st) {
     parts.push(
         m.balancing ? "keeps a balanced end possible" : "a balanced end is then out of reach");
   } else if (!(st.mode === "play" && !st.hints)) {
-    parts.push(
-        `worth ${signed(m.worth)} for ${me} (${m.category}` +
-        (m.depth ? `, ${plies(m.depth)}` : "") + ")");
+    if (typeof m.worth === "number") {
+      parts.push(
+          `worth ${signed(m.worth)} for ${me} (${m.category}` +
+          (m.depth ? `, ${plies(m.depth)}` : "") + ")");
+    } else {
+      parts.push(
+          `worth between ${signed(m.lower)} and ${signed(m.upper)} for ${me} (` +
+          (m.category ? `${m.category}, ` : "") + "not proved yet)");
+    }
   }
   parts.push(m.extra_turn ? `${me} moves again` : `then ${sideName(other(st.pos.side))} moves`);
   box.append(h("span", {id: "hover-text"}, parts.join(" \u00b7 ")));

@@ -7,7 +7,11 @@ shows against `sowdb probe --json`: the value and every move's worth of 200 rand
 URL), the browser's back and forward, the editor, the keyboard, the game mode (the tables answer
 with a best move; undo), the co-operative view, variant texts that only the server reads (`oware`,
 a variant with options in another order: the page shows the canonical text), and the messages for
-a position outside the tables, a malformed link and a server that is gone. Saves screenshots (desktop 1280x800, phone 390x844).
+a position outside the tables, a malformed link and a server that is gone; above the tables
+(kalah/4x3 served with layers 0..18): New game shows the real start, answered exactly by search,
+a whole game played by best moves and one against the page's opponent; on a server that searches
+1 ms at most, bounds, Search longer and a busy answer. Saves screenshots (desktop 1280x800, phone
+390x844).
 
 Usage: page_test.py SOWDB TABLES_DIR OUT_DIR [--url URL]
   --url: use a server that is already running instead of starting one (development).
@@ -26,6 +30,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -74,10 +79,15 @@ def norm(text):
 
 # ---- the server --------------------------------------------------------------------------------
 
-def start_server(sowdb, tables):
-    """Starts `sowdb serve --port 0`; returns (process, base URL) once it prints its URL."""
-    args = [sowdb, "serve", "--port", "0"]
-    for name in ("oware", "kalah", "wari-kc", "wari-kc-coop", "abapa-gs"):
+SERVED = ("oware", "kalah", "wari-kc", "wari-kc-coop", "abapa-gs", "kalah-4x3")
+
+
+def start_server(sowdb, tables, names=SERVED, extra=()):
+    """Starts `sowdb serve --port 0` over the table directories `names` (with the flags `extra`);
+    returns (process, base URL) once it prints its URL. Its proof store is in SOWDB_CACHE_DIR,
+    which main() points at a directory of this run."""
+    args = [sowdb, "serve", "--port", "0", *extra]
+    for name in names:
         args += ["--tables", os.path.join(tables, name)]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0)
     deadline = time.monotonic() + 60
@@ -127,6 +137,27 @@ def probe_bulk(sowdb, tables, stores, boards):
 
 def probe(sowdb, tables, board, stores):
     return probe_bulk(sowdb, tables, stores, [board])[0]
+
+
+def api_position(base, pos, search_ms):
+    """The server's answer for pos with search_ms: (HTTP status, JSON body)."""
+    url = (f"{base}/api/v1/position?variant={urllib.parse.quote(pos['variant'])}"
+           f"&board={','.join(map(str, pos['board']))}"
+           f"&stores={','.join(map(str, pos['stores']))}&search_ms={search_ms}")
+    try:
+        with urllib.request.urlopen(url, timeout=60) as r:
+            return r.status, json.load(r)
+    except urllib.error.HTTPError as e:
+        return e.code, json.load(e)
+
+
+def shown_position(driver):
+    """The position the page shows, read from <body data-key> (as key() writes it)."""
+    variant, objective, side, board, stores = driver.execute_script(
+        "return document.body.dataset.key").split("|")
+    return {"variant": variant, "objective": objective, "side": side,
+            "board": [int(x) for x in board.split(",")],
+            "stores": [int(x) for x in stores.split(",")]}
 
 
 def after(pos, move):
@@ -496,6 +527,11 @@ def editor_test(driver, base, sowdb, tables):
         "return document.body.dataset.state === 'error'"))
     status = driver.find_element(By.ID, "status").text
     check("outside the tables" in status and "48" in status, f"48 seeds: status {status!r}")
+    # Searched above the tables, but not yet in the Oware family: the server's reason, plainly.
+    code, body = api_position(base, {"variant": "oware/6x4", "board": [4] * 12,
+                                     "stores": [0, 0]}, 3000)
+    check(code != 200 and body["error"] in status,
+          f"48 seeds: the server answers {code} {body.get('error')!r}; status {status!r}")
     driver.find_element(By.ID, "edit-done").click()
 
 
@@ -538,6 +574,221 @@ def game_test(driver, base, sowdb, tables):
     driver.find_element(By.CSS_SELECTOR, '#modes button[data-mode="analyse"]').click()
 
 
+# A board whose start (24 seeds) is above its tables (layers 0..18): the first plies of a game are
+# answered by search.
+SEARCH_VARIANT = "kalah/4x3"
+SEARCH_TABLES = "kalah-4x3"
+SEARCH_START = {"variant": SEARCH_VARIANT, "board": [3] * 8, "stores": [0, 0], "side": "south"}
+
+
+def read_value(driver):
+    """The verdict's value element: its text, class and data (value, result, method, bounds)."""
+    return driver.execute_script(
+        "const v = document.getElementById('value');"
+        "return {method: '', value: '', result: '', lower: '', upper: '',"
+        "        text: v ? v.textContent : '', cls: v ? v.className : '',"
+        "        ...(v ? v.dataset : {})};")
+
+
+def search_start_test(driver, base, sowdb, tables, out):
+    """New game shows the real start (24 seeds, more than the tables' 18); its answer comes by
+    search, exact, with the note saying so; then a whole game by clicks on "Best move", every
+    position against `sowdb probe --json` (a search where the probe searches too)."""
+    t = os.path.join(tables, SEARCH_TABLES)
+    mid = {"variant": SEARCH_VARIANT, "board": [1, 0, 2, 0, 1, 1, 0, 2], "stores": [9, 8],
+           "side": "south"}
+    driver.get(base + "/" + query(mid) + "&mode=play&you=south")
+    wait_key(driver, mid, "a game of kalah/4x3 opens")
+    driver.find_element(By.ID, "new-game").click()
+    if not wait_key(driver, SEARCH_START, "New game shows the start"):
+        return
+    rep = probe(sowdb, t, SEARCH_START["board"], SEARCH_START["stores"])
+    check(rep["method"] == "search" and rep["value"] is not None,
+          f"the probe proves the start by search: {rep['method']} {rep['value']}")
+    driver.find_element(By.CSS_SELECTOR, '#modes button[data-mode="analyse"]').click()
+    wait_for(driver, "analyse mode", lambda d: d.execute_script(
+        "return document.body.dataset.mode === 'analyse'"))
+    value = read_value(driver)
+    check(value["method"] == "search" and norm(value["text"]) == signed(rep["value"]) and
+          value["result"] == rep["result"] and rep["result"] in value["cls"].split(),
+          f"the start: value {value}, probe {rep['value']} {rep['result']}")
+    note = driver.find_element(By.ID, "search-note").text
+    check(note.startswith("proved by search"), f"the start's search note {note!r}")
+    driver.save_screenshot(os.path.join(out, "page-search-desktop.png"))
+    # A whole game: "Best move" until no move is left, each position checked.
+    pos, searched, plies = SEARCH_START, 0, 0
+    while plies < 80:
+        r = rep if plies == 0 else probe(sowdb, t, pos["board"], pos["stores"])
+        check_page(driver, pos, r, f"best play, ply {plies}")
+        searched += r["method"] == "search"
+        if r["game_over"]:
+            break
+        check(r["best"] is not None, f"ply {plies}: the probe proves a best move")
+        best = next(m for m in r["moves"] if m["pit"] == r["best"])
+        pos = after(pos, best)
+        driver.find_element(By.ID, "best").click()
+        if not wait_key(driver, pos, f"Best move at ply {plies}"):
+            return
+        plies += 1
+    check(r["game_over"] and searched >= 2 and plies > searched,
+          f"a whole game: {plies} plies, {searched} positions answered by search, "
+          f"game over {r['game_over']}")
+    south = r["final"][0] if pos["side"] == "south" else r["final"][1]
+    check(2 * south - sum(SEARCH_START["board"]) == rep["value"],
+          f"best play from the start ends with South {south}, value {rep['value']}")
+
+
+def search_game_test(driver, base, sowdb, tables):
+    """A game against the page from the start of kalah/4x3: the player's moves are the probe's
+    best, the page answers with its own (proved by search, then the tables'); the game ends with
+    the score of perfect play."""
+    t = os.path.join(tables, SEARCH_TABLES)
+    driver.get(base + "/" + query(SEARCH_START) + "&mode=play&you=north")
+    if not wait_key(driver, SEARCH_START, "a game from the start, North to play"):
+        return
+    rep = probe(sowdb, t, SEARCH_START["board"], SEARCH_START["stores"])
+    replies = 0
+    for _ in range(80):
+        state = driver.execute_script(
+            "return [document.body.dataset.state, "
+            "document.getElementById('game-msg').dataset.turn]")
+        if state[1] == "over":
+            break
+        if state != ["ready", "you"]:
+            # The page's own move: wait until it is North's turn or the game is over.
+            wait_for(driver, "the page answers", lambda d: d.execute_script(
+                "return document.body.dataset.state === 'ready' &&"
+                " document.getElementById('game-msg').dataset.turn !== 'tables'"))
+            replies += 1
+            continue
+        pos = shown_position(driver)
+        r = probe(sowdb, t, pos["board"], pos["stores"])
+        click_pit(driver, "north", r["best"])
+        wait_for(driver, "the move is played", lambda d: d.execute_script(
+            "return document.body.dataset.key !== arguments[0]", key(pos)))
+    msg = driver.find_element(By.ID, "game-msg").text
+    mine, theirs = rep["final"][1], rep["final"][0]  # North is the player; the start's mover South
+    check(f"you {mine}, the tables {theirs}" in msg and replies > 0,
+          f"the game against the page ends {msg!r}, perfect play gives North {mine}, "
+          f"South {theirs} ({replies} replies)")
+    driver.find_element(By.CSS_SELECTOR, '#modes button[data-mode="analyse"]').click()
+
+
+def bounds_test(driver, sowdb, tables, out):
+    """A server that may search 1 ms only: the start of kalah/6x4 shows bounds, neutral while
+    they leave the result open, each move with its bounds; "Search longer" names the server's
+    cap and asks again; a busy server (503) says so and offers a retry."""
+    proc, base = start_server(sowdb, tables, ["kalah"], ["--max-search-ms", "1",
+                                                         "--no-proof-store"])
+    try:
+        start = {"variant": "kalah/6x4", "board": [4] * 12, "stores": [0, 0], "side": "south"}
+        open_position(driver, base, start)
+        value = read_value(driver)
+        check(value["method"] == "search" and value["value"] == "" and
+              norm(value["text"]) == f"{signed(int(value['lower']))}\u2026"
+                                     f"{signed(int(value['upper']))}",
+              f"bounds shown: {value}")
+        kind = value["result"] or "undecided"
+        check(kind in value["cls"].split(), f"the bounds' colour {value['cls']}, result "
+              f"{value['result']!r}")
+        headline = driver.find_element(By.ID, "headline").text
+        check(norm(headline) == f"Between {signed(int(value['lower']))} and "
+              f"{signed(int(value['upper']))} for South", f"bounds headline {headline!r}")
+        page = driver.execute_script(READ_PAGE)
+        # Each move: its worth, or its bounds, coloured only when they decide its category; the
+        # board and the list agree.
+        check(len(page["badges"]) == 6 and all(
+            b["kind"] in ("win", "draw", "loss", "undecided") and
+            (b["kind"] != "undecided" or "\u2026" in b["text"]) for b in page["badges"]),
+            f"moves' bounds: {page['badges']}")
+        rows = {r["pit"]: (r["cls"].split()[1], r["worth"]) for r in page["rows"]}
+        check(all(rows.get(b["pit"]) == (b["kind"], b["text"]) for b in page["badges"]),
+              f"the board's and the list's moves agree: {page['badges']} {page['rows']}")
+        button = driver.find_element(By.ID, "search-longer")
+        # "Search longer (10 s)", or already the cap when the first search (3 s asked) stopped
+        # well before 3 s: the request asks for the time the button names.
+        m = re.fullmatch(r"Search (?:longer \((10) s\)|again \(([0-9.]+) s, the server's "
+                         r"longest\))", button.text)
+        check(m is not None, f"Search longer: {button.text!r}")
+        want = str(round(float(m.group(1) or m.group(2)) * 1000)) if m else "10000"
+        viewport(driver, 1280, 800)
+        driver.save_screenshot(os.path.join(out, "page-bounds-desktop.png"))
+        button.click()
+        wait_for(driver, "Search longer asks again", lambda d: d.execute_script(
+            "return document.body.dataset.state === 'ready' &&"
+            " document.body.dataset.searchMs === arguments[0]", want))
+        check(read_value(driver)["method"] == "search", "Search longer: a search's answer")
+        # Asked for 10 s, searched far less (this server's cap is 1 ms, its time checked every
+        # few thousand positions): the page names the cap instead of a longer search.
+        button = driver.find_element(By.ID, "search-longer")
+        check("the server's longest" in button.text, f"the server's cap named: {button.text!r}")
+        # Busy: the page's requests answered 503 (as the server does when every slot is taken).
+        driver.execute_script(
+            "window.realFetch = window.fetch;"
+            "window.fetch = (url, o) => String(url).includes('/api/v1/position') ?"
+            "  Promise.resolve(new Response(JSON.stringify({error: 'every search slot is busy "
+            "(1 at once); ask again, or without search_ms', status: 503}), {status: 503})) :"
+            "  window.realFetch(url, o);")
+        driver.find_element(By.ID, "search-longer").click()
+        wait_for(driver, "a busy server", page_error)
+        status = driver.find_element(By.ID, "status").text
+        check("busy" in status and "Retry" in status, f"busy: status {status!r}")
+        driver.execute_script("window.fetch = window.realFetch;")
+        driver.find_element(By.CSS_SELECTOR, "#status button").click()
+        wait_for(driver, "Retry after busy", lambda d: d.execute_script(
+            "return document.body.dataset.state === 'ready'"))
+        check(read_value(driver)["method"] == "search", "after Retry: the search's answer")
+        # While the request runs: "searching…" (the page's position requests held back here).
+        driver.execute_script(
+            "window.held = [];"
+            "window.fetch = (url, o) => String(url).includes('/api/v1/position') ?"
+            "  new Promise((ok, no) => window.held.push("
+            "      () => window.realFetch(url, o).then(ok, no))) :"
+            "  window.realFetch(url, o);")
+        other = dict(start, board=[5] + [4] * 10 + [3])
+        driver.execute_script("history.pushState(null, '', arguments[0]);"
+                              "dispatchEvent(new PopStateEvent('popstate'))", "/" + query(other))
+        wait_for(driver, "searching shown", lambda d: d.execute_script(
+            "return window.held.length > 0 && document.body.dataset.state === 'loading'"))
+        value = read_value(driver)
+        status = driver.find_element(By.ID, "status").text
+        check(value["text"] == "searching\u2026" and status.startswith("Searching\u2026") and
+              "of up to 3 s" in status, f"while searching: value {value}, status {status!r}")
+        # Another position meanwhile, answered busy (the held search holds the slot): the page
+        # waits for its own earlier search to end, then asks again.
+        driver.execute_script(
+            "window.fetch = (url, o) => { window.fetch = window.realFetch;"
+            "  return Promise.resolve(new Response(JSON.stringify({error: 'every search slot is "
+            "busy (1 at once); ask again, or without search_ms', status: 503}),"
+            "    {status: 503})); };")
+        third = dict(start, board=[4] * 11 + [3], stores=[1, 0])
+        driver.execute_script("history.pushState(null, '', arguments[0]);"
+                              "dispatchEvent(new PopStateEvent('popstate'))", "/" + query(third))
+        wait_for(driver, "waiting for the page's own search", lambda d: d.execute_script(
+            "return document.getElementById('status').textContent.startsWith("
+            "'Waiting for this page')"))
+        check(driver.execute_script("return document.body.dataset.state") == "loading",
+              "waiting for the page's own search: still loading, no error")
+        driver.execute_script("window.held.forEach(f => f());")
+        wait_key(driver, third, "asked again once the page's own search ended")
+        viewport(driver, 390, 844, mobile=True)
+        open_position(driver, base, start)
+        driver.save_screenshot(os.path.join(out, "page-bounds-phone.png"))
+        viewport(driver, 1280, 800)
+        # The game mode's opponent above the tables: the best move found, said in words.
+        driver.get(base + "/" + query(start) + "&mode=play&you=north")
+        wait_for(driver, "the opponent moves on bounds", lambda d: d.execute_script(
+            "return document.body.dataset.state === 'ready' &&"
+            " document.getElementById('game-msg').dataset.turn === 'you'"))
+        last = driver.find_element(By.ID, "game-last").text
+        check("their search found" in last and "not proved best" in last,
+              f"the opponent's move on bounds: {last!r}")
+        driver.save_screenshot(os.path.join(out, "page-play-desktop.png"))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 def cooperative_test(driver, base, sowdb, tables):
     """The co-operative view: balanced or not, and by which moves, against the probe."""
     pos = {"variant": "wari-kc/3x2", "board": [1, 0, 2, 2, 1, 0], "stores": [2, 4], "side": "south"}
@@ -559,14 +810,20 @@ def cooperative_test(driver, base, sowdb, tables):
     check("objective=cooperative" in driver.current_url, f"co-operative URL {driver.current_url}")
 
 
-def shows_variant(driver, canonical, what):
-    """The page, with no error banner, names `canonical` in its URL, menu and title."""
+def shows_variant(driver, canonical, what, refusal=None):
+    """The page names `canonical` in its URL, menu and title, with no error banner, or with the
+    server's `refusal` of its position (a message) when one is given."""
     page = driver.execute_script(READ_PAGE)
     state, menu, title = driver.execute_script(
         "return [document.body.dataset.state, document.getElementById('variant').value,"
         " document.title]")
-    check(state == "ready" and page["status"] == "",
-          f"{what}: page state {state}, status {page['status']!r} (want ready, none)")
+    if refusal is None:
+        check(state == "ready" and page["status"] == "",
+              f"{what}: page state {state}, status {page['status']!r} (want ready, none)")
+    else:
+        check(state == "error" and refusal in page["status"],
+              f"{what}: page state {state}, status {page['status']!r} (want the server's "
+              f"refusal {refusal!r})")
     url = urllib.parse.parse_qs(urllib.parse.urlparse(driver.current_url).query)
     check(url.get("variant") == [canonical], f"{what}: URL {driver.current_url}, want {canonical}")
     check(menu == canonical, f"{what}: menu shows {menu!r}, want {canonical}")
@@ -593,43 +850,60 @@ def variant_text_test(driver, base, sowdb, tables):
         check_page(driver, pos, probe(sowdb, os.path.join(tables, name), pos["board"],
                                       pos["stores"]), f"variant={text}")
         shows_variant(driver, canonical, f"variant={text}")
-    # No board: the page picks a position of the variant the server names (12 seeds, the most
-    # its tables hold, of the game's 24).
+    # No board: the page shows the start of the variant the server names (3 seeds in each of
+    # the 8 pits, more than its tables' 12): searched, or the server's reason why not (the Oware
+    # family is not searched yet), whichever the server answers.
+    start = {"variant": OPTIONS_VARIANT, "board": [3] * 8, "stores": [0, 0], "side": "south"}
+    status, body = api_position(base, start, 3000)
+    refusal = None if status == 200 else body["error"]
     driver.get(base + "/?variant=abapa/4x3/grand_slam=capture,skip_origin=on")
-    try:
-        driver.execute_async_script(WAIT_KEY, OPTIONS_VARIANT + "|", "ready", True)
-    except TimeoutException:
-        check(False, f"a link with options and no board: page state {page_state(driver)}")
-    else:
-        shows_variant(driver, OPTIONS_VARIANT, "options, no board")
+    if wait_shown(driver, OPTIONS_VARIANT + "|", "a link with options and no board"):
+        shows_variant(driver, OPTIONS_VARIANT, "options, no board", refusal)
         shown = driver.execute_script(READ_PAGE)
-        check(len(shown["pits"]) == 8 and sum(int(g["seeds"]) for g in shown["pits"]) ==
-              OPTIONS_MAX, f"options, no board: pits {shown['pits']}")
+        check(len(shown["pits"]) == 8 and all(g["seeds"] == "3" for g in shown["pits"]) and
+              sum(int(g["seeds"]) for g in shown["pits"]) > OPTIONS_MAX,
+              f"options, no board: pits {shown['pits']}, want the start")
     # The menu: its texts are the server's; choosing one shows a position of it.
     driver.get(base + "/?variant=oware")
-    driver.execute_async_script(WAIT_KEY, "oware/6x4|", "ready", True)
+    wait_shown(driver, "oware/6x4|", "oware, no board")
     options = driver.execute_script(
         "return [...document.getElementById('variant').options].map(o => o.value)")
     check(OPTIONS_VARIANT in options, f"menu: {options}")
     driver.execute_script("const s = document.getElementById('variant'); s.value = arguments[0];"
                           "s.dispatchEvent(new Event('change'))", OPTIONS_VARIANT)
+    if wait_shown(driver, OPTIONS_VARIANT + "|", f"the menu's {OPTIONS_VARIANT}"):
+        shows_variant(driver, OPTIONS_VARIANT, "chosen in the menu", refusal)
+
+
+def wait_shown(driver, prefix, what):
+    """Waits until the page shows a position whose key starts with `prefix`, answered or
+    refused; False (a failed check) when it does not within WAIT."""
     try:
-        driver.execute_async_script(WAIT_KEY, OPTIONS_VARIANT + "|", "ready", True)
+        return driver.execute_async_script(
+            "const [want, done] = arguments;"
+            "const ok = () => (document.body.dataset.key || '').startsWith(want) &&"
+            "  ['ready', 'error'].includes(document.body.dataset.state);"
+            "if (ok()) return done(true);"
+            "const w = new MutationObserver(() => { if (ok()) { w.disconnect(); done(true); } });"
+            "w.observe(document.body, {attributes: true});", prefix)
     except TimeoutException:
-        check(False, f"the menu's {OPTIONS_VARIANT}: page state {page_state(driver)}")
-    else:
-        shows_variant(driver, OPTIONS_VARIANT, "chosen in the menu")
+        check(False, f"{what}: not within {WAIT} s (page state {page_state(driver)})")
+        return False
 
 
 def page_error(driver):
     return driver.execute_script("return document.body.dataset.state === 'error'")
 
 
+# A page that has answered (or been refused: the start of an Oware-family game above its
+# tables) and says something in its status line.
+SHOWN_WITH_STATUS = ("return ['ready', 'error'].includes(document.body.dataset.state)"
+                     " && !document.getElementById('status').hidden")
+
+
 def bad_link_test(driver, base):
     driver.get(base + "/?variant=oware/6x4&board=1,2,x&stores=0,0")
-    wait_for(driver, "a malformed link", lambda d: d.execute_script(
-        "return document.body.dataset.state === 'ready'"
-        " && !document.getElementById('status').hidden"))
+    wait_for(driver, "a malformed link", lambda d: d.execute_script(SHOWN_WITH_STATUS))
     check("malformed" in driver.find_element(By.ID, "status").text,
           f"malformed link: status {driver.find_element(By.ID, 'status').text!r}")
     driver.get(base + "/?variant=nosuch/6x4&board=" + ",".join(["1"] * 12) + "&stores=0,0")
@@ -638,16 +912,13 @@ def bad_link_test(driver, base):
           f"unknown variant: status {driver.find_element(By.ID, 'status').text!r}")
     # An unknown variant and no board: a served one instead, saying why.
     driver.get(base + "/?variant=nosuch")
-    wait_for(driver, "an unknown variant without a board", lambda d: d.execute_script(
-        "return document.body.dataset.state === 'ready'"
-        " && !document.getElementById('status').hidden"))
+    wait_for(driver, "an unknown variant without a board",
+             lambda d: d.execute_script(SHOWN_WITH_STATUS))
     status = driver.find_element(By.ID, "status").text
     check("nosuch" in status and "oware/6x4" in status, f"unknown variant, no board: {status!r}")
     # A board of the wrong size for the variant the server names.
     driver.get(base + "/?variant=oware&board=1,2,3,4&stores=0,0")
-    wait_for(driver, "a board of the wrong size", lambda d: d.execute_script(
-        "return document.body.dataset.state === 'ready'"
-        " && !document.getElementById('status').hidden"))
+    wait_for(driver, "a board of the wrong size", lambda d: d.execute_script(SHOWN_WITH_STATUS))
     status = driver.find_element(By.ID, "status").text
     check("malformed" in status and "oware/6x4 has 12" in status, f"wrong board size: {status!r}")
 
@@ -689,6 +960,9 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     t0 = time.monotonic()
+    # The proof store of the servers and the probes: this run's own (no user cache is touched).
+    proofs = tempfile.mkdtemp(prefix="sowdb-page-proofs-")
+    os.environ["SOWDB_CACHE_DIR"] = proofs
     proc = None
     base = a.url
     if base is None:
@@ -709,6 +983,10 @@ def main():
             ("keyboard and line", lambda: keyboard_test(driver, base, a.sowdb, a.tables)),
             ("editor", lambda: editor_test(driver, base, a.sowdb, a.tables)),
             ("game mode", lambda: game_test(driver, base, a.sowdb, a.tables)),
+            ("search from the start", lambda: search_start_test(driver, base, a.sowdb,
+                                                                 a.tables, a.out)),
+            ("game from the start", lambda: search_game_test(driver, base, a.sowdb, a.tables)),
+            ("bounds", lambda: bounds_test(driver, a.sowdb, a.tables, a.out)),
             ("co-operative", lambda: cooperative_test(driver, base, a.sowdb, a.tables)),
             ("variant texts", lambda: variant_text_test(driver, base, a.sowdb, a.tables)),
             ("bad links", lambda: bad_link_test(driver, base)),
@@ -726,6 +1004,7 @@ def main():
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+        shutil.rmtree(proofs, ignore_errors=True)
         if proc is not None and proc.poll() is None:
             proc.kill()
             proc.wait()
