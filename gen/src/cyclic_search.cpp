@@ -132,21 +132,9 @@ void CyclicSearch::check() {
 }
 
 void CyclicSearch::preload() {
-  if (!tables_ || options_.preload_limit == 0)
-    return;
-  std::uint64_t limit = static_cast<std::uint64_t>(options_.preload_limit);
-  if (options_.preload_limit < 0) {
-    limit = std::min<std::uint64_t>(kPreloadBytes,
-                                    static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
-                                        static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE)) / 4);
-  }
-  if (TableValues::bytes_for(engine_.board_pits(), tables_->max_stones()) > limit)
-    return;
-  const auto start = std::chrono::steady_clock::now();
-  values_ = std::make_unique<TableValues>(*tables_);
-  out_.preloaded_bytes = values_->bytes();
-  out_.preload_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  values_ =
+      preload_values(tables_, engine_.board_pits(), options_.preload_limit, out_.preload_seconds);
+  out_.preloaded_bytes = values_ ? values_->bytes() : 0;
 }
 
 StartSolution CyclicSearch::run() {

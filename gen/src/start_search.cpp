@@ -264,23 +264,8 @@ void StartSearch::make_table(int bits) {
 }
 
 void StartSearch::preload() {
-  if (!tables_ || options_.preload_limit == 0)
-    return;
-  std::uint64_t limit = static_cast<std::uint64_t>(options_.preload_limit);
-  if (options_.preload_limit < 0) {
-    // Deep tables leave a small search that touches few blocks (Kalah(6,4) over 0..28 decoded
-    // a fraction of their 5.6 GB): reading them whole would cost more than it saves.
-    limit = std::min<std::uint64_t>(kPreloadBytes,
-                                    static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
-                                        static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE)) / 4);
-  }
-  if (TableValues::bytes_for(rules_.pits(), tables_->max_stones()) > limit)
-    return;
-  const auto start = std::chrono::steady_clock::now();
-  values_ = std::make_unique<TableValues>(*tables_);
-  out_.preloaded_bytes = values_->bytes();
-  out_.preload_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  values_ = preload_values(tables_, rules_.pits(), options_.preload_limit, out_.preload_seconds);
+  out_.preloaded_bytes = values_ ? values_->bytes() : 0;
 }
 
 void StartSearch::report(bool last) {

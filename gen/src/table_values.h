@@ -45,4 +45,13 @@ class TableValues {
   std::uint64_t bytes_ = 0;
 };
 
+/// The values of `tables` (a board of `pits` pits; may be null) read whole when they take at
+/// most `limit` bytes (SolveStartOptions::preload_limit: -1 for kPreloadBytes or a quarter of the
+/// machine's memory, whichever is less; 0: never); null otherwise. `seconds` is set to the time
+/// the reading took. ERRORS as TableValues' constructor.
+std::unique_ptr<TableValues> preload_values(const TableSet* tables,
+                                            int pits,
+                                            std::int64_t limit,
+                                            double& seconds);
+
 }  // namespace sowdb::gen

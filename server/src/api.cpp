@@ -58,7 +58,7 @@ Response Api::error(int status, const std::string& message) {
 }
 
 Api::Api(std::vector<std::shared_ptr<const TableSet>> tables, ApiOptions options)
-    : impl_(std::make_unique<Impl>(options)) {
+    : impl_(std::make_unique<Impl>(std::move(options))) {
   if (tables.empty())
     throw std::invalid_argument("no table directory to serve");
   nlohmann::json list = nlohmann::json::array();
@@ -82,10 +82,11 @@ Api::Api(std::vector<std::shared_ptr<const TableSet>> tables, ApiOptions options
       one["tables"] = nlohmann::json::array();
     }
     one["tables"].push_back(list.back());
-    if (!options.proofs_root.empty() && s.objective == Objective::kCompetitive) {
+    const std::filesystem::path& proofs_root = impl_->options.proofs_root;
+    if (!proofs_root.empty() && s.objective == Objective::kCompetitive) {
       // A store that cannot be used answers nothing and keeps nothing: searches go on without.
-      s.proofs = std::make_shared<ProofStore>(proof_store_path(options.proofs_root, set->rules()),
-                                              set->rules());
+      s.proofs =
+          std::make_shared<ProofStore>(proof_store_path(proofs_root, set->rules()), set->rules());
     }
     s.set = std::move(set);
     impl_->served.push_back(std::move(s));

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sowdb/analysis/position_answer.h"
@@ -53,7 +54,7 @@ struct Answered {
 };
 
 struct Api::Impl {
-  explicit Impl(const ApiOptions& o) : options(o), cache(o.cache_bytes) {}
+  explicit Impl(ApiOptions o) : options(std::move(o)), cache(options.cache_bytes) {}
 
   ApiOptions options;
   std::vector<Served> served;
