@@ -416,7 +416,10 @@ TEST(ProofStore, TheFileIsTheOneTheSpecDescribes) {
   for (std::uint64_t b = 0; b < kBuckets; ++b) {
     const bool ours = b == bucket;
     const std::size_t at = 4096 + 256 * b;
-    EXPECT_EQ(std::all_of(&f[at], &f[at + 256], [](char c) { return c == 0; }), !ours) << b;
+    // Pointers, not &f[...]: the last bucket ends at f.size(), past the last index.
+    const char* bucket_bytes = f.data() + at;
+    EXPECT_EQ(std::all_of(bucket_bytes, bucket_bytes + 256, [](char c) { return c == 0; }), !ours)
+        << b;
   }
   const std::size_t at = 4096 + 256 * bucket;  // Slot 0 of its bucket.
   EXPECT_EQ(std::memcmp(&f[at], r.position.data(), 16), 0);
