@@ -80,6 +80,22 @@ void put_moves(PositionReport& r, const Rules& engine, const gen::StartSolution&
   r.best_proved = s.best >= 0 && !r.moves.empty() && r.moves.front().pit == s.best;
 }
 
+// The moves of `pits` played one after the other from `board` (each from the side of whoever
+// moves then). ERRORS throws Refused (kInternal) for an illegal one: a line the search proved
+// is legal.
+std::vector<Move> replay(const Rules& engine, const Pits& board, const std::vector<int>& pits) {
+  std::vector<Move> moves;
+  Pits at = board;
+  for (const int pit : pits) {
+    Move m;
+    if (!engine.play(at, pit, m))
+      throw Refused(RefusalKind::kInternal, "the search's line plays an illegal move");
+    moves.push_back(m);
+    at = m.child;
+  }
+  return moves;
+}
+
 // The proved best moves the search found (gen's line), then the tables' line from the position
 // they lead to when the tables hold it.
 void put_line(PositionReport& r, const TableSet& set, const gen::StartSolution& s, int max_plies) {
@@ -96,13 +112,10 @@ void put_line(PositionReport& r, const TableSet& set, const gen::StartSolution& 
   std::vector<int> pits = s.line;
   if (pits.empty() && r.best_proved && max_plies > 0)
     pits.push_back(r.moves.front().pit);  // a search that gives no line proved its first move
-  for (const int pit : pits) {
-    Move m;
-    if (!engine.play(r.line.last, pit, m))
-      throw Refused(RefusalKind::kInternal, "the search's line plays an illegal move");
+  for (const Move& m : replay(engine, r.board, pits)) {
     LineStep step;
     step.mover = mover;
-    step.pit = pit;
+    step.pit = m.pit;
     step.gain = m.gain();
     step.extra_turn = m.extra_turn;
     step.before = r.line.last;
@@ -217,24 +230,23 @@ void keep(ProofStore& store,
     rec.moves[static_cast<std::size_t>(m.pit)] = ProofBounds::of(m.lower, m.upper);
   rec.work = s.nodes;
   store.store(rec);
-  Pits pos = board;
+  if (s.lower != s.upper)
+    return;
+  const std::vector<Move> line = replay(engine, board, s.line);
   int n = stones;
   int v = s.value;
-  for (std::size_t i = 0; i < s.line.size() && s.lower == s.upper; ++i) {
-    Move m;
-    if (!engine.play(pos, s.line[i], m))
-      return;
+  for (std::size_t i = 0; i + 1 < line.size(); ++i) {
+    const Move& m = line[i];
     // The value of the position the move leads to, for its mover.
     v = m.extra_turn ? v - m.gain() : m.gain() - v;
-    pos = m.child;
     n -= m.gain();
-    if (n <= tables_max || i + 1 >= s.line.size())
+    if (n <= tables_max)
       return;
     ProofRecord step;
-    step.position = pos;
+    step.position = m.child;
     step.value = ProofBounds::of(v, v);
-    step.best_pit = s.line[i + 1];
-    step.moves[static_cast<std::size_t>(s.line[i + 1])] = ProofBounds::of(v, v);
+    step.best_pit = line[i + 1].pit;
+    step.moves[static_cast<std::size_t>(step.best_pit)] = ProofBounds::of(v, v);
     step.work = s.nodes;
     store.store(step);
   }
@@ -334,10 +346,7 @@ PositionReport search_position(const TableSet& set,
     // The line goes on through positions proved before, then the tables'.
     Pits pos = board;
     int n = r.stones;
-    for (const int pit : s.line) {
-      Move m;
-      if (!engine.play(pos, pit, m))
-        break;
+    for (const Move& m : replay(engine, board, s.line)) {
       pos = m.child;
       n -= m.gain();
     }

@@ -76,6 +76,9 @@ class CyclicSearch {
   void round(int depth);
   // MTD(f) on one branch's child at `depth` plies until a test is left unknown.
   void refine(Branch& b, int depth);
+  // One null-window test of `b`'s position at `beta` to `depth` plies (after asking `stop`),
+  // its bounds tightened by the result; `v` the test's value.
+  TestResult test(Branch& b, int beta, int depth, int& v);
   // Whether a test is worth making on `b` (its bounds can still change what is asked).
   bool wanted(const Branch& b) const;
   bool finished() const;
@@ -258,6 +261,17 @@ void CyclicSearch::round(int depth) {
   }
 }
 
+TestResult CyclicSearch::test(Branch& b, int beta, int depth, int& v) {
+  if (options_.stop && options_.stop())
+    throw Stopped{};
+  const TestResult r = searcher_->test(b.child, b.stones, beta, depth, v);
+  if (r == TestResult::kHigh)
+    b.lower = std::max(b.lower, v);
+  else if (r == TestResult::kLow)
+    b.upper = std::min(b.upper, v);
+  return r;
+}
+
 void CyclicSearch::refine(Branch& b, int depth) {
   b.searched = true;
   int g = std::clamp(b.guess, b.lower, b.upper);
@@ -265,17 +279,8 @@ void CyclicSearch::refine(Branch& b, int depth) {
   bool unknown = false;
   while (!unknown && wanted(b)) {
     g = std::clamp(g, b.lower, b.upper);
-    const int beta = g == b.lower ? g + 1 : g;
-    if (options_.stop && options_.stop())
-      throw Stopped{};
     int v = 0;
-    const TestResult r = searcher_->test(b.child, b.stones, beta, depth, v);
-    if (r == TestResult::kHigh)
-      b.lower = std::max(b.lower, v);
-    else if (r == TestResult::kLow)
-      b.upper = std::min(b.upper, v);
-    else
-      unknown = true;
+    unknown = test(b, g == b.lower ? g + 1 : g, depth, v) == TestResult::kUnknown;
     g = v;
     b.guess = std::clamp(v, b.lower, b.upper);
     report(false);
@@ -288,19 +293,9 @@ void CyclicSearch::refine(Branch& b, int depth) {
   bool lower = true;
   while ((raise || lower) && wanted(b)) {
     const bool up = raise && (!lower || b.guess - b.lower >= b.upper - b.guess);
-    const int beta = up ? b.lower + 1 : b.upper;
-    if (options_.stop && options_.stop())
-      throw Stopped{};
     int v = 0;
-    const TestResult r = searcher_->test(b.child, b.stones, beta, depth, v);
-    if (r == TestResult::kHigh)
-      b.lower = std::max(b.lower, v);
-    else if (r == TestResult::kLow)
-      b.upper = std::min(b.upper, v);
-    else if (up)
-      raise = false;
-    else
-      lower = false;
+    if (test(b, up ? b.lower + 1 : b.upper, depth, v) == TestResult::kUnknown)
+      (up ? raise : lower) = false;
     b.guess = std::clamp(b.guess, b.lower, b.upper);
     report(false);
   }

@@ -101,18 +101,11 @@ CyclicSearcher::CyclicSearcher(const Rules& rules,
       table_(table),
       endless_(endless),
       tables_max_(tables ? tables->max_stones() : -1),
-      pits_(rules.board_pits()) {
-  for (int i = 0; i + 1 < pits_; ++i)
-    rank_rows_[static_cast<std::size_t>(i)] = rank_table_row(i);
-  // Keys count the positions of fewer seeds first; they stay exact while they fit 64 bits,
-  // which cyclic_search.cpp checks before it searches.
-  key_base_.resize(kMaxIndexedStones + 1);
-  for (int n = 0; n <= kMaxIndexedStones; ++n)
-    key_base_[static_cast<std::size_t>(n)] = binomial(n + pits_ - 1, pits_);
-}
+      keys_(rules.board_pits()) {}
 
 std::uint64_t CyclicSearcher::key_of(const Pits& pos, int n) const {
-  return key_base_[static_cast<std::size_t>(n)] + index_of(pos);
+  // Exact while the keys fit 64 bits, which cyclic_search.cpp checks before it searches.
+  return keys_.key(pos, n);
 }
 
 int CyclicSearcher::probe(const Pits& pos, int n) const {

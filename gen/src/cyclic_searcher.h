@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "page_mapping.h"
+#include "position_keys.h"
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/tables.h"
 #include "table_values.h"
@@ -188,15 +189,7 @@ class CyclicSearcher {
   // The ply of an ancestor of the position at `ply` (key) an even number of plies up; -1: none.
   int repeated(std::uint64_t key, int n, int ply) const;
   int recompute(const Pits& pos, int n) const;
-  std::uint64_t index_of(const Pits& pos) const {
-    std::uint64_t r = 0;
-    int s = 0;
-    for (int i = 0; i + 1 < pits_; ++i) {
-      s += pos[static_cast<std::size_t>(i)];
-      r += rank_rows_[static_cast<std::size_t>(i)][s];
-    }
-    return r;
-  }
+  std::uint64_t index_of(const Pits& pos) const { return keys_.index(pos); }
 
   const Rules& rules_;
   const TableSet* tables_;
@@ -204,9 +197,7 @@ class CyclicSearcher {
   CyclicTable& table_;
   bool endless_;
   int tables_max_;
-  int pits_;
-  std::array<const std::uint64_t*, kMaxPits> rank_rows_{};
-  std::vector<std::uint64_t> key_base_;
+  PositionKeys keys_;
   std::array<std::uint64_t, kMaxDepth + 2> path_key_{};
   std::array<int, kMaxDepth + 2> path_n_{};
   std::array<std::uint64_t, kMaxDepth + 2> path_frame_{};  // which visit of the position

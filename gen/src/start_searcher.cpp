@@ -47,16 +47,11 @@ Searcher::Searcher(const Rules& rules,
       tables_(tables),
       values_(tables ? values : nullptr),
       tables_max_(tables ? tables->max_stones() : -1),
-      pits_(rules.board_pits()),
+      keys_(rules.board_pits()),
       kalah_(rules.rule_set().family == Family::kKalah),
       empty_side_(rules.rule_set().family == Family::kKalah &&
                   rules.rule_set().end == KalahEnd::kEmptySide),
-      table_(table) {
-  for (int i = 0; i + 1 < pits_; ++i)
-    rank_rows_[static_cast<std::size_t>(i)] = rank_table_row(i);
-  for (int n = 0; n <= kMaxBoardStones; ++n)
-    key_base_[static_cast<std::size_t>(n)] = binomial(n + pits_ - 1, pits_);
-}
+      table_(table) {}
 
 bool Searcher::over(const Pits& pos, int& value) const {
   // Rules::legal_moves of the searched families: no move when the mover's side is empty, nor
@@ -226,7 +221,7 @@ int Searcher::search(
     Child& c = child[static_cast<std::size_t>(i)];
     const std::uint64_t index = index_of(m.child);
     if (nn > tables_max_) {
-      c.key = key_base_[static_cast<std::size_t>(nn)] + index;
+      c.key = keys_.base(nn) + index;
       table_.prefetch(c.key);
     } else {
       c.key = index;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <utility>
 
+#include "position_keys.h"
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/tables.h"
 #include "table_values.h"
@@ -89,17 +90,9 @@ class Searcher {
 
  private:
   /// The key of `pos` (n seeds): its index among all positions of its board, layer by layer.
-  std::uint64_t key_of(const Pits& pos, int n) const { return key_base_[n] + index_of(pos); }
-  /// The index of `pos` within its layer (format/index.h's rank, inlined).
-  std::uint64_t index_of(const Pits& pos) const {
-    std::uint64_t r = 0;
-    int s = 0;
-    for (int i = 0; i + 1 < pits_; ++i) {
-      s += pos[static_cast<std::size_t>(i)];
-      r += rank_rows_[static_cast<std::size_t>(i)][s];
-    }
-    return r;
-  }
+  std::uint64_t key_of(const Pits& pos, int n) const { return keys_.key(pos, n); }
+  /// The index of `pos` within its layer.
+  std::uint64_t index_of(const Pits& pos) const { return keys_.index(pos); }
   // MTD(f) of `depth` plies (kExact: to the end), from `guess`; `proven`: the least depth any
   // of its tests was proved to.
   std::pair<int, int> mtdf(const Pits& pos,
@@ -141,9 +134,7 @@ class Searcher {
   const TableSet* tables_;
   const TableValues* values_;
   int tables_max_;
-  int pits_;
-  std::array<const std::uint64_t*, kMaxPits> rank_rows_{};
-  std::array<std::uint64_t, kMaxBoardStones + 1> key_base_{};
+  PositionKeys keys_;
   bool kalah_;
   bool empty_side_;
   bool high_pits_first_ = true;
