@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "sowdb/analysis/refusal.h"
 #include "sowdb/format/index.h"
 #include "sowdb/gen/directory_lock.h"
 #include "sowdb/gen/parallel.h"
@@ -67,14 +68,33 @@ std::string cache_note(const fs::path& dir, int max, bool planned, const char* s
          "the environment variable SOWDB_CACHE_DIR names another cache directory)";
 }
 
+// Seeds on the board the request solves: its position's, else the start's.
+int request_stones(const StartSolveRequest& r) {
+  if (!r.position)
+    return r.variant.total_stones();
+  int n = 0;
+  for (const std::uint8_t p : *r.position)
+    n += p;
+  return n;
+}
+
+// What the request names: the variant's start, or "the position of N seeds".
+std::string request_what(const StartSolveRequest& r) {
+  return r.position ? "the position of " + std::to_string(request_stones(r)) + " seeds"
+                    : r.variant.to_string();
+}
+
 // What the search cannot answer with tables of layers 0..`tables_max` (-1: none), refused
 // before any work (solve_start refuses the same, but only after the cache has been built).
 // `held` ends the message: whose layers they are (given_tables_note, cache_note).
-void refuse_up_front(const Variant& v, int tables_max, const std::string& held) {
-  const int stones = v.total_stones();
+void refuse_up_front(const StartSolveRequest& r, int tables_max, const std::string& held) {
+  const Variant& v = r.variant;
+  const int stones = request_stones(r);
   if (tables_max >= stones)
     return;
-  if (v.rules.family == Family::kOware) {
+  // A position is searched whatever its family (gen::solve_position's search of its own keeps
+  // its bounds sound under repetition); only the start keeps the refusal it always had.
+  if (v.rules.family == Family::kOware && !r.position) {
     throw gen::NeedsCompleteTables(
         "Oware-family positions can repeat, so a search cannot prove the value of " +
             v.to_string() + " without complete tables: it needs layers 0.." +
@@ -84,7 +104,7 @@ void refuse_up_front(const Variant& v, int tables_max, const std::string& held) 
         Objective::kCompetitive);
   }
   if (stones > 127) {
-    std::string why = "a search keeps values of -128..127 only, and " + v.to_string() + " has " +
+    std::string why = "a search keeps values of -128..127 only, and " + request_what(r) + " has " +
                       std::to_string(stones) + " seeds on the board";
     if (stones > kMaxIndexedStones) {
       why += ", more than tables hold (layers up to " + std::to_string(kMaxIndexedStones) +
@@ -95,6 +115,55 @@ void refuse_up_front(const Variant& v, int tables_max, const std::string& held) 
     }
     throw gen::InvalidRequest(why);
   }
+}
+
+// A position and stores the game can hold, refused before any work (Refused, kBadPosition or
+// kBadStores): pits only on the variant's board, and stores that hold, with the board, no more
+// than the game.
+void refuse_position(const StartSolveRequest& r) {
+  const int board_pits = r.variant.rules.pits();
+  if (!r.position) {
+    if (r.store_mover != 0 || r.store_opponent != 0) {
+      throw Refused(RefusalKind::kBadStores,
+                    "stores are given with a position only; the start's are empty");
+    }
+    return;
+  }
+  for (std::size_t i = static_cast<std::size_t>(board_pits); i < r.position->size(); ++i) {
+    if ((*r.position)[i] != 0) {
+      throw Refused(RefusalKind::kBadPosition,
+                    "the position has seeds beyond the " + std::to_string(board_pits) +
+                        " pits of " + r.variant.to_string());
+    }
+  }
+  const int stones = request_stones(r);
+  if (stones > kMaxBoardStones) {
+    throw Refused(RefusalKind::kBadPosition,
+                  "the position holds " + std::to_string(stones) + " seeds, more than the " +
+                      std::to_string(kMaxBoardStones) + " a board holds");
+  }
+  GameOutcome o;
+  std::string error;
+  if (game_outcome(r.variant, 0, r.store_mover, r.store_opponent, stones, o, &error) !=
+      OutcomeStatus::kOk) {
+    throw Refused(RefusalKind::kBadStores, error);
+  }
+}
+
+// The game's end with the stores when [lower, upper] decides its result; nullopt otherwise.
+std::optional<GameOutcome> decided_outcome(const StartSolveRequest& r,
+                                           const gen::StartSolution& s) {
+  const int stones = request_stones(r);
+  GameOutcome low;
+  GameOutcome high;
+  if (game_outcome(r.variant, s.lower, r.store_mover, r.store_opponent, stones, low) !=
+          OutcomeStatus::kOk ||
+      game_outcome(r.variant, s.upper, r.store_mover, r.store_opponent, stones, high) !=
+          OutcomeStatus::kOk ||
+      low.result != high.result) {
+    return std::nullopt;
+  }
+  return low;
 }
 
 void refuse_hash(int mib, int bits) {
@@ -139,6 +208,9 @@ class StartSolver {
   StartSolver(const StartSolveRequest& request, const StartSolveEvents& events)
       : request_(request), events_(events), rules_(request.variant.rules.normalised()) {
     report_.variant = request.variant;
+    report_.position = request.position;
+    report_.store_mover = request.store_mover;
+    report_.store_opponent = request.store_opponent;
     report_.time_limit = request.time_limit;
   }
 
@@ -150,12 +222,13 @@ class StartSolver {
                                 " is outside 0.." + std::to_string(kMaxIndexedStones) +
                                 " (-1: the cache policy)");
     }
+    refuse_position(request_);
     if (request_.hash_mib > 0)
       refuse_hash(request_.hash_mib, start_hash_bits(request_.hash_mib));
     std::unique_ptr<TableSet> tables =
         request_.tables ? open_given(*request_.tables) : open_cache();
     const int tables_max = tables ? tables->max_stones() : -1;
-    refuse_up_front(request_.variant,
+    refuse_up_front(request_,
                     tables_max,
                     report_.source == TablesSource::kCache
                         ? cache_note(cache_dir_, tables_max, false, "")
@@ -163,7 +236,7 @@ class StartSolver {
     const int bits = start_hash_bits(
         request_.hash_mib > 0
             ? request_.hash_mib
-            : start_hash_default_mib(request_.variant.total_stones(), tables_max, request_.worths));
+            : start_hash_default_mib(request_stones(request_), tables_max, request_.worths));
     if (events_.on_search)
       events_.on_search();
     try {
@@ -218,13 +291,13 @@ class StartSolver {
   // The cache's tables, built (or completed) first when they are missing; null when the cache
   // cannot be written and holds nothing.
   std::unique_ptr<TableSet> open_cache() {
-    const int stones = request_.variant.total_stones();
+    const int stones = request_stones(request_);
     want_ = request_.cache_layers >= 0 ? request_.cache_layers : start_cache_layers(rules_, stones);
     want_ = std::min(want_, stones);
     // Refuse before building what the search would then refuse.
     if (!request_.cache_root.empty())
       cache_dir_ = start_cache_dir(request_.cache_root, rules_);
-    refuse_up_front(request_.variant,
+    refuse_up_front(request_,
                     want_,
                     cache_note(cache_dir_,
                                want_,
@@ -273,7 +346,7 @@ class StartSolver {
     }
     const int max = t ? t->max_stones() : -1;
     try {
-      refuse_up_front(request_.variant, max, cache_note(cache_dir_, max, false, ""));
+      refuse_up_front(request_, max, cache_note(cache_dir_, max, false, ""));
     } catch (const gen::InvalidRequest& e) {
       throw gen::InvalidRequest(std::string(e.what()) + "; and the cache cannot be built: " + why);
     }
@@ -358,7 +431,9 @@ class StartSolver {
     if (limited || stop) {
       options.stop = [=] { return (limited && Clock::now() >= deadline) || (stop && stop()); };
     }
-    report_.solution = gen::solve_start(request_.variant, options);
+    report_.solution = request_.position ? gen::solve_position(rules_, *request_.position, options)
+                                         : gen::solve_start(request_.variant, options);
+    report_.outcome = decided_outcome(request_, report_.solution);
     report_.search_seconds = since(start);
     if (!report_.solution.complete)
       report_.stopped_by =

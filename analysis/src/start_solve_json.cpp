@@ -24,6 +24,13 @@ nlohmann::json move_json(const gen::StartMove& m) {
   return j;
 }
 
+// A final score: a whole number of seeds as an integer (probe's JSON writes it so), half a seed
+// (endless play splitting an odd count) as a number.
+nlohmann::json seeds_json(double seeds) {
+  const auto whole = static_cast<long long>(seeds);
+  return static_cast<double>(whole) == seeds ? nlohmann::json(whole) : nlohmann::json(seeds);
+}
+
 }  // namespace
 
 nlohmann::json to_json(const StartSolveReport& r) {
@@ -32,7 +39,26 @@ nlohmann::json to_json(const StartSolveReport& r) {
   j["variant"] = r.variant.to_string();
   j["rules"] = describe(r.variant.rules.normalised());
   j["seeds_per_pit"] = r.variant.seeds_per_pit;
-  j["stones"] = r.variant.total_stones();
+  if (r.position) {
+    nlohmann::json pits = nlohmann::json::array();
+    int stones = 0;
+    for (int i = 0; i < r.variant.rules.pits(); ++i) {
+      pits.push_back((*r.position)[static_cast<std::size_t>(i)]);
+      stones += (*r.position)[static_cast<std::size_t>(i)];
+    }
+    j["stones"] = stones;
+    j["position"] = pits;
+  } else {
+    j["stones"] = r.variant.total_stones();
+    j["position"] = nullptr;
+  }
+  j["stores"] = nlohmann::json::array({r.store_mover, r.store_opponent});
+  j["result"] = r.outcome ? nlohmann::json(to_string(r.outcome->result)) : nlohmann::json(nullptr);
+  j["final"] =
+      r.outcome && s.lower == s.upper
+          ? nlohmann::json::array({seeds_json(r.outcome->mover), seeds_json(r.outcome->opponent)})
+          : nlohmann::json(nullptr);
+  j["decided"] = r.outcome && r.outcome->decided;
   j["value"] = s.lower == s.upper ? nlohmann::json(s.value) : nlohmann::json(nullptr);
   j["complete"] = s.complete;
   j["lower"] = s.lower;

@@ -2,10 +2,34 @@
 
 #include <charconv>
 #include <cstdio>
+#include <limits>
 
+#include "options.h"
 #include "sowdb/analysis/position_answer.h"
 
 namespace sowdb::cli {
+
+Stores parse_stores(const std::string& text) {
+  const std::size_t comma = text.find(',');
+  auto number = [&](std::string_view w, long long& out) {
+    auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), out);
+    if (w.empty() || ptr != w.data() + w.size())
+      return false;
+    if (ec == std::errc::result_out_of_range && w.front() != '-')
+      out = std::numeric_limits<long long>::max();  // a number of 20 digits: far too large
+    else if (ec != std::errc() || out < 0)
+      return false;
+    return true;
+  };
+  Stores s;
+  s.text = clipped(text, 40);
+  if (comma == std::string::npos || !number(std::string_view(text).substr(0, comma), s.mover) ||
+      !number(std::string_view(text).substr(comma + 1), s.opponent)) {
+    throw UsageError("--stores wants A,B: the mover's and the opponent's store, e.g. 3,5; got '" +
+                     s.text + "'");
+  }
+  return s;
+}
 
 std::string gain_text(int gain, bool extra_turn) {
   std::string what;

@@ -48,6 +48,19 @@ bool parse_pits(const Rules& rules,
                 Pits& board,
                 std::string& error);
 
+/// Seeds already in the stores (--stores A,B of probe and solve).
+struct Stores {
+  long long mover = 0;     ///< The mover's store.
+  long long opponent = 0;  ///< The opponent's store.
+  std::string text;        ///< As given (clipped), for messages.
+};
+
+/// Parses --stores A,B: two whole numbers >= 0 (a number too large for a long long reads as its
+/// largest value). How many seeds the stores may hold depends on the game and on the position
+/// (check_stores, answer_position, solve), so any size is taken here. ERRORS throws UsageError
+/// naming the text for anything else.
+Stores parse_stores(const std::string& text);
+
 /// "gains 2, extra turn", "gains 3", "extra turn" or "": what a move does besides sowing.
 std::string gain_text(int gain, bool extra_turn);
 

@@ -75,38 +75,6 @@ std::string seeds_text(double s) {
   return buf;
 }
 
-// The seeds already in the stores (--stores A,B).
-struct Stores {
-  long long mover = 0;
-  long long opponent = 0;
-  std::string text;  // as given, for messages
-};
-
-// Parses --stores: two whole numbers >= 0. How many seeds the stores may hold depends on the
-// tables' game and on the position (check_stores, answer_position), so any size is taken here;
-// throws UsageError for anything else.
-Stores parse_stores(const std::string& text) {
-  const std::size_t comma = text.find(',');
-  auto number = [&](std::string_view w, long long& out) {
-    auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), out);
-    if (w.empty() || ptr != w.data() + w.size())
-      return false;
-    if (ec == std::errc::result_out_of_range && w.front() != '-')
-      out = std::numeric_limits<long long>::max();  // a number of 20 digits: far too large
-    else if (ec != std::errc() || out < 0)
-      return false;
-    return true;
-  };
-  Stores s;
-  s.text = clipped(text, 40);
-  if (comma == std::string::npos || !number(std::string_view(text).substr(0, comma), s.mover) ||
-      !number(std::string_view(text).substr(comma + 1), s.opponent)) {
-    throw UsageError("--stores wants A,B: the mover's and the opponent's store, e.g. 3,5; got '" +
-                     s.text + "'");
-  }
-  return s;
-}
-
 // Refuses stores that hold more seeds than the tables' game whatever the position: the same
 // for every position, so bad input for the whole command.
 void check_stores(const TableSet& set, const Stores& stores) {

@@ -3,10 +3,12 @@
 // (sowdb/analysis/start_solve.h); this file binds the options and talks to the user.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "board_text.h"
 #include "commands.h"
@@ -32,6 +34,9 @@ struct SolveArgs {
   bool value_only = false;
   std::string objective = "competitive";
   bool json = false;
+  std::vector<std::string> board;  // --board: a position in place of the start
+  std::string stores;              // --stores A,B: with --board
+  bool stores_given = false;
 };
 
 // --time-limit: a positive number of seconds, in solve's own words (CLI11's PositiveNumber
@@ -97,6 +102,16 @@ void bind_options(CLI::App* cmd, SolveArgs& a) {
                 "Only the value and a best first move: the other moves get an upper bound on "
                 "their worth (a search of a fraction of the work)");
   add_objective_option(cmd, a.objective);
+  cmd->add_option("--board",
+                  a.board,
+                  "Solve this position instead of the start: 2P pit counts, the mover's P first, "
+                  "counter-clockwise (as probe takes them); its value and worths count the seeds "
+                  "the mover nets from it on")
+      ->expected(1, -1);
+  cmd->add_option("--stores",
+                  a.stores,
+                  "With --board: seeds already in the stores, mover's first: A,B (default 0,0); "
+                  "they decide the result and the final score, not the value");
   cmd->add_flag("--json", a.json, "One JSON object on stdout");
   cmd->footer(help_footer());
 }
@@ -116,13 +131,35 @@ Variant resolve(const SolveArgs& a) {
   }
   if (a.tables_given && a.tables.empty())
     throw UsageError("--tables: the table directory must not be an empty path");
+  if (a.stores_given && a.board.empty())
+    throw UsageError("--stores goes with --board (the start's stores are empty)");
   return v;
 }
 
+// --board and --stores into the request: the position's pits checked against the variant's
+// board (parse_pits), the stores as numbers (the library checks them against the game).
+void set_position(const Variant& v, const SolveArgs& a, StartSolveRequest& request) {
+  if (a.board.empty())
+    return;
+  Pits board{};
+  std::string error;
+  if (!parse_pits(Rules(v.rules), a.board, board, error))
+    throw UsageError("--board: " + error);
+  request.position = board;
+  if (!a.stores_given)
+    return;
+  const Stores stores = parse_stores(a.stores);
+  // Larger stores than any game holds are refused by the library; keep them large, not wrapped.
+  constexpr long long kCap = 1 << 20;
+  request.store_mover = static_cast<int>(std::min(stores.mover, kCap));
+  request.store_opponent = static_cast<int>(std::min(stores.opponent, kCap));
+}
+
 int solve_cooperative(const Variant& v, const SolveArgs& a) {
-  if (a.value_only || a.time_limit > 0 || a.cache_layers >= 0) {
+  if (a.value_only || a.time_limit > 0 || a.cache_layers >= 0 || !a.board.empty()) {
     throw UsageError(
-        "--objective cooperative takes neither --value-only nor --time-limit nor --cache-layers");
+        "--objective cooperative takes neither --value-only nor --time-limit nor --cache-layers "
+        "nor --board (sowdb probe answers a position of co-operative tables)");
   }
   CooperativeStartReport r;
   try {
@@ -196,6 +233,7 @@ int run_solve(const SolveArgs& a) {
   StartSolveRequest request;
   request.threads = a.threads;
   request.variant = v;
+  set_position(v, a, request);
   if (a.tables_given)
     request.tables = a.tables;
   request.cache_root = start_cache_root();
@@ -241,11 +279,12 @@ int run_solve(const SolveArgs& a) {
 
 void add_solve(CLI::App& app, Runner& run) {
   auto args = std::make_shared<SolveArgs>();
-  auto* cmd = app.add_subcommand("solve",
-                                 "The value of a start position and the worth of every first move");
+  auto* cmd = app.add_subcommand(
+      "solve", "The value of a start position (or --board) and the worth of every first move");
   bind_options(cmd, *args);
   cmd->callback([&run, args, cmd] {
     args->tables_given = cmd->count("--tables") > 0;
+    args->stores_given = cmd->count("--stores") > 0;
     run = [args] { return run_solve(*args); };
   });
 }

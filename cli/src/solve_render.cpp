@@ -91,15 +91,46 @@ void print_timing(const StartSolveReport& r) {
   }
 }
 
+// The result with the stores, when the bounds decide it: who wins, and the final score once the
+// value is exact.
+void print_outcome(const StartSolveReport& r) {
+  if (!r.outcome)
+    return;
+  const GameOutcome& o = *r.outcome;
+  std::printf("stores %d (mover) and %d (opponent): ", r.store_mover, r.store_opponent);
+  if (o.decided) {
+    std::printf("the game is already decided: the %s holds a majority of the %d seeds\n",
+                o.result == GameResult::kWin ? "mover" : "opponent",
+                o.total_seeds);
+    return;
+  }
+  const char* verb = o.result == GameResult::kWin    ? "wins"
+                     : o.result == GameResult::kLoss ? "loses"
+                                                     : "draws";
+  std::printf("the mover %s", verb);
+  if (r.solution.lower == r.solution.upper)
+    std::printf(", final score %g-%g", o.mover, o.opponent);
+  std::printf("\n");
+}
+
 }  // namespace
 
 void print_solve_text(const StartSolveReport& r, int interrupted) {
   const gen::StartSolution& s = r.solution;
-  std::printf("%s (%s), %d seeds in each pit, %d on the board\n",
-              r.variant.to_string().c_str(),
-              describe(r.variant.rules.normalised()).c_str(),
-              r.variant.seeds_per_pit,
-              r.variant.total_stones());
+  if (r.position) {
+    std::printf("%s (%s), the position %s, %d seeds on the board\n%s\n",
+                r.variant.to_string().c_str(),
+                describe(r.variant.rules.normalised()).c_str(),
+                pits_text(Rules(r.variant.rules), *r.position).c_str(),
+                s.stones,
+                board_diagram(Rules(r.variant.rules), *r.position).c_str());
+  } else {
+    std::printf("%s (%s), %d seeds in each pit, %d on the board\n",
+                r.variant.to_string().c_str(),
+                describe(r.variant.rules.normalised()).c_str(),
+                r.variant.seeds_per_pit,
+                r.variant.total_stones());
+  }
   if (!s.complete && interrupted != 0) {
     std::printf("interrupted by %s after %.2f s of search: what is not proved is given as bounds\n",
                 signal_name(interrupted),
@@ -110,10 +141,14 @@ void print_solve_text(const StartSolveReport& r, int interrupted) {
         "limit counts the search only, never building the cache)\n",
         r.time_limit);
   }
-  std::printf("value for the first player: %s", worth(s.lower, s.upper).c_str());
+  std::printf("value for the %s: %s",
+              r.position ? "mover" : "first player",
+              worth(s.lower, s.upper).c_str());
   if (s.best >= 0)
-    std::printf(" (best first move: pit %d)", s.best);
+    std::printf(" (best %s: pit %d)", r.position ? "move" : "first move", s.best);
   std::printf("\n");
+  if (r.position)
+    print_outcome(r);
   print_moves(s);
   print_timing(r);
 }

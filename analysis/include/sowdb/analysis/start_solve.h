@@ -15,6 +15,7 @@
 #include "sowdb/gen/cooperative.h"
 #include "sowdb/gen/generate.h"
 #include "sowdb/gen/start_search.h"
+#include "sowdb/probe/outcome.h"
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/variant.h"
 
@@ -78,6 +79,17 @@ const char* to_string(TablesSource source) noexcept;
 /// What solve_start_position is asked.
 struct StartSolveRequest {
   Variant variant;  ///< The game, with S seeds in each pit.
+  /// A position to solve in place of the start (added 2026-11-29, issue 41): the mover's pits
+  /// first, counter-clockwise, of the variant's board, with any seeds up to kMaxBoardStones in
+  /// all. Its value and worths count the seeds netted from it on (gen::solve_position). An
+  /// Oware-family position is searched too (its positions repeat, so without complete tables the
+  /// answer may stay bounds without a time limit; they always hold the true value). nullopt:
+  /// the variant's start.
+  std::optional<Pits> position;
+  /// Seeds already in the stores of `position` (the mover's, the opponent's), for the game's
+  /// result (StartSolveReport::outcome); at most the game's seeds with the board. 0 at the start.
+  int store_mover = 0;
+  int store_opponent = 0;
   /// Tables of the variant's rules to probe; nullopt: the cache under `cache_root`.
   std::optional<std::filesystem::path> tables;
   /// The cache's root (start_cache_root()); used when `tables` is nullopt. Empty: no cache, the
@@ -134,7 +146,15 @@ struct StartSolveEvents {
 struct StartSolveReport {
   Variant variant;              ///< As asked.
   gen::StartSolution solution;  ///< The value, the bounds, every first move.
-  std::string tables;           ///< The tables' directory; empty with TablesSource::kNone.
+  /// StartSolveRequest::position as asked (solution.start holds the position solved either way).
+  std::optional<Pits> position;
+  int store_mover = 0;     ///< As asked.
+  int store_opponent = 0;  ///< As asked.
+  /// The end of the game with the stores (game_outcome of the value) when the bounds decide the
+  /// result: the final score is then that of `lower` unless the value is exact. nullopt: they
+  /// do not decide it.
+  std::optional<GameOutcome> outcome;
+  std::string tables;  ///< The tables' directory; empty with TablesSource::kNone.
   TablesSource source = TablesSource::kNone;
   bool tables_built = false;  ///< This run built (or repaired) layers of the cache.
   int layers_built = 0;       ///< Layers this run solved and wrote into the cache.
@@ -154,30 +174,35 @@ struct StartSolveReport {
   std::string stopped_by;
 };
 
-/// Solves the start position of request.variant. Without `tables`, it builds layers
-/// 0..start_cache_layers() of the rule set into the cache (reusing what an earlier run built;
-/// waiting while another process writes the same cache; re-checking the cache and solving a
+/// Solves the start position of request.variant (or request.position). Without `tables`, it builds
+/// layers 0..start_cache_layers() of the rule set into the cache (reusing what an earlier run
+/// built; waiting while another process writes the same cache; re-checking the cache and solving a
 /// damaged layer again when a probe fails on it, once), and solves from an unwritable cache's
 /// layers, or without tables, when it cannot write. Every refusal comes before any work.
 /// ERRORS throws gen::InvalidRequest for a request it refuses (tables of other rules or of the
 /// co-operative objective, unreadable or empty tables, a start of more seeds than a search or the
 /// tables can take, an Oware-family start without complete tables, a transposition table over
-/// half of the memory); std::runtime_error for a failure on the way (I/O, full disk, a damaged
-/// table that is not the cache's); std::bad_alloc; std::invalid_argument for a negative
-/// request.threads.
-/// THREAD SAFETY one call at a time per process for the same cache (the lock is per process);
-/// calls with different thread counts keep their own.
+/// half of the memory); Refused (refusal.h) of kind kBadPosition for a position of more than
+/// kMaxBoardStones seeds or with seeds off the board, kBadStores for stores the game cannot hold
+/// with the position (or any stores with the start); std::runtime_error for a failure on the way
+/// (I/O, full disk, a damaged table that is not the cache's); std::bad_alloc; std::invalid_argument
+/// for a negative request.threads. THREAD SAFETY one call at a time per process for the same cache
+/// (the lock is per process); calls with different thread counts keep their own.
 StartSolveReport solve_start_position(const StartSolveRequest& request,
                                       const StartSolveEvents& events = {});
 
-/// The JSON object of `sowdb solve --json`: variant, rules, seeds_per_pit, stones, value (null
-/// unless proved), complete, lower, upper, best, moves (pit, worth, lower, upper, gain,
-/// extra_turn, continuations), nodes, seconds (the whole run, building the cache included),
-/// build_seconds, search_seconds, method ("tables" or "search"), tables (the directory alone;
-/// null without tables), tables_source ("given", "cache", "none"), tables_cache,
-/// tables_max_stones, tables_built, layers_built, repaired_layers, tables_missing_layer, hash_mb,
-/// tables_preloaded_bytes and preload_seconds (the tables read whole before the search, part of
-/// search_seconds; 0: probed), time_limit, stopped_by, notes. Thread safe.
+/// The JSON object of `sowdb solve --json`: variant, rules, seeds_per_pit, stones (on the board
+/// solved), position (its pits, mover first; null for the start), stores ([mover, opponent]),
+/// result ("win", "draw", "loss" for the mover with the stores; null while the bounds do not
+/// decide it), final ([mover, opponent] seeds at the end; null unless the value is proved),
+/// decided (a store already holds a majority), value (null unless proved), complete, lower, upper,
+/// best, moves (pit, worth, lower, upper, gain, extra_turn, continuations), nodes, seconds (the
+/// whole run, building the cache included), build_seconds, search_seconds, method ("tables" or
+/// "search"), tables (the directory alone; null without tables), tables_source ("given", "cache",
+/// "none"), tables_cache, tables_max_stones, tables_built, layers_built, repaired_layers,
+/// tables_missing_layer, hash_mb, tables_preloaded_bytes and preload_seconds (the tables read whole
+/// before the search, part of search_seconds; 0: probed), time_limit, stopped_by, notes. Thread
+/// safe.
 nlohmann::json to_json(const StartSolveReport& report);
 
 /// The co-operative answer of a start position (`sowdb solve --objective cooperative`).
