@@ -339,7 +339,9 @@ PositionReport search_position(const TableSet& set,
     } catch (...) {
       throw Refused(refusal_of(std::current_exception()));
     }
-    if (budget.proofs && !s.by_tables)
+    // Above the tables only: a position they hold answers at once anyway. One whose every move
+    // leads into them (by_tables) is kept too, so that a book holds every position it settled.
+    if (budget.proofs && r.stones > set.max_stones())
       keep(*budget.proofs, engine, board, r.stones, set.max_stones(), s);
   }
   if (budget.proofs && s.lower == s.upper && static_cast<int>(s.line.size()) < max_plies) {

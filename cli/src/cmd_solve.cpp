@@ -177,55 +177,6 @@ int solve_cooperative(const Variant& v, const SolveArgs& a) {
   return 0;
 }
 
-// The terminal's side of a solve: notices, progress lines, and the switch from the build's
-// interruption (gen's: clean temporaries, exit) to the search's (stop, print the bounds).
-StartSolveEvents terminal_events(const SolveArgs& a, int pits) {
-  const bool tty = isatty(fileno(stderr)) && !a.json;
-  const bool talk = !a.json;
-  auto build = std::make_shared<BuildProgress>();
-  auto search = std::make_shared<SearchProgress>();
-  StartSolveEvents e;
-  e.on_build = [=](const CacheBuild& b) {
-    if (const int signal = interrupt_signal(); signal != 0) {
-      // Interrupted before the build started: nothing is written yet.
-      std::fprintf(
-          stderr, "sowdb: interrupted by %s before the cache was built\n", signal_name(signal));
-      std::_Exit(128 + signal);
-    }
-    catch_interrupts(b.dir);
-    if (talk)
-      print_build_notice(b);
-    build->start(b, pits);
-  };
-  e.on_wait = [=](const std::string& busy) {
-    if (tty)
-      clear_progress_line();
-    if (talk)
-      std::fprintf(stderr, "sowdb: waiting: %s\n", busy.c_str());
-  };
-  e.on_layer = [=](const gen::LayerReport& r) {
-    interrupt_progress(r.stones);
-    build->layer_done(r.stones, r.reused);
-  };
-  e.on_rebuild = [=](int n, const std::string& why) {
-    if (tty)
-      clear_progress_line();
-    if (talk)
-      std::fprintf(stderr, "sowdb: cache layer %d: %s; solving it again\n", n, why.c_str());
-  };
-  if (tty)
-    e.on_build_progress = [=](int n, gen::Phase p, double f) { build->show(n, to_string(p), f); };
-  e.on_search = [=] {
-    if (tty)
-      clear_progress_line();
-    stop_on_interrupts();
-    search->start();
-  };
-  if (tty)
-    e.on_search_progress = [=](const gen::SolveProgress& p) { search->show(p); };
-  return e;
-}
-
 int run_solve(const SolveArgs& a) {
   const Variant v = resolve(a);
   if (a.objective == "cooperative")
@@ -248,7 +199,7 @@ int run_solve(const SolveArgs& a) {
   stop_on_interrupts();
   StartSolveReport r;
   try {
-    r = solve_start_position(request, terminal_events(a, v.rules.pits()));
+    r = solve_start_position(request, solve_terminal_events(a.json, v.rules.pits()));
   } catch (const gen::NeedsCompleteTables& e) {
     throw UsageError(std::string(a.tables_given ? "--tables: " : "") + e.what() + tables_remedy(e));
   } catch (const gen::InvalidRequest& e) {

@@ -42,6 +42,7 @@ void add_probe(CLI::App& app, Runner& run);
 void add_verify(CLI::App& app, Runner& run);
 void add_manifest(CLI::App& app, Runner& run);
 void add_solve(CLI::App& app, Runner& run);
+void add_book(CLI::App& app, Runner& run);
 void add_stats(CLI::App& app, Runner& run);
 void add_migrate(CLI::App& app, Runner& run);
 /// `sowdb serve`; only in a build with the server (SOWDB_WITH_SERVER).

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   sowdb::cli::add_stats(app, run);
   sowdb::cli::add_manifest(app, run);
   sowdb::cli::add_solve(app, run);
+  sowdb::cli::add_book(app, run);
   sowdb::cli::add_migrate(app, run);
 #ifdef SOWDB_WITH_SERVER
   sowdb::cli::add_serve(app, run);

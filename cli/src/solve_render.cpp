@@ -1,9 +1,14 @@
 #include "solve_render.h"
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "board_text.h"
+#include "interrupt.h"
 #include "search_interrupt.h"
 #include "sowdb/format/index.h"
 #include "sowdb/probe/manifest.h"
@@ -256,6 +261,55 @@ void SearchProgress::show(const gen::SolveProgress& p) {
 void clear_progress_line() {
   std::fprintf(stderr, "\r\033[K");
   std::fflush(stderr);
+}
+
+// The terminal's side of a solve: notices, progress lines, and the switch from the build's
+// interruption (gen's: clean temporaries, exit) to the search's (stop, print the bounds).
+StartSolveEvents solve_terminal_events(bool json, int pits) {
+  const bool tty = isatty(fileno(stderr)) && !json;
+  const bool talk = !json;
+  auto build = std::make_shared<BuildProgress>();
+  auto search = std::make_shared<SearchProgress>();
+  StartSolveEvents e;
+  e.on_build = [=](const CacheBuild& b) {
+    if (const int signal = interrupt_signal(); signal != 0) {
+      // Interrupted before the build started: nothing is written yet.
+      std::fprintf(
+          stderr, "sowdb: interrupted by %s before the cache was built\n", signal_name(signal));
+      std::_Exit(128 + signal);
+    }
+    catch_interrupts(b.dir);
+    if (talk)
+      print_build_notice(b);
+    build->start(b, pits);
+  };
+  e.on_wait = [=](const std::string& busy) {
+    if (tty)
+      clear_progress_line();
+    if (talk)
+      std::fprintf(stderr, "sowdb: waiting: %s\n", busy.c_str());
+  };
+  e.on_layer = [=](const gen::LayerReport& r) {
+    interrupt_progress(r.stones);
+    build->layer_done(r.stones, r.reused);
+  };
+  e.on_rebuild = [=](int n, const std::string& why) {
+    if (tty)
+      clear_progress_line();
+    if (talk)
+      std::fprintf(stderr, "sowdb: cache layer %d: %s; solving it again\n", n, why.c_str());
+  };
+  if (tty)
+    e.on_build_progress = [=](int n, gen::Phase p, double f) { build->show(n, to_string(p), f); };
+  e.on_search = [=] {
+    if (tty)
+      clear_progress_line();
+    stop_on_interrupts();
+    search->start();
+  };
+  if (tty)
+    e.on_search_progress = [=](const gen::SolveProgress& p) { search->show(p); };
+  return e;
 }
 
 }  // namespace sowdb::cli

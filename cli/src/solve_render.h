@@ -50,6 +50,12 @@ class SearchProgress {
   std::chrono::steady_clock::time_point start_, drawn_;
 };
 
+/// The terminal's side of solve_start_position (`solve`, and `book` building its tables):
+/// notices and progress lines on standard error (none with `json`; lines only on a terminal), and
+/// the switch from the build's handling of a signal (gen's: temporaries removed, exit) to the
+/// search's (stop_on_interrupts: stop, then the bounds). `pits`: 2P of the board.
+StartSolveEvents solve_terminal_events(bool json, int pits);
+
 /// Clears the progress line (before other output on the terminal).
 void clear_progress_line();
 
