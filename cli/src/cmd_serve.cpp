@@ -32,6 +32,7 @@ struct ServeArgs {
   int read_timeout = 10;
   int max_search_ms = 10000;
   int search_slots = 1;
+  int max_job_seconds = 300;
   bool no_proof_store = false;
 };
 
@@ -91,6 +92,13 @@ void create_serve_options(CLI::App* cmd, ServeArgs& args) {
       ->transform(whole_number())
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
+  cmd->add_option("--max-job-seconds",
+                  args.max_job_seconds,
+                  "Longest a followed search (follow=1) runs on as a job after its request, in "
+                  "seconds; it stops sooner when nobody asks about it for 10 s")
+      ->transform(whole_number())
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
   cmd->add_flag("--no-proof-store",
                 args.no_proof_store,
                 "Neither read nor keep positions proved by search (default: proofs/ in solve's "
@@ -124,6 +132,7 @@ std::shared_ptr<const server::Api> open_api(const ServeArgs& args) {
   api.max_body_bytes = static_cast<std::size_t>(args.max_body_kb) << 10;
   api.max_search_ms = args.max_search_ms;
   api.search_slots = args.search_slots;
+  api.max_job_seconds = args.max_job_seconds;
   if (!args.no_proof_store)
     api.proofs_root = start_cache_root();
   try {

@@ -165,6 +165,8 @@ Endpoint endpoint_of_path(std::string_view path) {
     return Endpoint::kVariants;
   if (path == "/api/v1/variant")
     return Endpoint::kVariant;
+  if (path == "/api/v1/job")
+    return Endpoint::kJob;
   if (path == "/api/v1/health")
     return Endpoint::kHealth;
   if (path == "/metrics")
@@ -244,6 +246,11 @@ std::optional<Response> Api::answer(const Request& request, bool may_probe) cons
       return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
     return with_endpoint(impl_->variant(target), endpoint);
   }
+  if (endpoint == Endpoint::kJob) {
+    if (!get && request.method != "DELETE")
+      return with_endpoint(method_not_allowed(request, "GET, HEAD, DELETE"), endpoint);
+    return impl_->job(target, request.method == "DELETE");
+  }
   if (endpoint == Endpoint::kHealth) {
     if (!get)
       return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
@@ -275,7 +282,7 @@ std::optional<Response> Api::answer(const Request& request, bool may_probe) cons
     return error_response(HttpRefusal::kNoSuchResource,
                           "no such endpoint: " + printable(path, 80) +
                               " (endpoints: /api/v1/position, /api/v1/batch, /api/v1/variants, "
-                              "/api/v1/variant, /api/v1/health, /metrics)");
+                              "/api/v1/variant, /api/v1/job, /api/v1/health, /metrics)");
   }
   return error_response(HttpRefusal::kNoSuchResource, "no such page: " + printable(path, 80));
 }

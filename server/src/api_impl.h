@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "search_jobs.h"
 #include "sowdb/analysis/position_answer.h"
 #include "sowdb/analysis/proof_store.h"
 #include "sowdb/analysis/refusal.h"
@@ -72,19 +73,42 @@ struct Api::Impl {
   /// The served set of the canonical variant text and `objective` (as find), or nullptr.
   const Served* find_canonical(std::string_view canonical, std::string_view objective) const;
 
-  /// Searches running now (at most options.search_slots).
+  /// Searches running now (at most options.search_slots), single requests' and jobs' alike.
   mutable std::atomic<int> searching{0};
 
   /// The report of `board` with `stores` in `s`, from the cache or (with `may_probe`) the tables;
-  /// above the tables by a search of up to `search_ms` ms (0: refused).
+  /// above the tables by a search of up to `search_ms` ms (0: refused), which goes on as a job
+  /// when `follow` (the answer is then 202 with the job's progress).
   Answered report(const Served& s,
                   const std::vector<int>& board,
                   const std::vector<int>& stores,
                   bool may_probe,
-                  int search_ms = 0) const;
+                  int search_ms = 0,
+                  bool follow = false) const;
+
+  /// The tables of `s` opened for searches (at the first search), else the lookups' set.
+  const TableSet& search_tables(const Served& s) const;
+
+  /// The budget of a search of the server's: one thread, its own transposition table, the
+  /// tables probed (never read whole), the proof store of `s`.
+  static SearchBudget search_budget(const Served& s);
 
   /// The search of `board` (above the tables of `s`) within `search_ms` ms, on a search slot.
   Answer<PositionAnswer> search(const Served& s, const PositionQuery& query, int search_ms) const;
+
+  /// The search of `query` as a job (joined when one runs for `key`), waited for up to
+  /// `search_ms` ms: its answer when it ends by then, else 202 with its progress.
+  Answered follow(const Served& s,
+                  const PositionQuery& query,
+                  const std::string& key,
+                  int search_ms) const;
+
+  /// A competitive report's answer body (the report's JSON with "api") and whether it holds
+  /// bounds only.
+  static Answered report_body(const PositionReport& r);
+
+  /// GET and DELETE /api/v1/job.
+  Response job(const Target& target, bool remove) const;
 
   /// GET /api/v1/position.
   std::optional<Response> position(const Target& target, bool may_probe) const;
@@ -94,6 +118,14 @@ struct Api::Impl {
 
   /// POST /api/v1/batch.
   Response batch(std::string_view body) const;
+
+  /// Searches that outlive their request. Last: destroyed first, its threads joined while the
+  /// served sets and the cache they use still stand.
+  std::unique_ptr<SearchJobs> jobs = std::make_unique<SearchJobs>(searching,
+                                                                  options.search_slots,
+                                                                  options.max_job_seconds,
+                                                                  options.job_idle_seconds,
+                                                                  options.job_keep_seconds);
 };
 
 }  // namespace sowdb::server

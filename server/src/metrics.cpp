@@ -14,6 +14,8 @@ const char* to_string(Endpoint e) noexcept {
       return "variants";
     case Endpoint::kVariant:
       return "variant";
+    case Endpoint::kJob:
+      return "job";
     case Endpoint::kHealth:
       return "health";
     case Endpoint::kMetrics:

@@ -228,6 +228,13 @@ Answer<PositionAnswer> Api::Impl::search(const Served& s,
     std::atomic<int>& n;
     ~Release() { --n; }
   } release{searching};
+  PositionQuery q = query;
+  q.search = search_budget(s);
+  q.search->seconds = search_ms / 1000.0;
+  return answer_position(search_tables(s), q);
+}
+
+const TableSet& Api::Impl::search_tables(const Served& s) const {
   std::call_once(s.search->once, [&] {
     TableSetOptions o;
     // Up to 128 MiB of decoded values per layer, few depths: a search probes values only, the
@@ -241,22 +248,137 @@ Answer<PositionAnswer> Api::Impl::search(const Served& s,
       s.search->set.reset();
     }
   });
-  const TableSet& set = s.search->set ? *s.search->set : *s.set;
-  PositionQuery q = query;
-  q.search = SearchBudget{};
-  q.search->seconds = search_ms / 1000.0;
-  q.search->threads = 1;
-  q.search->hash_mib = kSearchHashMib;
-  q.search->preload_limit = 0;
-  q.search->proofs = s.proofs.get();
-  return answer_position(set, q);
+  return s.search->set ? *s.search->set : *s.set;
+}
+
+SearchBudget Api::Impl::search_budget(const Served& s) {
+  SearchBudget b;
+  b.threads = 1;
+  b.hash_mib = kSearchHashMib;
+  b.preload_limit = 0;
+  b.proofs = s.proofs.get();
+  return b;
+}
+
+Answered Api::Impl::report_body(const PositionReport& r) {
+  Answered a;
+  // "api" sorts before every key of the report, as nlohmann would place it.
+  const std::string report = to_json_text(r);
+  a.body = std::make_shared<const std::string>("{\"api\":" + std::to_string(kApiVersion) + "," +
+                                               report.substr(1));
+  a.bounds = r.method == AnswerMethod::kSearch && !(r.search && r.search->complete);
+  return a;
+}
+
+Answered Api::Impl::follow(const Served& s,
+                           const PositionQuery& query,
+                           const std::string& key,
+                           int search_ms) const {
+  int stones = 0;
+  for (const long long n : query.board)
+    stones += static_cast<int>(n);
+  Answer<std::shared_ptr<Job>> joined =
+      jobs->start(key, stones, [this, &s, query, key](const SearchBudget& budget) {
+        PositionQuery q = query;
+        q.search = search_budget(s);
+        q.search->seconds = budget.seconds;
+        q.search->stop = budget.stop;
+        q.search->progress = budget.progress;
+        const Answer<PositionAnswer> answer = answer_position(search_tables(s), q);
+        JobResult result;
+        if (!answer) {
+          result.status = http_status(answer.refusal().kind);
+          result.error = answer.refusal().message_without_paths();
+          return result;
+        }
+        const Answered a = report_body(*answer->competitive);
+        result.body = a.body;
+        result.bounds = a.bounds;
+        if (!a.bounds)
+          cache.put(key, a.body);
+        return result;
+      });
+  if (!joined)
+    return refused(joined.refusal());
+  Job& job = **joined;
+  Answered a;
+  if (SearchJobs::wait(job, search_ms)) {
+    const std::lock_guard lock(job.mutex);
+    if (!job.result.body) {
+      a.status = job.result.status;
+      a.error = job.result.error;
+      return a;
+    }
+    a.body = job.result.body;
+    a.bounds = job.result.bounds;
+    return a;
+  }
+  a.status = http_status(HttpSuccess::kAccepted);
+  a.body = std::make_shared<const std::string>(SearchJobs::progress_json(job));
+  a.bounds = true;
+  return a;
+}
+
+Response Api::Impl::job(const Target& target, bool remove) const {
+  auto respond = [](int status, std::string body) {
+    Response r;
+    r.status = status;
+    r.endpoint = Endpoint::kJob;
+    r.body = std::move(body);
+    r.cache_control = "no-store";
+    return r;
+  };
+  for (std::size_t i = 0; i < target.params.size(); ++i) {
+    if (target.params[i].first != "id" || i > 0) {
+      Response r = refusal_response(
+          Refusal{RefusalKind::kBadRequest, "a job is asked for by its id alone: ?id=ID"},
+          Endpoint::kJob);
+      return r;
+    }
+  }
+  const std::string* id = find_param(target, "id");
+  if (id == nullptr) {
+    return refusal_response(Refusal{RefusalKind::kBadRequest, "missing parameter 'id'"},
+                            Endpoint::kJob);
+  }
+  const std::shared_ptr<Job> job = jobs->find(*id);
+  if (!job) {
+    Response r = Api::error(http_status(HttpRefusal::kNoSuchResource),
+                            "no such job: " + printable(*id, 40) + " (jobs are forgotten " +
+                                std::to_string(static_cast<int>(options.job_keep_seconds)) +
+                                " s after they end)");
+    r.endpoint = Endpoint::kJob;
+    return r;
+  }
+  if (remove) {
+    jobs->cancel(*id);
+    SearchJobs::wait(*job, 1000);
+    return respond(http_status(HttpSuccess::kOk), SearchJobs::progress_json(*job));
+  }
+  JobState state;
+  JobResult result;
+  {
+    const std::lock_guard lock(job->mutex);
+    state = job->state;
+    result = job->result;
+  }
+  if (state == JobState::kRunning)
+    return respond(http_status(HttpSuccess::kAccepted), SearchJobs::progress_json(*job));
+  if (!result.body)
+    return respond(result.status,
+                   nlohmann::json{{"status", result.status}, {"error", result.error}}.dump(
+                       -1, ' ', false, nlohmann::json::error_handler_t::replace));
+  Response r = respond(http_status(HttpSuccess::kOk), std::string());
+  r.shared_body = result.body;
+  return r;
 }
 
 Answered Api::Impl::report(const Served& s,
                            const std::vector<int>& board,
                            const std::vector<int>& stores,
                            bool may_probe,
-                           int search_ms) const {
+                           int search_ms,
+                           bool follow) const {
   Answered a;
   if (stores.size() != 2) {
     return refused({RefusalKind::kBadRequest,
@@ -280,6 +402,8 @@ Answered Api::Impl::report(const Served& s,
   Answer<PositionAnswer> answer = answer_position(*s.set, query);
   if (!answer && search_ms > 0 && answer.refusal().kind == RefusalKind::kTooManySeeds &&
       s.objective == Objective::kCompetitive) {
+    if (follow)
+      return this->follow(s, query, key, search_ms);
     answer = search(s, query, search_ms);
   }
   if (!answer) {
@@ -294,12 +418,7 @@ Answered Api::Impl::report(const Served& s,
     a.body = std::make_shared<const std::string>(
         j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   } else {
-    // "api" sorts before every key of the report, as nlohmann would place it.
-    const std::string report = to_json_text(*answer->competitive);
-    a.body = std::make_shared<const std::string>("{\"api\":" + std::to_string(kApiVersion) + "," +
-                                                 report.substr(1));
-    const PositionReport& r = *answer->competitive;
-    a.bounds = r.method == AnswerMethod::kSearch && !(r.search && r.search->complete);
+    a = report_body(*answer->competitive);
   }
   if (!a.bounds)
     cache.put(key, a.body);
@@ -313,10 +432,10 @@ std::optional<Response> Api::Impl::position(const Target& target, bool may_probe
   for (std::size_t i = 0; i < target.params.size(); ++i) {
     const std::string& name = target.params[i].first;
     if (name != "variant" && name != "board" && name != "stores" && name != "objective" &&
-        name != "search_ms") {
+        name != "search_ms" && name != "follow") {
       return fail(RefusalKind::kBadRequest,
                   "unknown parameter '" + printable(name) +
-                      "' (parameters: variant, board, stores, objective, search_ms)");
+                      "' (parameters: variant, board, stores, objective, search_ms, follow)");
     }
     for (std::size_t k = 0; k < i; ++k) {
       if (target.params[k].first == name)
@@ -356,7 +475,13 @@ std::optional<Response> Api::Impl::position(const Target& target, bool may_probe
     }
     search_ms = std::min(n[0], options.max_search_ms);
   }
-  Answered a = report(*s, board, stores, may_probe, search_ms);
+  bool follow = false;
+  if (const std::string* f = find_param(target, "follow")) {
+    if (*f != "0" && *f != "1")
+      return fail(RefusalKind::kBadRequest, "follow: want 1 (search on as a job) or 0");
+    follow = *f == "1";
+  }
+  Answered a = report(*s, board, stores, may_probe, search_ms, follow);
   if (a.needs_probe)
     return std::nullopt;
   if (!a.body) {
@@ -365,6 +490,7 @@ std::optional<Response> Api::Impl::position(const Target& target, bool may_probe
     return r;
   }
   Response r;
+  r.status = a.status;
   r.endpoint = Endpoint::kPosition;
   r.shared_body = a.body;  // no copy of a cached answer per request
   // The tables do not change while served: a position's answer may be kept for a day; bounds

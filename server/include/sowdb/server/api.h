@@ -33,6 +33,12 @@ struct ApiOptions {
   /// needs a search while they all run is refused as busy (503). WHY one: a search keeps its
   /// thread for up to max_search_ms, and the other workers must stay free for lookups.
   int search_slots = 1;
+  /// The longest a followed search (`follow=1`) runs on as a job after its request, in seconds.
+  double max_job_seconds = 300;
+  /// A job nobody has asked about (GET /api/v1/job) for this long stops, in seconds.
+  double job_idle_seconds = 10;
+  /// How long an ended job's answer stays to be asked for, in seconds.
+  double job_keep_seconds = 60;
   /// The root of the proof stores (proof_store_path: ROOT/proofs/NAME.sowproof, one per rule
   /// set): positions proved by search are read and kept there. Empty: no store.
   std::filesystem::path proofs_root;

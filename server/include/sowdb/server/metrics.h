@@ -18,12 +18,13 @@ enum class Endpoint : std::uint8_t {
   kBatch,
   kVariants,
   kVariant,  ///< GET /api/v1/variant: one variant text read.
+  kJob,      ///< GET and DELETE /api/v1/job: a search job followed or cancelled.
   kHealth,
   kMetrics,
   kStatic,
   kOther,
 };
-inline constexpr int kEndpointCount = 8;
+inline constexpr int kEndpointCount = 9;
 
 /// "position", "batch", ...: the endpoint label.
 const char* to_string(Endpoint e) noexcept;

@@ -26,11 +26,20 @@ enum class HttpRefusal : std::uint8_t {
 enum class HttpSuccess : std::uint8_t {
   kOk,           ///< The answer.
   kNotModified,  ///< A static file the client holds (If-None-Match).
+  kAccepted,     ///< A search job runs on: its progress now, its answer when it ends.
 };
 
 /// The status of an answer.
 constexpr int http_status(HttpSuccess s) noexcept {
-  return s == HttpSuccess::kNotModified ? 304 : 200;
+  switch (s) {
+    case HttpSuccess::kNotModified:
+      return 304;
+    case HttpSuccess::kAccepted:
+      return 202;
+    case HttpSuccess::kOk:
+      break;
+  }
+  return 200;
 }
 
 /// The status of HTTP's own refusal `r`.
@@ -96,7 +105,7 @@ constexpr bool has_body(int status) noexcept {
 
 /// The statuses the metrics count one by one (every status the mappings above give), then 0 for
 /// any other.
-inline constexpr std::array<int, 10> kCountedStatuses = {
-    200, 304, 400, 404, 405, 413, 422, 500, 503, 0};
+inline constexpr std::array<int, 11> kCountedStatuses = {
+    200, 202, 304, 400, 404, 405, 413, 422, 500, 503, 0};
 
 }  // namespace sowdb::server
