@@ -78,6 +78,10 @@ class BookBuilder {
 
   BookReport run() {
     report_.tables_max = set_.max_stones();
+    // Read once for every search of the book (one read costs what a few dozen of its searches
+    // do through the block caches); tables too large to read go through the caches.
+    preloaded_ = gen::PreloadedValues::read(set_);
+    report_.preloaded_bytes = preloaded_ ? preloaded_->bytes() : 0;
     Pits start{};
     for (int i = 0; i < set_.engine().board_pits(); ++i)
       start[static_cast<std::size_t>(i)] =
@@ -144,8 +148,7 @@ class BookBuilder {
     budget.threads = request_.threads;
     budget.proofs = &store_;
     budget.stop = request_.stop;
-    // The tables' block caches stay warm from one position to the next; reading them whole for
-    // each search would cost more than most of the searches.
+    budget.preloaded = preloaded_;
     budget.preload_limit = 0;
     const auto t = Clock::now();
     const PositionReport r = search_position(set_, node.board, 0, 0, 0, budget);
@@ -189,6 +192,7 @@ class BookBuilder {
   std::uint64_t book_queued_ = 0;
   std::uint64_t done_ = 0;
   std::uint64_t positions_ = 0;
+  std::shared_ptr<const gen::PreloadedValues> preloaded_;
   BookReport report_;
 };
 

@@ -298,6 +298,7 @@ PositionReport search_position(const TableSet& set,
   options.worths = budget.worths;
   options.value_first = true;
   options.preload_limit = budget.preload_limit;
+  options.preloaded = budget.preloaded;
   options.line_plies = max_plies;
   options.table_bits = start_hash_bits(
       budget.hash_mib > 0 ? budget.hash_mib

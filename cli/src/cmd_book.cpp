@@ -168,14 +168,16 @@ void print_text(const BookReport& r, const std::string& tables, ProofStore& stor
   const ProofStoreCensus c = store.census();
   std::printf(
       "book: %llu positions proved now, %llu found proved before, %llu not proved in their time; "
-      "%llu positions searched in %.1f s over the tables at up to %d seeds (%s)\n",
+      "%llu positions searched in %.1f s over the tables at up to %d seeds (%s; %s of values read "
+      "whole once)\n",
       static_cast<unsigned long long>(r.proved),
       static_cast<unsigned long long>(r.stored),
       static_cast<unsigned long long>(r.unproved),
       static_cast<unsigned long long>(r.positions),
       r.seconds,
       r.tables_max,
-      tables.c_str());
+      tables.c_str(),
+      human_bytes(static_cast<double>(r.preloaded_bytes)).c_str());
   std::printf("proof store %s: %llu records (%llu exact), %s on disk of %s\n",
               store.path().string().c_str(),
               static_cast<unsigned long long>(c.records),
@@ -207,6 +209,7 @@ nlohmann::json to_json(const BookReport& r, const std::string& tables, ProofStor
           {"stopped", r.stopped},
           {"tables", tables},
           {"tables_max_stones", r.tables_max},
+          {"tables_preloaded_bytes", r.preloaded_bytes},
           {"proof_store", store.path().string()},
           {"store_records", c.records},
           {"store_exact", c.exact},

@@ -96,6 +96,7 @@ class CyclicSearch {
   int stones_ = 0;
   std::vector<Branch> branches_;
   std::unique_ptr<TableValues> values_;
+  const TableValues* shared_values_ = nullptr;  // values_, or SolveStartOptions::preloaded's
   std::unique_ptr<CyclicTable> table_;
   std::unique_ptr<CyclicSearcher> searcher_;
   StartSolution out_;
@@ -135,8 +136,14 @@ void CyclicSearch::check() {
 }
 
 void CyclicSearch::preload() {
+  if (const auto& shared = options_.preloaded;
+      shared && tables_ && shared->max_stones() == tables_->max_stones()) {
+    shared_values_ = shared->values();
+    return;
+  }
   values_ =
       preload_values(tables_, engine_.board_pits(), options_.preload_limit, out_.preload_seconds);
+  shared_values_ = values_.get();
   out_.preloaded_bytes = values_ ? values_->bytes() : 0;
 }
 
@@ -182,7 +189,7 @@ StartSolution CyclicSearch::run() {
     table_ = std::make_unique<CyclicTable>(std::max(2, options_.table_bits - 1));
     out_.table_bytes = table_->bytes();
     searcher_ =
-        std::make_unique<CyclicSearcher>(engine_, tables_, values_.get(), *table_, knobs_.endless);
+        std::make_unique<CyclicSearcher>(engine_, tables_, shared_values_, *table_, knobs_.endless);
     searcher_->set_tick([this] { tick(); });
     searcher_->set_reuse(knobs_.reuse);
     searcher_->set_cache_unknown(knobs_.cache_unknown);

@@ -172,6 +172,7 @@ class StartSearch {
   int root_guess_ = 0;  // the start's value as the deepening estimated it
   std::unique_ptr<TranspositionTable> table_;
   std::unique_ptr<TableValues> values_;
+  const TableValues* shared_values_ = nullptr;  // values_, or SolveStartOptions::preloaded's
   std::atomic<std::uint64_t> nodes_{0};
   std::atomic<int> done_{0};
   std::atomic<bool> stopped_{false};
@@ -264,7 +265,13 @@ void StartSearch::make_table(int bits) {
 }
 
 void StartSearch::preload() {
+  if (const auto& shared = options_.preloaded;
+      shared && tables_ && shared->max_stones() == tables_->max_stones()) {
+    shared_values_ = shared->values();
+    return;
+  }
   values_ = preload_values(tables_, rules_.pits(), options_.preload_limit, out_.preload_seconds);
+  shared_values_ = values_.get();
   out_.preloaded_bytes = values_ ? values_->bytes() : 0;
 }
 
@@ -318,7 +325,7 @@ void StartSearch::each_task(const std::function<void(Searcher&, std::size_t)>& e
   const int workers = std::max(1, parallel::max_concurrency());
   std::atomic<std::size_t> next_one{0};
   parallel::for_slots(workers, [&](int) {
-    Searcher searcher(engine_, tables_, *table_, values_.get());
+    Searcher searcher(engine_, tables_, *table_, shared_values_);
     std::uint64_t published = 0;
     watch(searcher, published, halt);
     try {
@@ -344,7 +351,7 @@ void StartSearch::estimate() {
   if (deepening <= 0)
     return;
   phase_ = SolvePhase::kDeepening;
-  Searcher searcher(engine_, tables_, *table_, values_.get());
+  Searcher searcher(engine_, tables_, *table_, shared_values_);
   std::uint64_t published = 0;
   watch(searcher, published, nullptr);
   try {
@@ -362,7 +369,7 @@ void StartSearch::root_value() {
   std::atomic<bool> found{false};
   phase_ = SolvePhase::kValue;
   parallel::for_slots(workers, [&](int w) {
-    Searcher searcher(engine_, tables_, *table_, values_.get());
+    Searcher searcher(engine_, tables_, *table_, shared_values_);
     searcher.set_high_pits_first(w % 2 == 0);
     if (w == 0)
       searcher.set_on_test([this](int beta) { beta_ = beta; });
@@ -393,7 +400,7 @@ void StartSearch::root_moves() {
   // Each task's estimate from what the start's search left in the table: the start's best
   // move (and its best continuation) first, then the others by the bounds proved of them.
   // (Deepening each task on its own searched 15 times the start's positions for Kalah(6,3).)
-  Searcher searcher(engine_, tables_, *table_, values_.get());
+  Searcher searcher(engine_, tables_, *table_, shared_values_);
   const TableEntry root = searcher.entry(out_.start, out_.stones);
   for (Task& task : tasks_) {
     const TableEntry e = searcher.entry(task.position, task.stones);
@@ -571,7 +578,7 @@ bool StartSearch::exact_value(const Searcher& searcher, const Pits& pos, int n, 
 void StartSearch::proved_line() {
   // A move is a best move when its worth, proved, equals the position's value, proved: no move
   // can be worth more than the value. Each step is checked so; nothing is searched.
-  Searcher searcher(engine_, tables_, *table_, values_.get());
+  Searcher searcher(engine_, tables_, *table_, shared_values_);
   Pits pos = out_.start;
   int n = out_.stones;
   int v = out_.value;

@@ -71,4 +71,20 @@ std::unique_ptr<TableValues> preload_values(const TableSet* tables,
   return values;
 }
 
+std::shared_ptr<const PreloadedValues> PreloadedValues::read(const TableSet& tables,
+                                                            std::int64_t limit) {
+  std::shared_ptr<PreloadedValues> p(new PreloadedValues());
+  p->values_ = preload_values(&tables, tables.rules().pits(), limit, p->seconds_);
+  if (!p->values_)
+    return nullptr;
+  p->max_stones_ = tables.max_stones();
+  return p;
+}
+
+PreloadedValues::~PreloadedValues() = default;
+
+std::uint64_t PreloadedValues::bytes() const {
+  return values_ ? values_->bytes() : 0;
+}
+
 }  // namespace sowdb::gen

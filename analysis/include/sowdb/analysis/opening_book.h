@@ -65,6 +65,9 @@ struct BookReport {
   double seconds = 0;     ///< The whole build.
   bool stopped = false;   ///< BookRequest::stop ended it before the last ply.
   int tables_max = -1;    ///< The largest layer of the tables searched over.
+  /// Bytes of the tables' values read whole once for every search (0: they went through the
+  /// table set's caches, too large to read).
+  std::uint64_t preloaded_bytes = 0;
   ProofStoreStats stats;  ///< The store's counts during the build.
 };
 

@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 #include "sowdb/analysis/position_report.h"
 #include "sowdb/analysis/proof_store.h"
+#include "sowdb/gen/start_search.h"
 #include "sowdb/probe/tables.h"
 
 namespace sowdb {
@@ -47,6 +49,9 @@ struct SearchBudget {
   /// through a table set opened with its default caches, Kalah(6,4)'s start over 0..16 searched
   /// 60 K positions a second; read whole, the search runs at about 2 M a second.
   long long preload_limit = -1;
+  /// The tables' values read whole beforehand, shared by many searches (an opening book): when
+  /// set, preload_limit is not used (gen::SolveStartOptions::preloaded). May be null.
+  std::shared_ptr<const gen::PreloadedValues> preloaded;
   /// Positions proved before (by any process) answer from here at once, and what a search proves
   /// is kept here (docs/PROOF_STORE.md); null: neither. Must be the store of the tables' rules.
   ProofStore* proofs = nullptr;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -106,6 +107,36 @@ struct SolveProgress {
 /// of theirs (decision 0012).
 inline constexpr std::uint64_t kPreloadBytes = 600'000'000;
 
+class TableValues;
+
+/// The values of a table set read whole once, for many searches over it
+/// (SolveStartOptions::preloaded): an opening book's hundreds of positions, where reading them
+/// for each search would cost more than most of the searches.
+/// THREAD SAFETY immutable once read: any number of searches may use it at once.
+class PreloadedValues {
+ public:
+  /// Reads the values of every layer of `tables` when they take at most `limit` bytes (as
+  /// SolveStartOptions::preload_limit: -1 for its default bound, 0: never); null otherwise.
+  /// ERRORS std::runtime_error naming the layer file when a layer does not read;
+  /// std::bad_alloc.
+  static std::shared_ptr<const PreloadedValues> read(const TableSet& tables,
+                                                     std::int64_t limit = -1);
+  ~PreloadedValues();
+  PreloadedValues(const PreloadedValues&) = delete;
+  PreloadedValues& operator=(const PreloadedValues&) = delete;
+
+  std::uint64_t bytes() const;                         ///< Bytes held.
+  double seconds() const { return seconds_; }          ///< The time the reading took.
+  int max_stones() const { return max_stones_; }       ///< The top layer read.
+  const TableValues* values() const { return values_.get(); }  ///< For the searches.
+
+ private:
+  PreloadedValues() = default;
+  std::unique_ptr<TableValues> values_;
+  double seconds_ = 0;
+  int max_stones_ = -1;
+};
+
 /// Options of `solve_start`.
 struct SolveStartOptions {
   /// Tables of the variant's rules, probed at every position of at most max_stones() seeds; when
@@ -137,6 +168,10 @@ struct SolveStartOptions {
   /// -1 (the default): kPreloadBytes, or a quarter of the machine's memory if less; 0: never
   /// (every lookup goes through the tables' block cache).
   std::int64_t preload_limit = -1;
+  /// Values read whole beforehand (PreloadedValues::read) of the same tables, shared by many
+  /// searches: when set (and of as many layers as `tables`), no search reads its own, and
+  /// preload_limit is not used. Added 2026-11-29 (`sowdb book`).
+  std::shared_ptr<const PreloadedValues> preloaded;
   /// Asked before each first move's search and now and then during the searches, from their
   /// threads (may be called concurrently); when it
   /// returns true the search stops and solve_start returns the bounds proved so far
