@@ -224,4 +224,6 @@ def generate(variant: Union[Variant, str], max_stones: int, out: str, *, threads
 def solve(variant: Union[Variant, str], *, tables: Optional[str] = None,
           cache_dir: Optional[str] = None, worths: bool = True, hash_mib: int = 0,
           time_limit: float = 0.0, cache_layers: int = -1, threads: int = 0,
-          progress: Optional[Callable[[Progress], object]] = None) -> Dict[str, Any]: ...
+          progress: Optional[Callable[[Progress], object]] = None,
+          board: Optional[_Board] = None,
+          stores: Tuple[int, int] = (0, 0)) -> Dict[str, Any]: ...

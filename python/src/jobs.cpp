@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "bindings.h"
 #include "sowdb/analysis/generate_job.h"
@@ -221,7 +222,9 @@ py::object solve(py::handle variant_obj,
                  double time_limit,
                  int cache_layers,
                  int threads,
-                 py::object progress) {
+                 py::object progress,
+                 py::object board,
+                 std::pair<int, int> stores) {
   const PyVariant v = variant_from(variant_obj);
   if (hash_mib < 0 || time_limit < 0)
     throw PyError(ErrorKind::kInvalidRequest, "hash_mib and time_limit must be 0 or more");
@@ -231,6 +234,12 @@ py::object solve(py::handle variant_obj,
   irq.progress = std::move(progress);
   StartSolveRequest request;
   request.variant = v.variant;
+  if (!board.is_none())
+    request.position = board_from(board, Rules(v.variant.rules));
+  else if (stores.first != 0 || stores.second != 0)
+    throw PyError(ErrorKind::kInvalidRequest, "stores go with a board (the start's are empty)");
+  request.store_mover = stores.first;
+  request.store_opponent = stores.second;
   if (tables)
     request.tables = *tables;
   request.cache_root = cache_dir ? std::filesystem::path(*cache_dir) : start_cache_root();
@@ -324,7 +333,11 @@ void def_jobs(py::module_& m) {
         py::arg("cache_layers") = -1,
         py::arg("threads") = 0,
         py::arg("progress") = py::none(),
-        "Solves the start position of `variant` (as `sowdb solve`): from `tables`, else from "
+        py::arg("board") = py::none(),
+        py::arg("stores") = std::pair<int, int>{0, 0},
+        "Solves the start position of `variant` (as `sowdb solve`), or `board` (2P pit counts, "
+        "the mover's first, as `sowdb solve --board`; `stores` the mover's and the opponent's, "
+        "for the result): from `tables`, else from "
         "tables built into the per-user cache (`cache_dir`, default $SOWDB_CACHE_DIR, "
         "$XDG_CACHE_HOME/sowdb or ~/.cache/sowdb). Returns the object of `sowdb solve --json` "
         "as a dict (value, best, moves, nodes, ...). `time_limit` seconds bound the search "

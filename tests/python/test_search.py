@@ -85,3 +85,17 @@ def test_proved_once_comes_from_the_proof_store(kalah_pair) -> None:
     assert not first.search["stored"] and again.search["stored"]
     assert again.value == first.value
     assert [m.worth for m in again.moves] == [m.worth for m in first.moves]
+
+
+def test_solve_takes_any_position(kalah_pair, tmp_path: Path) -> None:
+    part, full = kalah_pair
+    board = (3, 0, 4, 1, 2, 2)
+    got = sowdb.solve("kalah/3x3", tables=str(part.directory), board=board, stores=(2, 1),
+                      threads=1)
+    want = full.probe(board, stores=(2, 1))
+    assert got["position"] == list(board) and got["stores"] == [2, 1]
+    assert got["value"] == want.value and got["result"] == want.result
+    assert got["final"] == list(want.final)
+    assert {m["pit"]: m["worth"] for m in got["moves"]} == {m.pit: m.worth for m in want.moves}
+    with pytest.raises(sowdb.InvalidRequestError):
+        sowdb.solve("kalah/3x3", tables=str(part.directory), stores=(1, 1))
