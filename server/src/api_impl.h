@@ -78,30 +78,36 @@ struct Api::Impl {
 
   /// The report of `board` with `stores` in `s`, from the cache or (with `may_probe`) the tables;
   /// above the tables by a search of up to `search_ms` ms (0: refused), which goes on as a job
-  /// when `follow` (the answer is then 202 with the job's progress).
+  /// when `follow` (the answer is then 202 with the job's progress), of every move's worth or
+  /// (`worths` false) the value and a proved best move only.
   Answered report(const Served& s,
                   const std::vector<int>& board,
                   const std::vector<int>& stores,
                   bool may_probe,
                   int search_ms = 0,
-                  bool follow = false) const;
+                  bool follow = false,
+                  bool worths = true) const;
 
   /// The tables of `s` opened for searches (at the first search), else the lookups' set.
   const TableSet& search_tables(const Served& s) const;
 
   /// The budget of a search of the server's: one thread, its own transposition table, the
   /// tables probed (never read whole), the proof store of `s`.
-  static SearchBudget search_budget(const Served& s);
+  static SearchBudget search_budget(const Served& s, bool worths);
 
   /// The search of `board` (above the tables of `s`) within `search_ms` ms, on a search slot.
-  Answer<PositionAnswer> search(const Served& s, const PositionQuery& query, int search_ms) const;
+  Answer<PositionAnswer> search(const Served& s,
+                                const PositionQuery& query,
+                                int search_ms,
+                                bool worths) const;
 
   /// The search of `query` as a job (joined when one runs for `key`), waited for up to
   /// `search_ms` ms: its answer when it ends by then, else 202 with its progress.
   Answered follow(const Served& s,
                   const PositionQuery& query,
                   const std::string& key,
-                  int search_ms) const;
+                  int search_ms,
+                  bool worths) const;
 
   /// A competitive report's answer body (the report's JSON with "api") and whether it holds
   /// bounds only.

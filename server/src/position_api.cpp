@@ -216,7 +216,8 @@ const Served* Api::Impl::find_canonical(std::string_view canonical,
 
 Answer<PositionAnswer> Api::Impl::search(const Served& s,
                                          const PositionQuery& query,
-                                         int search_ms) const {
+                                         int search_ms,
+                                         bool worths) const {
   // A slot first: a search holds its worker thread for up to search_ms.
   if (searching.fetch_add(1) >= std::max(1, options.search_slots)) {
     --searching;
@@ -229,7 +230,7 @@ Answer<PositionAnswer> Api::Impl::search(const Served& s,
     ~Release() { --n; }
   } release{searching};
   PositionQuery q = query;
-  q.search = search_budget(s);
+  q.search = search_budget(s, worths);
   q.search->seconds = search_ms / 1000.0;
   return answer_position(search_tables(s), q);
 }
@@ -251,8 +252,9 @@ const TableSet& Api::Impl::search_tables(const Served& s) const {
   return s.search->set ? *s.search->set : *s.set;
 }
 
-SearchBudget Api::Impl::search_budget(const Served& s) {
+SearchBudget Api::Impl::search_budget(const Served& s, bool worths) {
   SearchBudget b;
+  b.worths = worths;
   b.threads = 1;
   b.hash_mib = kSearchHashMib;
   b.preload_limit = 0;
@@ -273,14 +275,15 @@ Answered Api::Impl::report_body(const PositionReport& r) {
 Answered Api::Impl::follow(const Served& s,
                            const PositionQuery& query,
                            const std::string& key,
-                           int search_ms) const {
+                           int search_ms,
+                           bool worths) const {
   int stones = 0;
   for (const long long n : query.board)
     stones += static_cast<int>(n);
   Answer<std::shared_ptr<Job>> joined =
-      jobs->start(key, stones, [this, &s, query, key](const SearchBudget& budget) {
+      jobs->start(key, stones, [this, &s, query, key, worths](const SearchBudget& budget) {
         PositionQuery q = query;
-        q.search = search_budget(s);
+        q.search = search_budget(s, worths);
         q.search->seconds = budget.seconds;
         q.search->stop = budget.stop;
         q.search->progress = budget.progress;
@@ -378,7 +381,8 @@ Answered Api::Impl::report(const Served& s,
                            const std::vector<int>& stores,
                            bool may_probe,
                            int search_ms,
-                           bool follow) const {
+                           bool follow,
+                           bool worths) const {
   Answered a;
   if (stores.size() != 2) {
     return refused({RefusalKind::kBadRequest,
@@ -387,7 +391,9 @@ Answered Api::Impl::report(const Served& s,
   }
   // An exact answer of a search is kept under a key of its own: without search_ms the same
   // position is still refused.
-  const std::string key = cache_key(s, board, stores) + (search_ms > 0 ? "|s" : "");
+  // A search of the value and best move alone is another answer again.
+  const std::string key =
+      cache_key(s, board, stores) + (search_ms > 0 ? (worths ? "|s" : "|sv") : "");
   if ((a.body = cache.get(key, may_probe)))
     return a;
   if (!may_probe) {
@@ -403,8 +409,8 @@ Answered Api::Impl::report(const Served& s,
   if (!answer && search_ms > 0 && answer.refusal().kind == RefusalKind::kTooManySeeds &&
       s.objective == Objective::kCompetitive) {
     if (follow)
-      return this->follow(s, query, key, search_ms);
-    answer = search(s, query, search_ms);
+      return this->follow(s, query, key, search_ms, worths);
+    answer = search(s, query, search_ms, worths);
   }
   if (!answer) {
     Refusal r = answer.refusal();
@@ -432,10 +438,11 @@ std::optional<Response> Api::Impl::position(const Target& target, bool may_probe
   for (std::size_t i = 0; i < target.params.size(); ++i) {
     const std::string& name = target.params[i].first;
     if (name != "variant" && name != "board" && name != "stores" && name != "objective" &&
-        name != "search_ms" && name != "follow") {
+        name != "search_ms" && name != "follow" && name != "worths") {
       return fail(RefusalKind::kBadRequest,
                   "unknown parameter '" + printable(name) +
-                      "' (parameters: variant, board, stores, objective, search_ms, follow)");
+                      "' (parameters: variant, board, stores, objective, search_ms, follow, "
+                      "worths)");
     }
     for (std::size_t k = 0; k < i; ++k) {
       if (target.params[k].first == name)
@@ -481,7 +488,15 @@ std::optional<Response> Api::Impl::position(const Target& target, bool may_probe
       return fail(RefusalKind::kBadRequest, "follow: want 1 (search on as a job) or 0");
     follow = *f == "1";
   }
-  Answered a = report(*s, board, stores, may_probe, search_ms, follow);
+  bool worths = true;
+  if (const std::string* w = find_param(target, "worths")) {
+    if (*w != "0" && *w != "1")
+      return fail(RefusalKind::kBadRequest,
+                  "worths: want 1 (every move's worth, the default) or 0 (a search of the value "
+                  "and a best move only)");
+    worths = *w == "1";
+  }
+  Answered a = report(*s, board, stores, may_probe, search_ms, follow, worths);
   if (a.needs_probe)
     return std::nullopt;
   if (!a.body) {

@@ -125,6 +125,9 @@ Answer<std::shared_ptr<Job>> SearchJobs::start(const std::string& key, int stone
       result.status = http_status(why.kind);
       result.error = why.message_without_paths();
     }
+    // The slot is free before anyone learns that the job ended: whoever stopped it may start
+    // another at once.
+    --searching_;
     {
       const std::lock_guard job_lock(job->mutex);
       const bool stopped =
@@ -136,7 +139,6 @@ Answer<std::shared_ptr<Job>> SearchJobs::start(const std::string& key, int stone
       job->ended = Clock::now();
     }
     job->changed.notify_all();
-    --searching_;
   });
   return job;
 }

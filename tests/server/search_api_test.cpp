@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "generated_tables.h"
+#include "sowdb/analysis/opening_book.h"
+#include "sowdb/analysis/proof_store.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/server/api.h"
 #include "test_support.h"
@@ -108,6 +110,36 @@ TEST(SearchApi, SearchMsIsCheckedAndBounded) {
                          "&search_ms=999999");
   ASSERT_EQ(r.status, 200) << r.payload();
   EXPECT_EQ(nlohmann::json::parse(r.payload())["search"]["stopped_by"], "time_limit");
+}
+
+TEST(SearchApi, ValueOnlyIsAnsweredByABook) {
+  test::TempDir proofs("search-api-book");
+  const std::shared_ptr<const TableSet> part = open_tables("kalah/3x2", kPartial);
+  {
+    ProofStore store(proof_store_path(proofs.path(), part->rules()), part->rules());
+    BookRequest book;
+    book.variant = part->variant();
+    book.plies = 2;
+    book.threads = 1;
+    ASSERT_GT(build_book(*part, store, book).proved, 0u);
+  }
+  ApiOptions options;
+  options.proofs_root = proofs.path();
+  const Api api({part}, options);
+  const Api complete({open_tables("kalah/3x2", 12)}, ApiOptions{});
+  const Response r = get(api, target({2, 2, 2, 2, 2, 2}, "&search_ms=1&worths=0"));
+  ASSERT_EQ(r.status, 200) << r.payload();
+  const auto g = nlohmann::json::parse(r.payload());
+  const auto t = nlohmann::json::parse(get(complete, target({2, 2, 2, 2, 2, 2}, "")).payload());
+  EXPECT_TRUE(g["search"]["stored"].get<bool>());
+  EXPECT_EQ(g["value"], t["value"]);
+  // The best move is proved; the other moves' worths may stay bounds.
+  for (const auto& m : t["moves"]) {
+    if (m["pit"] == g["best"]) {
+      EXPECT_EQ(m["worth"], t["value"]);
+    }
+  }
+  EXPECT_EQ(get(api, target({2, 2, 2, 2, 2, 2}, "&search_ms=1&worths=2")).status, 400);
 }
 
 }  // namespace
