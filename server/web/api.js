@@ -19,10 +19,15 @@ export class ApiError extends Error {
 const kCacheLimit = 400;
 const cache = new Map();
 
-async function getJson(url) {
+async function getJson(url, method = "GET") {
+  return (await callJson(url, method)).body;
+}
+
+/** {status, body} of a call whose answer is 2xx JSON; an ApiError for any other. */
+async function callJson(url, method = "GET") {
   let response;
   try {
-    response = await fetch(url, {headers: {Accept: "application/json"}});
+    response = await fetch(url, {method, headers: {Accept: "application/json"}});
   } catch (e) {
     throw new ApiError("network", `no answer from the server (${e.message})`);
   }
@@ -38,7 +43,7 @@ async function getJson(url) {
     const message = body && typeof body.error === "string" ? body.error : `HTTP ${response.status}`;
     throw new ApiError("http", message, response.status);
   }
-  return body;
+  return {status: response.status, body};
 }
 
 /** The table sets the server serves: the `tables` array of /api/v1/variants. */
@@ -68,11 +73,12 @@ export async function fetchVariant(text) {
  * The URL of the API's answer for a position; `searchMs` > 0 lets the server search a position
  * above its tables for that long (`search_ms`).
  */
-export function positionUrl(pos, searchMs = 0) {
+export function positionUrl(pos, searchMs = 0, follow = false) {
   let url = `/api/v1/position?variant=${encodeURIComponent(pos.variant)}` +
       `&board=${pos.board.join(",")}&stores=${pos.stores.join(",")}`;
   if (pos.objective === "cooperative") url += "&objective=cooperative";
   if (searchMs > 0) url += `&search_ms=${Math.round(searchMs)}`;
+  if (follow) url += "&follow=1";
   return url;
 }
 
@@ -107,4 +113,73 @@ export async function fetchPosition(pos, searchMs = 0) {
     if (cache.size > kCacheLimit) cache.delete(cache.keys().next().value);
   }
   return report;
+}
+
+function checkedReport(report) {
+  if (!report || !Array.isArray(report.pits)) {
+    throw new ApiError("format", "the server's report of the position has no \"pits\"");
+  }
+  return report;
+}
+
+function checkedProgress(body) {
+  if (!body || typeof body.poll !== "string" || typeof body.lower !== "number" ||
+      typeof body.upper !== "number") {
+    throw new ApiError("format", "the server's search job answer has no \"poll\" or bounds");
+  }
+  return body;
+}
+
+/**
+ * A position above the tables asked with `follow=1`: {report} when the search ended within
+ * `searchMs` (or the answer was cached), else {job}: the job's progress ({job, state, lower,
+ * upper, positions, seconds, poll}) to follow with pollJob. Throws an ApiError (503: busy).
+ */
+export async function followPosition(pos, searchMs) {
+  const key = positionKey(pos);
+  if (cache.has(key)) return {report: cache.get(key)};
+  const {status, body} = await callJson(positionUrl(pos, searchMs, true));
+  if (status === 202) return {job: checkedProgress(body)};
+  const report = checkedReport(body);
+  if (isFinal(report)) {
+    cache.set(key, report);
+    if (cache.size > kCacheLimit) cache.delete(cache.keys().next().value);
+  }
+  return {report};
+}
+
+/**
+ * One look at a search job (its `poll` path): {job} (its progress) while it runs, {report} (the
+ * position's answer, exact or bounds) once it has ended. Throws an ApiError (404: forgotten).
+ */
+export async function pollJob(poll) {
+  const {status, body} = await callJson(poll);
+  if (status === 202) return {job: checkedProgress(body)};
+  return {report: checkedReport(body)};
+}
+
+/**
+ * Stops a search job (DELETE on its `poll` path) and resolves once it has ended, its search slot
+ * free (the search stops at its next check of the clock); its bounds so far stay for pollJob.
+ * Never throws: a job that is gone needs no stopping.
+ */
+export async function cancelJob(poll) {
+  try {
+    await callJson(poll, "DELETE");
+    for (let i = 0; i < 40; ++i) {
+      if ((await callJson(poll)).status !== 202) return;
+      await new Promise((ok) => setTimeout(ok, 25));
+    }
+  } catch (e) {
+    // Gone (404) or unreachable: nothing left to stop.
+  }
+}
+
+/** Stops a search job as the page is left (a request that outlives the page). */
+export function cancelJobOnLeave(poll) {
+  try {
+    fetch(poll, {method: "DELETE", keepalive: true}).catch(() => null);
+  } catch (e) {
+    // The page is going away: nothing more to do.
+  }
 }

@@ -3,7 +3,16 @@
 // the moves played to reach it in the history entry's state so that back and forward work across
 // reloads. state.js holds the state, render.js draws it.
 
-import {ApiError, fetchPosition, fetchVariant, fetchVariants} from "./api.js";
+import {
+  ApiError,
+  cancelJob,
+  cancelJobOnLeave,
+  fetchPosition,
+  fetchVariant,
+  fetchVariants,
+  followPosition,
+  pollJob
+} from "./api.js";
 import {
   absolute,
   afterMove,
@@ -32,14 +41,16 @@ import {
   aboveTables,
   factsOf,
   gameSeeds,
+  kFollowMs,
+  kPollMs,
   kSearchMs,
   maxStones,
   st,
   tableFor,
   variants
 } from "./state.js";
-import {moveAt} from "./text.js";
-import {h, nextSearchMs, renderLine} from "./view.js";
+import {boundsText, moveAt} from "./text.js";
+import {h, renderLine} from "./view.js";
 
 let requestSerial = 0;
 let urlSerial = 0;
@@ -78,7 +89,7 @@ function show(pos, how = "push") {
   st.hover = null;
   st.notice = null;
   st.lineAll = false;
-  st.searchMs = kSearchMs;
+  st.progress = null;
   clearTimeout(moveTimer);
   writeUrl(how);
   render();
@@ -118,31 +129,90 @@ function extend(positions) {
 }
 
 /**
- * The page's searches still running on the server (their requests' promises): the server goes on
- * searching a position the page has left (after an edit, a click), holding a search slot.
+ * The page's first requests of a search still running (their promises), and the DELETEs of the
+ * jobs it left: a search slot the page holds until they end.
  */
 const searchesInFlight = new Set();
+
+function inFlight(promise) {
+  searchesInFlight.add(promise);
+  promise.catch(() => null).finally(() => searchesInFlight.delete(promise));
+}
+
+/** The search job the page follows: {poll, serial} (the request that follows it), or null. */
+let job = null;
+
+/** Stops following the job of the position on show and DELETEs it, so that its slot frees. */
+function dropJob() {
+  if (!job) return;
+  inFlight(cancelJob(job.poll));
+  job = null;
+  st.progress = null;
+}
+
+const delay = (ms) => new Promise((ok) => setTimeout(ok, ms));
+
+/** "Searching… −2…+6, 1.2 M positions, 3.4 s": a job's progress in one line. */
+function progressWords(p) {
+  const n = p.positions >= 1e6 ? `${(p.positions / 1e6).toFixed(1)} M` :
+      p.positions >= 1e3       ? `${(p.positions / 1e3).toFixed(0)} k` :
+                                 String(p.positions);
+  return `Searching\u2026 ${boundsText(p.lower, p.upper)}, ${n} positions, ` +
+      `${p.seconds.toFixed(1)} s`;
+}
+
+/**
+ * Follows the job of `answer` (a followPosition or pollJob answer) until it ends: its progress
+ * drawn live, polled every kPollMs. In game mode the job is stopped after kSearchMs (the game's
+ * budget, as before jobs): the tables then play the best move found so far, the player sees the
+ * bounds. Returns the final report, or null when the page moved on (the job then DELETEd).
+ */
+async function followJob(answer, serial, began) {
+  while (answer.job) {
+    if (serial !== requestSerial) return null;
+    job = {poll: answer.job.poll, serial};
+    st.progress = answer.job;
+    render();
+    setStatus(progressWords(answer.job), "info");
+    document.body.dataset.searchKey = positionKey(st.pos);
+    document.body.dataset.state = "searching";
+    await delay(kPollMs);
+    if (serial !== requestSerial) return null;
+    const budgeted = st.mode === "play";
+    if ((budgeted && performance.now() - began >= kSearchMs) || st.stopping) {
+      st.stopping = false;
+      await cancelJob(answer.job.poll);
+      if (serial !== requestSerial) return null;
+    }
+    answer = await pollJob(answer.job.poll);
+  }
+  if (job && job.serial === serial) job = null;
+  st.progress = null;
+  return answer.report;
+}
 
 /**
  * Asks the server for the position on show and draws its answer. `again`: this is the one
  * retry after a 503 that the page's own earlier search caused.
  */
 async function request(again = false) {
+  dropJob();
   const pos = st.pos;
   const serial = ++requestSerial;
   document.body.dataset.state = "loading";
-  const searchMs = aboveTables(pos) ? st.searchMs : 0;
-  // Asked again (Retry, Search longer): the bounds on show stay if the new request fails.
+  const searchMs = aboveTables(pos) ? kFollowMs : 0;
+  // Asked again (Retry, Search again): the bounds on show stay if the new request fails.
   const previous = st.report;
   st.searching = searchMs;
+  st.stopping = false;
   document.body.dataset.searchMs = String(searchMs);
   const began = performance.now();
   const earlier = [...searchesInFlight];
   // A search says so at once, with the time it has taken; a lookup only when it is slow.
   const tick = () => {
-    if (serial !== requestSerial) return;
+    if (serial !== requestSerial || st.progress) return;
     const s = ((performance.now() - began) / 1000).toFixed(1);
-    setStatus(`Searching\u2026 ${s} s of up to ${searchMs / 1000} s`, "info");
+    setStatus(`Searching\u2026 ${s} s`, "info");
   };
   if (searchMs > 0) {
     render();
@@ -155,12 +225,21 @@ async function request(again = false) {
   let coop = null;
   let error = null;
   try {
-    const asked = fetchPosition(pos, searchMs);
     if (searchMs > 0) {
-      searchesInFlight.add(asked);
-      asked.catch(() => null).finally(() => searchesInFlight.delete(asked));
+      // A job the page has left before its first answer came is stopped at once.
+      const asked = followPosition(pos, searchMs).then(async (a) => {
+        if (a.job && serial !== requestSerial) await cancelJob(a.job.poll);
+        return a;
+      });
+      inFlight(asked);
+      report = await followJob(await asked, serial, began);
+      if (report === null) {
+        clearInterval(slow);
+        return;
+      }
+    } else {
+      report = await fetchPosition(pos);
     }
-    report = await asked;
     if (pos.objective === "competitive" && tableFor(pos.variant, "cooperative")) {
       // The co-operative summary is a bonus: its failure (fewer layers, say) hides it only.
       coop = await fetchPosition({...pos, objective: "cooperative"}).catch(() => null);
@@ -171,6 +250,8 @@ async function request(again = false) {
   clearTimeout(slow);
   clearInterval(slow);
   if (serial !== requestSerial) return;
+  if (job && job.serial === serial) job = null;
+  st.progress = null;
   if (error && error.status === 503 && !again && earlier.length > 0) {
     // Busy with a search this page asked for and no longer needs: asked again once it ends.
     setStatus("Waiting for this page's previous search to end\u2026", "info");
@@ -179,7 +260,6 @@ async function request(again = false) {
     return;
   }
   st.searching = 0;
-  noteSearchCap(report, searchMs);
   st.report = report || previous;
   st.coop = coop;
   st.error = error;
@@ -189,22 +269,16 @@ async function request(again = false) {
   scheduleReply();
 }
 
-/**
- * The server searches at most its `--max-search-ms` whatever a request asks: a search stopped
- * by time well before the budget asked shows that cap, which "Search longer" then names.
- */
-function noteSearchCap(report, searchMs) {
-  const s = report && report.search;
-  if (!s || s.stopped_by !== "time_limit" || !(searchMs > 0)) return;
-  if (s.seconds * 1000 < 0.8 * searchMs) {
-    st.searchCapMs = Math.max(100, Math.round(s.seconds * 10) * 100);
-  }
+/** "Stop searching": the job on show is DELETEd; its bounds so far are then shown. */
+function stopSearch() {
+  if (!job || job.serial !== requestSerial) return;
+  st.stopping = true;
+  render();
 }
 
-/** "Search longer": the position on show asked again with the next budget. */
-function searchLonger() {
+/** "Search again": the position on show asked again (a new job, from the proofs kept so far). */
+function searchAgain() {
   if (!aboveTables(st.pos) || st.searching) return;
-  st.searchMs = nextSearchMs(st);
   st.error = null;
   request();
 }
@@ -368,9 +442,9 @@ function edited(pos) {
   st.coop = null;
   st.error = null;
   st.notice = null;
-  st.searchMs = kSearchMs;
   st.searching = 0;
   // A request still running is for the position before the edit: its answer is dropped.
+  dropJob();
   ++requestSerial;
   writeUrl("replace");
   render();
@@ -576,7 +650,8 @@ function bindControls() {
     scheduleReply();
   });
   $("verdict").addEventListener("click", (e) => {
-    if (e.target.closest("#search-longer")) searchLonger();
+    if (e.target.closest("#search-longer")) searchAgain();
+    if (e.target.closest("#search-stop")) stopSearch();
   });
   $("new-game").addEventListener("click", newGame);
   $("undo").addEventListener("click", undo);
@@ -626,6 +701,9 @@ function bindEvents() {
   window.addEventListener("resize", () => {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(() => st.pos && renderBoard(), 100);
+  });
+  window.addEventListener("pagehide", () => {
+    if (job) cancelJobOnLeave(job.poll);
   });
   window.addEventListener("popstate", (e) => {
     if (e.state && e.state.pos)

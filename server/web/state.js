@@ -4,17 +4,20 @@
 import {seedsOf, SOUTH} from "./position.js";
 
 /**
- * How long the server may search a position above its tables, in ms, on the first request: a
- * few seconds prove most positions a few seeds above the tables and keep the page answering
- * quickly (the server's own cap, `--max-search-ms`, is 10 s by default).
+ * How long the first request of a position above the tables waits for the search (`search_ms`
+ * with `follow=1`): a position proved that quickly answers at once; else the search goes on as a
+ * job whose bounds the page shows narrowing live.
  */
-export const kSearchMs = 3000;
+export const kFollowMs = 500;
+
+/** How often the page asks a running search job for its progress, in ms. */
+export const kPollMs = 400;
 
 /**
- * The budgets of "Search longer", one step per click (the server searches at most its cap; what
- * a search proves is kept in its proof store, so each request starts from the last one's proofs).
+ * The game mode's budget: how long the tables search their move before they stop the job and
+ * play the best move found (said to be found, not proved).
  */
-export const kSearchLongerMs = [10000, 30000, 60000];
+export const kSearchMs = 3000;
 
 /** The element of an id. */
 export const $ = (id) => document.getElementById(id);
@@ -37,9 +40,9 @@ export const st = {
   tool: 1,              // editor: a click adds (1) or removes (-1) a seed
   notice: null,         // a message that is not an error of the request: {text, kind}
   lineAll: false,       // the whole principal line, not its first plies
-  searchMs: kSearchMs,  // the search budget of the next request of pos (above the tables)
-  searching: 0,         // the budget of the search running now (ms), 0 when none runs
-  searchCapMs: 0,       // the server's longest search, once an answer has shown it (ms)
+  searching: 0,         // the first wait (ms) of the search running now, 0 when none runs
+  progress: null,       // the running search job's progress (lower, upper, positions, seconds)
+  stopping: false,      // "Stop searching" was clicked: the job is being stopped
 };
 // ---- tables served -------------------------------------------------------------------------
 
@@ -96,9 +99,4 @@ export function aboveTables(pos) {
   const t = tableFor(pos.variant, "competitive");
   if (!t || pos.objective !== "competitive") return false;
   return seedsOf(pos) > maxStones(pos.variant, "competitive");
-}
-
-/** The budget after `ms` for "Search longer": the next step of kSearchLongerMs. */
-export function longerThan(ms) {
-  return kSearchLongerMs.find((x) => x > ms) || kSearchLongerMs[kSearchLongerMs.length - 1];
 }

@@ -3,10 +3,11 @@
 // Each function redraws one container from the page's state; app.js owns the state and events.
 
 import {lineBefores, other, plies, seedsOf, sideName, signed} from "./position.js";
-import {longerThan, maxStones} from "./state.js";
+import {maxStones} from "./state.js";
 import {
   boundsText,
   boundsVerdict,
+  count,
   cooperativeVerdict,
   lineEndWords,
   moveAt,
@@ -45,6 +46,11 @@ export function renderVerdict(box, st) {
       h("p", {class: "to-move"}, `${sideName(pos.side)} to move`,
         h("span", {class: "muted"}, ` \u00b7 ${st.pos.variant}`,
           pos.objective === "cooperative" ? " \u00b7 co-operative" : "")));
+  // A job running: its live bounds, even over the answer of an earlier search (Search again).
+  if (st.progress && !st.error && pos.objective === "competitive") {
+    renderProgress(box, st, hidden);
+    return;
+  }
   if (!st.report) {
     if (st.searching && !st.error) {
       box.append(
@@ -104,17 +110,60 @@ export function renderVerdict(box, st) {
   if (r.method === "search") renderSearchBox(box, st);
 }
 
+/**
+ * A search job running: its bounds so far, neutral (the result is not claimed while it runs),
+ * what it has searched, and "Stop searching". In game mode without hints only that it searches.
+ */
+function renderProgress(box, st, hidden) {
+  const p = st.progress;
+  const me = sideName(st.pos.side);
+  const value = hidden ? "searching\u2026" : boundsText(p.lower, p.upper);
+  box.append(h("p", {
+    id: "value",
+    class: "value undecided bounds searching",
+    dataset: {
+      value: "",
+      result: "",
+      method: "search",
+      state: "searching",
+      lower: hidden ? "" : p.lower,
+      upper: hidden ? "" : p.upper
+    },
+    title: `bounds on the value for ${me}, in seeds, narrowing as the search goes on`
+  },
+    value));
+  if (!hidden) {
+    box.append(
+        h("p", {id: "headline", class: "headline"},
+          `Searching: between ${signed(p.lower)} and ${signed(p.upper)} for ${me} so far`),
+        h("p", {class: "detail"},
+          `${seedsOf(st.pos)} seeds on the board: more than the tables hold (up to ${
+              maxStones(st.pos.variant, "competitive")}), so the server searches the position. ` +
+              "The bounds narrow as it goes on; the exact value lies in between."));
+  }
+  box.append(h("p", {id: "search-note", class: "search-note small muted"},
+    `searched ${count(p.positions)} position${p.positions === 1 ? "" : "s"} in ${
+        p.seconds.toFixed(1)} s so far.`));
+  if (st.mode === "play" && st.pos.side !== st.you) return;  // the tables' own budget
+  box.append(h("p", {class: "row"}, h("button", {
+    type: "button",
+    id: "search-stop",
+    disabled: Boolean(st.stopping),
+    title: "stop the search and show the bounds it has proved"
+  },
+    st.stopping ? "Stopping\u2026" : "Stop searching")));
+}
+
 /** What the page says while a search runs and nothing is known yet. */
 function searchingWords(st) {
   const n = seedsOf(st.pos);
   return `${n} seeds on the board: more than the tables hold (up to ${
-      maxStones(st.pos.variant, "competitive")}), so the server searches the position for up to ${
-      st.searching / 1000} s.`;
+      maxStones(st.pos.variant, "competitive")}), so the server searches the position.`;
 }
 
 /**
  * Under a search's answer: how it was found (positions, time, or the proof store), the best move
- * found when none is proved, and "Search longer" while some figure is not proved.
+ * found when none is proved, and "Search again" while some figure is not proved.
  */
 function renderSearchBox(box, st) {
   const r = st.report;
@@ -129,27 +178,15 @@ function renderSearchBox(box, st) {
   note.append(".");
   box.append(note);
   if (s.complete) return;
-  const next = nextSearchMs(st);
-  const atCap = st.searchCapMs && next <= st.searchMs;
-  const label = st.searching ? "Searching\u2026" :
-      atCap                  ? `Search again (${next / 1000} s, the server's longest)` :
-                               `Search longer (${next / 1000} s)`;
   box.append(h(
       "p", {class: "row"},
       h("button", {
         type: "button",
         id: "search-longer",
         disabled: Boolean(st.searching),
-        title: "ask the server again with a longer search; what it proved so far comes back at once"
+        title: "search again; what the server proved so far comes back at once"
       },
-        label)));
-}
-
-/** The budget "Search longer" asks for next (bounded by the server's cap once known). */
-export function nextSearchMs(st) {
-  let next = longerThan(st.searchMs);
-  if (st.searchCapMs) next = Math.min(next, st.searchCapMs);
-  return next;
+        st.searching ? "Searching\u2026" : "Search again")));
 }
 
 /** The moves list, best first; each row plays its move on click and previews it on hover. */
