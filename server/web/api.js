@@ -73,12 +73,15 @@ export async function fetchVariant(text) {
  * The URL of the API's answer for a position; `searchMs` > 0 lets the server search a position
  * above its tables for that long (`search_ms`).
  */
-export function positionUrl(pos, searchMs = 0, follow = false) {
+export function positionUrl(pos, searchMs = 0, follow = false, valueOnly = false) {
   let url = `/api/v1/position?variant=${encodeURIComponent(pos.variant)}` +
       `&board=${pos.board.join(",")}&stores=${pos.stores.join(",")}`;
   if (pos.objective === "cooperative") url += "&objective=cooperative";
   if (searchMs > 0) url += `&search_ms=${Math.round(searchMs)}`;
   if (follow) url += "&follow=1";
+  // The value and a proved best move only: what an opponent plays, and what an opening book
+  // (`sowdb book`) holds, so that the server answers it from its proof store at once.
+  if (valueOnly && searchMs > 0) url += "&worths=0";
   return url;
 }
 
@@ -133,12 +136,13 @@ function checkedProgress(body) {
 /**
  * A position above the tables asked with `follow=1`: {report} when the search ended within
  * `searchMs` (or the answer was cached), else {job}: the job's progress ({job, state, lower,
- * upper, positions, seconds, poll}) to follow with pollJob. Throws an ApiError (503: busy).
+ * upper, positions, seconds, poll}) to follow with pollJob. `valueOnly`: the value and a proved
+ * best move only (`worths=0`), for the game's opponent. Throws an ApiError (503: busy).
  */
-export async function followPosition(pos, searchMs) {
+export async function followPosition(pos, searchMs, valueOnly = false) {
   const key = positionKey(pos);
   if (cache.has(key)) return {report: cache.get(key)};
-  const {status, body} = await callJson(positionUrl(pos, searchMs, true));
+  const {status, body} = await callJson(positionUrl(pos, searchMs, true, valueOnly));
   if (status === 202) return {job: checkedProgress(body)};
   const report = checkedReport(body);
   if (isFinal(report)) {

@@ -227,7 +227,9 @@ async function request(again = false) {
   try {
     if (searchMs > 0) {
       // A job the page has left before its first answer came is stopped at once.
-      const asked = followPosition(pos, searchMs).then(async (a) => {
+      // The game's opponent needs its move, not every worth (its book holds just that).
+      const opponent = st.mode === "play" && pos.side !== st.you;
+      const asked = followPosition(pos, searchMs, opponent).then(async (a) => {
         if (a.job && serial !== requestSerial) await cancelJob(a.job.poll);
         return a;
       });
