@@ -72,7 +72,7 @@ std::unique_ptr<TableValues> preload_values(const TableSet* tables,
 }
 
 std::shared_ptr<const PreloadedValues> PreloadedValues::read(const TableSet& tables,
-                                                            std::int64_t limit) {
+                                                             std::int64_t limit) {
   std::shared_ptr<PreloadedValues> p(new PreloadedValues());
   p->values_ = preload_values(&tables, tables.rules().pits(), limit, p->seconds_);
   if (!p->values_)

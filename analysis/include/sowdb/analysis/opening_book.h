@@ -62,9 +62,9 @@ struct BookReport {
   std::uint64_t stored = 0;
   std::uint64_t unproved = 0;
   std::uint64_t positions = 0;
-  double seconds = 0;     ///< The whole build.
-  bool stopped = false;   ///< BookRequest::stop ended it before the last ply.
-  int tables_max = -1;    ///< The largest layer of the tables searched over.
+  double seconds = 0;    ///< The whole build.
+  bool stopped = false;  ///< BookRequest::stop ended it before the last ply.
+  int tables_max = -1;   ///< The largest layer of the tables searched over.
   /// Bytes of the tables' values read whole once for every search (0: they went through the
   /// table set's caches, too large to read).
   std::uint64_t preloaded_bytes = 0;

@@ -125,9 +125,9 @@ class PreloadedValues {
   PreloadedValues(const PreloadedValues&) = delete;
   PreloadedValues& operator=(const PreloadedValues&) = delete;
 
-  std::uint64_t bytes() const;                         ///< Bytes held.
-  double seconds() const { return seconds_; }          ///< The time the reading took.
-  int max_stones() const { return max_stones_; }       ///< The top layer read.
+  std::uint64_t bytes() const;                                 ///< Bytes held.
+  double seconds() const { return seconds_; }                  ///< The time the reading took.
+  int max_stones() const { return max_stones_; }               ///< The top layer read.
   const TableValues* values() const { return values_.get(); }  ///< For the searches.
 
  private:
