@@ -223,7 +223,7 @@ py::object solve(py::handle variant_obj,
                  int cache_layers,
                  int threads,
                  py::object progress,
-                 py::object board,
+                 py::handle board,
                  std::pair<int, int> stores) {
   const PyVariant v = variant_from(variant_obj);
   if (hash_mib < 0 || time_limit < 0)
