@@ -246,14 +246,7 @@ int run_book(const BookArgs& a) {
     std::printf("%s\n", to_json(r, tables, store).dump().c_str());
   else
     print_text(r, tables, store);
-  if (const int signal = interrupt_signal(); signal != 0) {
-    std::fflush(stdout);
-    std::fprintf(stderr,
-                 "sowdb: interrupted by %s; what was proved is kept, a rerun goes on\n",
-                 signal_name(signal));
-    return 128 + signal;
-  }
-  return 0;
+  return interrupted_exit("; what was proved is kept, a rerun goes on");
 }
 
 }  // namespace

@@ -425,12 +425,7 @@ int run_probe(const Args& args) {
     print_search_text(*set, *a.competitive);
   else
     print_text(*set, *a.competitive);
-  if (const int signal = interrupt_signal(); signal != 0) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "sowdb: interrupted by %s\n", signal_name(signal));
-    return 128 + signal;
-  }
-  return 0;
+  return interrupted_exit("");
 }
 
 }  // namespace

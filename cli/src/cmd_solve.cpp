@@ -216,14 +216,7 @@ int run_solve(const SolveArgs& a) {
       std::fprintf(stderr, "sowdb: note: %s\n", note.c_str());
     print_solve_text(r, signal);
   }
-  if (signal != 0) {
-    std::fflush(stdout);
-    std::fprintf(stderr,
-                 "sowdb: interrupted by %s; the bounds proved so far are printed\n",
-                 signal_name(signal));
-    return 128 + signal;
-  }
-  return 0;
+  return interrupted_exit("; the bounds proved so far are printed");
 }
 
 }  // namespace

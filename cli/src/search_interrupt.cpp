@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdio>
 
 namespace sowdb::cli {
 namespace {
@@ -33,6 +34,15 @@ void stop_on_interrupts() {
 
 int interrupt_signal() noexcept {
   return g_signal.load(std::memory_order_relaxed);
+}
+
+int interrupted_exit(const char* what) {
+  const int signal = interrupt_signal();
+  if (signal == 0)
+    return 0;
+  std::fflush(stdout);
+  std::fprintf(stderr, "sowdb: interrupted by %s%s\n", signal_name(signal), what);
+  return 128 + signal;
 }
 
 const char* signal_name(int signal) noexcept {

@@ -15,4 +15,10 @@ int interrupt_signal() noexcept;
 /// "SIGINT", "SIGTERM", "SIGHUP" or "a signal". Never null.
 const char* signal_name(int signal) noexcept;
 
+/// The end of a command whose work a signal stopped softly: 0 when none came; else, once the
+/// answer is printed, flushes standard output, says on standard error which signal and `what`
+/// became of the work ("; the bounds proved so far are printed"; empty: nothing), and returns
+/// 128 + the signal, the exit status.
+int interrupted_exit(const char* what);
+
 }  // namespace sowdb::cli

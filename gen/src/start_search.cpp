@@ -265,13 +265,7 @@ void StartSearch::make_table(int bits) {
 }
 
 void StartSearch::preload() {
-  if (const auto& shared = options_.preloaded;
-      shared && tables_ && shared->max_stones() == tables_->max_stones()) {
-    shared_values_ = shared->values();
-    return;
-  }
-  values_ = preload_values(tables_, rules_.pits(), options_.preload_limit, out_.preload_seconds);
-  shared_values_ = values_.get();
+  shared_values_ = search_values(options_, tables_, rules_.pits(), values_, out_.preload_seconds);
   out_.preloaded_bytes = values_ ? values_->bytes() : 0;
 }
 

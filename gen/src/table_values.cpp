@@ -71,6 +71,19 @@ std::unique_ptr<TableValues> preload_values(const TableSet* tables,
   return values;
 }
 
+const TableValues* search_values(const SolveStartOptions& options,
+                                 const TableSet* tables,
+                                 int pits,
+                                 std::unique_ptr<TableValues>& owned,
+                                 double& seconds) {
+  if (const auto& shared = options.preloaded;
+      shared && tables && shared->max_stones() == tables->max_stones()) {
+    return shared->values();
+  }
+  owned = preload_values(tables, pits, options.preload_limit, seconds);
+  return owned.get();
+}
+
 std::shared_ptr<const PreloadedValues> PreloadedValues::read(const TableSet& tables,
                                                              std::int64_t limit) {
   std::shared_ptr<PreloadedValues> p(new PreloadedValues());

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "page_mapping.h"
+#include "sowdb/gen/start_search.h"
 #include "sowdb/probe/tables.h"
 
 namespace sowdb::gen {
@@ -53,5 +54,15 @@ std::unique_ptr<TableValues> preload_values(const TableSet* tables,
                                             int pits,
                                             std::int64_t limit,
                                             double& seconds);
+
+/// The values a search with `options` over `tables` uses: SolveStartOptions::preloaded's when
+/// set and of as many layers as `tables`, else its own read as preload_values reads them (held
+/// in `owned`, the time in `seconds`); null: the search probes the tables. ERRORS as
+/// preload_values.
+const TableValues* search_values(const SolveStartOptions& options,
+                                 const TableSet* tables,
+                                 int pits,
+                                 std::unique_ptr<TableValues>& owned,
+                                 double& seconds);
 
 }  // namespace sowdb::gen
