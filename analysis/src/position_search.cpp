@@ -176,9 +176,11 @@ void store_line(ProofStore& store,
 
 // The answer the proof store holds for `board`, when it is as complete as the search would
 // make it: the value exact and, with `worths`, every move's worth.
-std::optional<gen::StartSolution> from_store(
-    ProofStore& store, const Rules& engine, const Pits& board, int stones, bool worths) {
-  const std::optional<ProofRecord> rec = store.lookup(board);
+std::optional<gen::StartSolution> from_store(const std::optional<ProofRecord>& rec,
+                                             const Rules& engine,
+                                             const Pits& board,
+                                             int stones,
+                                             bool worths) {
   if (!rec || !rec->value.exact())
     return std::nullopt;
   gen::StartSolution s;
@@ -209,6 +211,36 @@ std::optional<gen::StartSolution> from_store(
     return std::nullopt;
   s.complete = true;
   return s;
+}
+
+// Adds to what the search proved of its position what the store's record `rec` proved before
+// (a book's value and best move, bounds of an earlier search stopped early): both are proofs, so
+// each bound is the tighter of the two. A record that contradicts the search is left out.
+void add_known(const ProofRecord& rec, gen::StartSolution& s) {
+  const int lower = std::max(s.lower, static_cast<int>(rec.value.lower));
+  const int upper = std::min(s.upper, static_cast<int>(rec.value.upper));
+  if (lower > upper)
+    return;
+  for (const gen::StartMove& m : s.moves) {
+    const auto& b = rec.moves[static_cast<std::size_t>(m.pit)];
+    if (b && (std::max<int>(m.lower, b->lower) > std::min<int>(m.upper, b->upper)))
+      return;
+  }
+  s.lower = lower;
+  s.upper = upper;
+  if (lower == upper) {
+    s.value = lower;
+    if (s.best < 0)
+      s.best = rec.best_pit;
+  }
+  for (gen::StartMove& m : s.moves) {
+    if (const auto& b = rec.moves[static_cast<std::size_t>(m.pit)]) {
+      m.lower = std::max<int>(m.lower, b->lower);
+      m.upper = std::min<int>(m.upper, b->upper);
+      if (m.lower == m.upper)
+        m.worth = m.lower;
+    }
+  }
 }
 
 // Keeps what the search proved of `board` in the store (nothing when it proved nothing), and
@@ -323,13 +355,28 @@ PositionReport search_position(const TableSet& set,
       why = 3;
     return why.load() != 0;
   };
+  std::optional<ProofRecord> known;
   std::optional<gen::StartSolution> stored;
-  if (budget.proofs && r.stones > set.max_stones())
-    stored = from_store(*budget.proofs, engine, board, r.stones, budget.worths);
+  if (budget.proofs && r.stones > set.max_stones()) {
+    known = budget.proofs->lookup(board);
+    stored = from_store(known, engine, board, r.stones, budget.worths);
+  }
   gen::StartSolution s;
   if (stored) {
     s = std::move(*stored);
   } else {
+    // What the store holds already (a book's value without the worths asked for) answers at
+    // once; the search goes on from it.
+    if (known) {
+      options.known_lower = std::max<int>(known->value.lower, -r.stones);
+      options.known_upper = std::min<int>(known->value.upper, r.stones);
+      if (options.known_lower > options.known_upper)
+        known.reset();
+    }
+    if (!known) {
+      options.known_lower = -r.stones;
+      options.known_upper = r.stones;
+    }
     try {
       s = gen::run_with_threads(
           budget.threads, [&] { return gen::solve_position(engine.rule_set(), board, options); });
@@ -340,6 +387,8 @@ PositionReport search_position(const TableSet& set,
     } catch (...) {
       throw Refused(refusal_of(std::current_exception()));
     }
+    if (known)
+      add_known(*known, s);
     // Above the tables only: a position they hold answers at once anyway. One whose every move
     // leads into them (by_tables) is kept too, so that a book holds every position it settled.
     if (budget.proofs && r.stones > set.max_stones())

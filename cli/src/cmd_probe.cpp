@@ -305,7 +305,10 @@ void create_probe_options(CLI::App* cmd, Args& args) {
   cmd->add_option("--max-plies", args.max_plies, "Longest principal line (default 1000)")
       ->transform(whole_number())
       ->check(CLI::Range(0, 100000));
-  add_threads_option(cmd, args.threads, "Bulk mode: worker threads (default: all cores)");
+  add_threads_option(cmd,
+                     args.threads,
+                     "Worker threads: bulk mode's lookups, or one position's search above the "
+                     "tables (default: all cores)");
   cmd->add_option("--search-time",
                   args.search_time,
                   "A position with more seeds than the tables hold is searched for up to this "
@@ -398,8 +401,6 @@ int run_probe(const Args& args) {
   const bool bulk = args.board.size() == 1 && args.board[0] == "-";
   if (bulk && !args.json)
     throw UsageError("reading positions from stdin ('-') needs --json");
-  if (!bulk && args.threads > 0)
-    throw UsageError("--threads applies to reading positions from stdin ('-') only");
   const std::unique_ptr<TableSet> set = open_probe_tables(args, stores, bulk);
   const std::unique_ptr<ProofStore> proofs = open_proof_store(args, *set);
   if (bulk)
@@ -410,6 +411,8 @@ int run_probe(const Args& args) {
   std::optional<SearchBudget> search;
   if (args.search_time > 0) {
     search = terminal_budget(args.search_time, !args.json && isatty(fileno(stderr)));
+    // One position: the search has every core (as solve), unless --threads says otherwise.
+    search->threads = args.threads;
     search->proofs = proofs.get();
     search->preload_limit = 0;
   }

@@ -117,8 +117,9 @@ class StartSearch {
         preload();
       if (!tasks_.empty()) {
         estimate();
+        know();
         const bool value_first = options_.value_first || !options_.worths;
-        if (!stopped_ && value_first)
+        if (!stopped_ && value_first && root_lower_ != root_upper_)
           root_value();
         if (!stopped_ && value_first)
           root_moves();
@@ -137,6 +138,8 @@ class StartSearch {
   void preload();
   // Iterative deepening of the start position, when asked (SolveStartOptions::deepening).
   void estimate();
+  // The bounds on the start's value known before the search (SolveStartOptions::known_lower).
+  void know();
   // The start's value: MTD(f) on the start position, every thread at once (Lazy SMP).
   void root_value();
   // Each task's bounds and order from the table, then what the start's value proves of each
@@ -354,6 +357,14 @@ void StartSearch::estimate() {
   } catch (const Stopped&) {
   }
   publish(searcher, published);
+}
+
+void StartSearch::know() {
+  raise_to(root_lower_, options_.known_lower);
+  lower_to(root_upper_, options_.known_upper);
+  if (root_lower_ > root_upper_)
+    throw InvalidRequest("the known bounds on the position's value are empty");
+  root_guess_ = std::clamp(root_guess_, root_lower_.load(), root_upper_.load());
 }
 
 void StartSearch::root_value() {

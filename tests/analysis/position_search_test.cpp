@@ -233,6 +233,64 @@ TEST_P(PositionSearch, ProvedOnceAnswersFromTheProofStore) {
   }
 }
 
+// A book keeps a value and a best move without the worths: asked for every worth, the search
+// gives that value and best move at once, stopped before it searched anything, and, left to
+// finish, proves every worth from the known value as it would without it.
+TEST_P(PositionSearch, AValueInTheStoreAnswersAtOnceAndTheWorthsFollow) {
+  const Variant v = complete_->variant();
+  const int pits = complete_->engine().board_pits();
+  TempDir dir("proofs");
+  ProofStore store(dir.path() / "p.sowproof", v.rules, ProofStoreOptions{1 << 20, false, {}});
+  ASSERT_TRUE(store.writable());
+  for (const auto& board : random_positions(pits, v.total_stones(), 8, 17u)) {
+    SCOPED_TRACE(::testing::PrintToString(board));
+    PositionQuery plain;
+    plain.board = board;
+    const PositionReport w = *answer_position(*complete_, plain)->competitive;
+    SearchBudget value_only;
+    value_only.seconds = 0;
+    value_only.worths = false;
+    value_only.proofs = &store;
+    const PositionReport book = *answer_position(*partial_, query(board, value_only))->competitive;
+    ASSERT_TRUE(book.exact());
+    if (w.moves.empty())
+      continue;
+    SearchBudget stopped;
+    stopped.seconds = 0;
+    stopped.proofs = &store;
+    stopped.stop = [] { return true; };
+    const PositionReport at_once = *answer_position(*partial_, query(board, stopped))->competitive;
+    EXPECT_TRUE(at_once.exact());
+    EXPECT_EQ(at_once.value, w.value);
+    ASSERT_TRUE(at_once.best());
+    for (const ReportedMove& wm : w.moves) {
+      for (const ReportedMove& gm : at_once.moves) {
+        if (gm.pit == wm.pit) {
+          EXPECT_LE(gm.lower, wm.worth) << "pit " << gm.pit;
+          EXPECT_GE(gm.upper, wm.worth) << "pit " << gm.pit;
+        }
+      }
+      if (wm.pit == *at_once.best()) {
+        EXPECT_EQ(wm.worth, w.value);
+      }
+    }
+    SearchBudget full;
+    full.seconds = 0;
+    full.proofs = &store;
+    const PositionReport worths = *answer_position(*partial_, query(board, full))->competitive;
+    EXPECT_EQ(worths.value, w.value);
+    ASSERT_EQ(worths.moves.size(), w.moves.size());
+    for (const ReportedMove& gm : worths.moves) {
+      for (const ReportedMove& wm : w.moves) {
+        if (gm.pit == wm.pit) {
+          EXPECT_TRUE(gm.exact()) << "pit " << gm.pit;
+          EXPECT_EQ(gm.worth, wm.worth) << "pit " << gm.pit;
+        }
+      }
+    }
+  }
+}
+
 TEST(PositionSearchRefusals, WithoutABudgetAboveTheTablesIsRefused) {
   const auto set = TableSet::open(generated_dir({"kalah/3x2", 5}));
   PositionQuery q;

@@ -180,6 +180,12 @@ struct SolveStartOptions {
   /// The longest StartSolution::line to read from what the search proved (no search is made
   /// for it); 0: none.
   int line_plies = 0;
+  /// Bounds on the position's value proved beforehand (a proof store's record, for the player
+  /// to move): the search starts from them and, when they meet, skips the value's own search
+  /// (MTD(f) on the position) and goes on to the moves. Wrong bounds give wrong answers: pass
+  /// only proved ones. Default: nothing known. Used by the Kalah-family search only.
+  int known_lower = -kMaxBoardStones - 1;
+  int known_upper = kMaxBoardStones + 1;
 };
 
 /// Solves the start position of `variant` (S seeds in each pit): its value for the first player
