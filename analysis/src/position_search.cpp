@@ -28,17 +28,13 @@ double since(Clock::time_point t) {
 // The game's outcome with the stores for a value in [lower, upper]: set when the bounds agree
 // on the result (and then the final score of `lower`, which is exact when they meet).
 bool outcome_of(const PositionReport& r, int lower, int upper, GameOutcome& out) {
-  GameOutcome lo;
-  GameOutcome hi;
+  bool decided = false;
   std::string why;
-  if (game_outcome(r.variant, lower, r.store_mover, r.store_opponent, r.stones, lo, &why) !=
-          OutcomeStatus::kOk ||
-      game_outcome(r.variant, upper, r.store_mover, r.store_opponent, r.stones, hi, &why) !=
-          OutcomeStatus::kOk) {
+  if (bounded_outcome(
+          r.variant, lower, upper, r.store_mover, r.store_opponent, r.stones, out, decided, &why) !=
+      OutcomeStatus::kOk)
     throw Refused(RefusalKind::kBadStores, why);
-  }
-  out = lo;
-  return lo.result == hi.result;
+  return decided;
 }
 
 // The moves of `r.board` with the bounds the search proved, best first: a proved best move

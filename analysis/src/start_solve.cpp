@@ -153,17 +153,19 @@ void refuse_position(const StartSolveRequest& r) {
 // The game's end with the stores when [lower, upper] decides its result; nullopt otherwise.
 std::optional<GameOutcome> decided_outcome(const StartSolveRequest& r,
                                            const gen::StartSolution& s) {
-  const int stones = request_stones(r);
-  GameOutcome low;
-  GameOutcome high;
-  if (game_outcome(r.variant, s.lower, r.store_mover, r.store_opponent, stones, low) !=
-          OutcomeStatus::kOk ||
-      game_outcome(r.variant, s.upper, r.store_mover, r.store_opponent, stones, high) !=
-          OutcomeStatus::kOk ||
-      low.result != high.result) {
+  GameOutcome out;
+  bool decided = false;
+  if (bounded_outcome(r.variant,
+                      s.lower,
+                      s.upper,
+                      r.store_mover,
+                      r.store_opponent,
+                      request_stones(r),
+                      out,
+                      decided) != OutcomeStatus::kOk ||
+      !decided)
     return std::nullopt;
-  }
-  return low;
+  return out;
 }
 
 void refuse_hash(int mib, int bits) {

@@ -88,4 +88,26 @@ OutcomeStatus game_outcome(const Variant& variant,
   return OutcomeStatus::kOk;
 }
 
+OutcomeStatus bounded_outcome(const Variant& variant,
+                              int lower,
+                              int upper,
+                              int store_mover,
+                              int store_opponent,
+                              int stones,
+                              GameOutcome& out,
+                              bool& decided,
+                              std::string* error) {
+  GameOutcome low;
+  GameOutcome high;
+  OutcomeStatus status =
+      game_outcome(variant, lower, store_mover, store_opponent, stones, low, error);
+  if (status == OutcomeStatus::kOk)
+    status = game_outcome(variant, upper, store_mover, store_opponent, stones, high, error);
+  if (status != OutcomeStatus::kOk)
+    return status;
+  out = low;
+  decided = low.result == high.result;
+  return OutcomeStatus::kOk;
+}
+
 }  // namespace sowdb

@@ -157,6 +157,43 @@ TEST(GameOutcome, EveryInputOfASmallGame) {
   EXPECT_STREQ(to_string(GameResult::kLoss), "loss");
 }
 
+// Bounds decide the result exactly when every value between them leads to the same one.
+TEST(GameOutcome, BoundsDecideWhenEveryValueInThemAgrees) {
+  for (const char* name : {"kalah/2x3", "oware/2x3"}) {
+    const Variant v = variant(name);  // 12 seeds
+    for (int n = 0; n <= 12; ++n) {
+      for (int a = 0; a + n <= 12; ++a) {
+        const int b = 12 - a - n;
+        for (int lower = -n; lower <= n; ++lower) {
+          for (int upper = lower; upper <= n; ++upper) {
+            GameOutcome got;
+            bool decided = false;
+            ASSERT_EQ(bounded_outcome(v, lower, upper, a, b, n, got, decided), OutcomeStatus::kOk);
+            GameOutcome first;
+            ASSERT_EQ(game_outcome(v, lower, a, b, n, first), OutcomeStatus::kOk);
+            bool same = true;
+            for (int value = lower; value <= upper; ++value) {
+              GameOutcome o;
+              ASSERT_EQ(game_outcome(v, value, a, b, n, o), OutcomeStatus::kOk);
+              same = same && o.result == first.result;
+            }
+            EXPECT_EQ(decided, same)
+                << name << " " << a << " " << b << " [" << lower << ", " << upper << "]";
+            EXPECT_EQ(got.result, first.result);
+            EXPECT_EQ(got.mover, first.mover);
+          }
+        }
+      }
+    }
+    GameOutcome o;
+    bool decided = false;
+    std::string why;
+    EXPECT_EQ(bounded_outcome(v, -1, 30, 0, 0, 6, o, decided, &why), OutcomeStatus::kBadArgument);
+    EXPECT_NE(why.find("value 30"), std::string::npos) << why;
+    EXPECT_EQ(bounded_outcome(v, 0, 2, 10, 10, 6, o, decided), OutcomeStatus::kImpossible);
+  }
+}
+
 // sowdb_game_outcome answers as game_outcome for the variant of the manifest, and refuses what
 // game_outcome refuses with SOWDB_ERR_ARGUMENT and the reason.
 TEST(GameOutcomeC, AgreesWithCppAndRefusesImpossibleStores) {

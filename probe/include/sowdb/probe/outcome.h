@@ -75,4 +75,20 @@ OutcomeStatus game_outcome(const Variant& variant,
                            GameOutcome& out,
                            std::string* error = nullptr);
 
+/// game_outcome for a value known only to lie in [lower, upper] (a search's proved bounds).
+/// PARAMETERS as game_outcome, `lower` <= `upper` both in [-stones, stones]; `decided` is set
+///   true when both ends lead to the same result, and `out` (written on kOk) is then the outcome
+///   of `lower`: its result holds for any value in the bounds, its score when they meet.
+/// RETURN as game_outcome for each end (the first that is not kOk).
+/// THREAD SAFETY thread safe. Never throws, except std::bad_alloc while composing a reason.
+OutcomeStatus bounded_outcome(const Variant& variant,
+                              int lower,
+                              int upper,
+                              int store_mover,
+                              int store_opponent,
+                              int stones,
+                              GameOutcome& out,
+                              bool& decided,
+                              std::string* error = nullptr);
+
 }  // namespace sowdb
