@@ -321,6 +321,9 @@ PositionReport search_position(const TableSet& set,
                                     std::chrono::duration<double>(budget.seconds));
   std::atomic<std::uint64_t> positions{0};
   std::atomic<int> why{0};  // 1: time, 2: positions, 3: the caller
+  // When the value and a best move were proved (-1: not yet); progress calls come one at a time.
+  double value_seconds = -1;
+  double best_seconds = -1;
   gen::SolveStartOptions options;
   options.tables = &set;
   options.worths = budget.worths;
@@ -333,6 +336,11 @@ PositionReport search_position(const TableSet& set,
                           : start_hash_default_mib(r.stones, set.max_stones(), budget.worths));
   options.progress = [&](const gen::SolveProgress& p) {
     positions = p.nodes;
+    if (p.lower == p.upper && value_seconds < 0)
+      value_seconds = since(start);
+    // Past the moves' phase with the value proved, the move that reaches it is known.
+    if (p.lower == p.upper && p.phase == gen::SolvePhase::kWorths && best_seconds < 0)
+      best_seconds = since(start);
     if (budget.progress) {
       SearchProgress sp;
       sp.lower = std::max(p.lower, -r.stones);
@@ -383,8 +391,14 @@ PositionReport search_position(const TableSet& set,
     } catch (...) {
       throw Refused(refusal_of(std::current_exception()));
     }
-    if (known)
+    if (known) {
       add_known(*known, s);
+      if (known->value.exact() && s.lower == s.upper) {
+        value_seconds = 0;
+        if (known->best_pit >= 0 && known->best_pit == s.best)
+          best_seconds = 0;
+      }
+    }
     // Above the tables only: a position they hold answers at once anyway. One whose every move
     // leads into them (by_tables) is kept too, so that a book holds every position it settled.
     if (budget.proofs && r.stones > set.max_stones())
@@ -415,6 +429,10 @@ PositionReport search_position(const TableSet& set,
     facts.stopped_by = "stopped";
   facts.tables_max = set.max_stones();
   facts.stored = stored.has_value();
+  if (r.exact())
+    facts.value_seconds = stored ? 0 : value_seconds >= 0 ? value_seconds : facts.seconds;
+  if (r.best_proved)
+    facts.best_seconds = stored ? 0 : best_seconds >= 0 ? best_seconds : facts.seconds;
   if (!r.best_proved && !r.moves.empty())
     facts.best_found = r.moves.front().pit;
   r.search = facts;

@@ -259,6 +259,11 @@ std::string to_json_text(const PositionReport& r) {
       j.number(f.best_found);
     else
       j.null();
+    j.key("best_seconds");
+    if (f.best_seconds >= 0)
+      j.seeds(static_cast<double>(static_cast<long long>(f.best_seconds * 1000)) / 1000);
+    else
+      j.null();
     j.key("complete").boolean(f.complete);
     j.key("positions").number(static_cast<long long>(f.positions));
     j.key("seconds").seeds(static_cast<double>(static_cast<long long>(f.seconds * 1000)) / 1000);
@@ -269,6 +274,11 @@ std::string to_json_text(const PositionReport& r) {
       j.string(f.stopped_by);
     j.key("stored").boolean(f.stored);
     j.key("tables_max").number(f.tables_max);
+    j.key("value_seconds");
+    if (f.value_seconds >= 0)
+      j.seeds(static_cast<double>(static_cast<long long>(f.value_seconds * 1000)) / 1000);
+    else
+      j.null();
     j.close('}');
   } else {
     j.null();

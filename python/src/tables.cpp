@@ -375,6 +375,11 @@ void def_probe_result(py::module_& m) {
             d["tables_max"] = r.search->tables_max;
             d["best_found"] = r.search->best_found >= 0 ? py::object(py::int_(r.search->best_found))
                                                         : py::object(py::none());
+            const auto seconds = [](double s) {
+              return s >= 0 ? py::object(py::float_(s)) : py::object(py::none());
+            };
+            d["value_seconds"] = seconds(r.search->value_seconds);
+            d["best_seconds"] = seconds(r.search->best_seconds);
             return d;
           },
           "None from the tables; after a search, the keys of `sowdb probe --json`'s \"search\".")

@@ -64,6 +64,11 @@ struct SearchFacts {
   /// The answer came from the proof store (positions proved by an earlier search): nothing was
   /// searched now.
   bool stored = false;
+  /// Seconds from the start of the search until the value was proved, and until a best move
+  /// was (with the value); -1: not proved. 0 for an answer from the proof store. They tell a
+  /// caller who asked for every worth how soon the value alone came.
+  double value_seconds = -1;
+  double best_seconds = -1;
 };
 
 /// Everything the tables say about one position (see report_position).
