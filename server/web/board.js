@@ -68,10 +68,10 @@ export function boardSize(pits, compact = false) {
  *   tap) or null; last: {side, index} of the pit the last move was played from, or null;
  *   preview: null or {abs} (the board after the hovered move, drawn in place of abs with the
  *   changed pits marked); edit: pits and stores are editable; compact: larger type for a small
- *   screen; kalah: the stores are called stores (else Oware's "taken by"); names: {south,
- *   north}. Each pit is a <g class="pit"> with data-side, data-index (0..P-1 from its owner's
- *   left), data-label (its fixed name) and, on the mover's side, data-pit (the API's pit number);
- *   each badge a <g class="badge"> with data-pit, data-kind and data-worth.
+ *   screen; names: {south, north} (the side names over the stores). Each pit is a <g
+ *   class="pit"> with data-side, data-index (0..P-1 from its owner's left), data-label (its
+ *   fixed name) and, on the mover's side, data-pit (the API's pit number); each badge a <g
+ *   class="badge"> with data-pit, data-kind and data-worth.
  */
 export function drawBoard(svg, view) {
   const p = view.pits;
@@ -187,7 +187,7 @@ export function drawBoard(svg, view) {
         x + (kStoreW - 12) / 2, y + kRowH, String(seeds),
         {class: "store-count", "text-anchor": "middle", "dominant-baseline": "middle"}));
     // The owner named in the store itself (it stays with its owner when the board is flipped).
-    const lines = view.kalah ? [`${sideName(side)}'s`, "store"] : ["taken by", sideName(side)];
+    const lines = [`${sideName(side)}'s`, "store"];
     const ly = side === top ? y + 26 : y + 2 * kRowH - 58;
     lines.forEach((line, k) => {
       const t = text(x + (kStoreW - 12) / 2, ly + k * (view.compact ? 22 : 18), line,

@@ -6,7 +6,6 @@ import {absolute, afterMove, other, pitLabel, seedsOf, sideName, signed, score} 
 import {
   $,
   aboveTables,
-  familyOf,
   gameSeeds,
   maxStones,
   st,
@@ -221,7 +220,6 @@ export function renderBoard() {
     preview: m ? {abs: absolute(afterMove(pos, m))} : null,
     editing: st.mode === "edit",
     compact: boardWidth() < 560,
-    kalah: familyOf(pos.variant) === "kalah",
     names,
   });
   const label = `${pos.variant}, ${sideName(pos.side)} to move`;

@@ -89,12 +89,6 @@ export function factsOf(variant) {
       [...st.resolved.values()].find((f) => f.variant === variant);
 }
 
-/** "kalah" or "oware": which family's words (store or taken) the board uses. */
-export function familyOf(variant) {
-  const f = factsOf(variant);
-  return f && f.family === "kalah" ? "kalah" : "oware";
-}
-
 /** The seeds of a whole game of a variant (2PS), or null when the server has not named it. */
 export function gameSeeds(variant) {
   const f = factsOf(variant);
