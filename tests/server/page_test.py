@@ -900,14 +900,7 @@ def live_search_test(driver, sowdb, tables, out):
               driver.execute_script("return document.getElementById('search-stop') !== null"),
               f"live bounds: value {value}, status {status!r}")
         driver.save_screenshot(os.path.join(out, "page-live-desktop.png"))
-        # The search itself takes its CPU time: on a machine shared with other work it may
-        # outlast WAIT, so its end is given longer (still a bound, not a sleep).
-        driver.set_script_timeout(4 * WAIT)
-        try:
-            ended = wait_key(driver, LIVE, "the live search ends")
-        finally:
-            driver.set_script_timeout(WAIT)
-        if not ended:
+        if not wait_key(driver, LIVE, "the live search ends"):
             return
         rep = probe(sowdb, t, LIVE["board"], LIVE["stores"])
         value = read_value(driver)
