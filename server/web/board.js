@@ -90,14 +90,9 @@ export function drawBoard(svg, view) {
   const colX = (c) => kPad + kStoreW + c * kPitW + kPitW / 2;
   const rowY = {[top]: band + kRowH / 2 + 4, [bottom]: band + kRowH + kRowH / 2 - 4};
 
-  svg.append(el("rect", {
-    x: kPad,
-    y: band - 6,
-    width: w - 2 * kPad,
-    height: 2 * kRowH + 12,
-    rx: 34,
-    class: "frame"
-  }));
+  svg.append(el(
+      "rect",
+      {x: kPad, y: band - 6, width: w - 2 * kPad, height: 2 * kRowH + 12, rx: 34, class: "frame"}));
   // The mover's row stands out.
   svg.append(el("rect", {
     x: kPad + kStoreW - 4,
@@ -154,8 +149,9 @@ export function drawBoard(svg, view) {
       const tagX = cx - kPitW / 2 + 4;
       const tagY = cy - kRowH / 2 + 4;
       g.append(el("rect", {x: tagX, y: tagY, width: tw, height: tw, rx: 6, class: "pit-tag"}));
-      g.append(text(tagX + tw / 2, tagY + tw * 0.76, pitLabel(side, j),
-                    {class: "pit-label", "text-anchor": "middle"}));
+      g.append(text(
+          tagX + tw / 2, tagY + tw * 0.76, pitLabel(side, j),
+          {class: "pit-label", "text-anchor": "middle"}));
       // On a small screen the count alone, large, inside the pit: dots would be specks.
       const inside = view.compact || row[j] > 30;
       if (!inside) g.append(seedDots(cx, cy, kPitR, row[j], "seeds"));
@@ -190,8 +186,9 @@ export function drawBoard(svg, view) {
     const lines = [`${sideName(side)}'s`, "store"];
     const ly = side === top ? y + 26 : y + 2 * kRowH - 58;
     lines.forEach((line, k) => {
-      const t = text(x + (kStoreW - 12) / 2, ly + k * (view.compact ? 22 : 18), line,
-                     {class: "store-label", "text-anchor": "middle"});
+      const t = text(
+          x + (kStoreW - 12) / 2, ly + k * (view.compact ? 22 : 18), line,
+          {class: "store-label", "text-anchor": "middle"});
       g.append(t);
     });
     svg.append(g);
@@ -229,8 +226,9 @@ export function drawBoard(svg, view) {
         g.append(text(cx, y0 + (c ? 38 : 26), b.fig, {class: "fig", "text-anchor": "middle"}));
         g.append(text(cx, y0 + (c ? 68 : 44), b.word, {class: "word", "text-anchor": "middle"}));
       } else {
-        g.append(text(cx, y0 + bh + (c ? 12 : 9), b.fig,
-                      {class: b.fig.length > 2 ? "fig long" : "fig", "text-anchor": "middle"}));
+        g.append(text(
+            cx, y0 + bh + (c ? 12 : 9), b.fig,
+            {class: b.fig.length > 2 ? "fig long" : "fig", "text-anchor": "middle"}));
       }
       if (b.worthText) {
         const wy = side === top ? band - (c ? 8 : 14) : h - band + (c ? 32 : 27);

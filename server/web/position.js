@@ -203,12 +203,11 @@ export function score(x) {
 }
 
 /**
- * Plies in words, counting every side's moves: "1 move", "5 moves (both sides' moves counted)"
- * when `both` is set. The principal line numbers its plies the same way (1., 2., ...).
+ * Plies in words: "1 move", "5 moves", each side's moves counted, as the principal line numbers
+ * them (1., 2., ...) and as "What do the numbers mean?" says.
  */
-export function plies(n, both = false) {
-  if (n === 1) return "1 move";
-  return both ? `${n} moves (both sides' moves counted)` : `${n} moves`;
+export function plies(n) {
+  return n === 1 ? "1 move" : `${n} moves`;
 }
 
 /**

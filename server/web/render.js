@@ -2,7 +2,16 @@
 // line. Never changes the position; app.js does, then calls render().
 
 import {drawBoard} from "./board.js";
-import {absolute, afterMove, other, pitLabel, seedsOf, sideName, signed, score} from "./position.js";
+import {
+  absolute,
+  afterMove,
+  other,
+  pitLabel,
+  seedsOf,
+  sideName,
+  signed,
+  score
+} from "./position.js";
 import {
   $,
   aboveTables,
@@ -290,8 +299,9 @@ function renderGame() {
                                  "the tables win.");
     }
   } else if (st.pos.side === st.you) {
-    msg.textContent = touchScreen() ? "Your move: tap one of your pits, then tap it again to play." :
-                                      "Your move: click one of your pits.";
+    msg.textContent = touchScreen() ?
+        "Your move: tap one of your pits, then tap it again to play." :
+        "Your move: click one of your pits.";
   } else {
     msg.textContent =
         st.searching ? "The tables are searching\u2026" : "The tables are playing\u2026";
@@ -375,7 +385,8 @@ export function render() {
   if (r && typeof r.value === "number" && st.mode !== "play" &&
       st.pos.objective === "competitive") {
     const o = outcomeOf(st.pos, r, gameSeeds(st.pos.variant));
-    said = `: ${outcomeWord(o.kind, st.pos.side)}` + (o.mine !== undefined ? ` ${scoreText(o)}` : "");
+    said =
+        `: ${outcomeWord(o.kind, st.pos.side)}` + (o.mine !== undefined ? ` ${scoreText(o)}` : "");
   }
   document.title = `${st.pos.variant}, ${sideName(st.pos.side)} to move${said} \u2014 sowdb`;
 }

@@ -98,25 +98,25 @@ export function renderVerdict(box, st) {
   // The value, the seeds netted from now on: secondary, in ink (its sign need not be the result's:
   // the stores count too). Its class names the result for scripts; only #outcome is coloured.
   const me = sideName(pos.side);
-  box.append(h(
-      "p", {class: "value-line"},
-      h("span", {
-        id: "value",
-        class: `value ${o.kind}${exact ? "" : " bounds"}`,
-        dataset: {
-          value: exact ? r.value : "",
-          result: r.result || "",
-          method: r.method || "table",
-          lower: typeof r.lower === "number" ? r.lower : "",
-          upper: typeof r.upper === "number" ? r.upper : ""
+  box.append(
+      h("p", {class: "value-line"},
+        h("span", {
+          id: "value",
+          class: `value ${o.kind}${exact ? "" : " bounds"}`,
+          dataset: {
+            value: exact ? r.value : "",
+            result: r.result || "",
+            method: r.method || "table",
+            lower: typeof r.lower === "number" ? r.lower : "",
+            upper: typeof r.upper === "number" ? r.upper : ""
+          },
+          title: exact ? `the value of the position for ${me}: seeds netted from now on` :
+                         `bounds on the value for ${me}, in seeds (not proved yet)`
         },
-        title: exact ? `the value of the position for ${me}: seeds netted from now on` :
-                       `bounds on the value for ${me}, in seeds (not proved yet)`
-      },
-        exact ? signed(r.value) : boundsText(r.lower, r.upper)),
-      h("span", {class: "value-unit muted"},
-        exact ? ` seeds ${me} nets from now on (the value)` :
-                ` seeds ${me} nets from now on (bounds, not proved yet)`)));
+          exact ? signed(r.value) : boundsText(r.lower, r.upper)),
+        h("span", {class: "value-unit muted"},
+          exact ? ` seeds ${me} nets from now on (the value)` :
+                  ` seeds ${me} nets from now on (bounds, not proved yet)`)));
   box.append(h("p", {id: "headline", class: "headline"}, v.headline));
   for (const d of v.detail) box.append(h("p", {class: "detail"}, d));
   if (r.method === "search") renderSearchBox(box, st);
@@ -128,15 +128,16 @@ export function renderVerdict(box, st) {
  */
 function outcomeFigure(o, side) {
   const scored = o.mine !== undefined;
-  return h("p", {
-    id: "outcome",
-    class: `outcome ${o.kind}`,
-    dataset: {kind: o.kind},
-    title: scored ? `the final score with perfect play, ${sideName(side)}'s first` :
-                    "the result is not decided by what is known"
-  },
-    scored ? h("span", {class: "score"}, scoreText(o)) : "",
-    h("span", {class: "word"}, outcomeWord(o.kind, side)));
+  return h(
+      "p", {
+        id: "outcome",
+        class: `outcome ${o.kind}`,
+        dataset: {kind: o.kind},
+        title: scored ? `the final score with perfect play, ${sideName(side)}'s first` :
+                        "the result is not decided by what is known"
+      },
+      scored ? h("span", {class: "score"}, scoreText(o)) : "",
+      h("span", {class: "word"}, outcomeWord(o.kind, side)));
 }
 
 /**
@@ -274,8 +275,9 @@ export function renderMoves(list, st) {
             "found"));
     }
     if (selected === m.pit) {
-      row.append(h("button", {type: "button", class: "primary play-selected", dataset: {play: m.pit}},
-                   `Play ${name}`));
+      row.append(
+          h("button", {type: "button", class: "primary play-selected", dataset: {play: m.pit}},
+            `Play ${name}`));
     }
     list.append(row);
   }
@@ -298,18 +300,18 @@ export function renderLine(list, endBox, st) {
   const shown = st.lineAll ? steps.length : Math.min(steps.length, kLineShown);
   steps.slice(0, shown).forEach((step, k) => {
     const side = befores[k].side;
-    list.append(h(
-        "li", {
+    list.append(
+        h("li", {
           class: `step ${side}`,
           dataset: {step: k},
           tabindex: 0,
           role: "button",
           title: `the position after this move`
         },
-        h("span", {class: "who"}, sideName(side)),
-        h("span", {class: "pit-no"}, pitLabel(side, step.pit)),
-        step.gain > 0 ? h("span", {class: "gain"}, `+${step.gain}`) : "",
-        step.extra_turn ? h("span", {class: "extra", title: "extra turn"}, "\u21bb") : ""));
+          h("span", {class: "who"}, sideName(side)),
+          h("span", {class: "pit-no"}, pitLabel(side, step.pit)),
+          step.gain > 0 ? h("span", {class: "gain"}, `+${step.gain}`) : "",
+          step.extra_turn ? h("span", {class: "extra", title: "extra turn"}, "\u21bb") : ""));
   });
   if (shown < steps.length) {
     list.append(
@@ -398,9 +400,10 @@ export function renderHoverInfo(box, st) {
   if (!m) {
     let hint = "";
     if (st.mode === "edit") {
-      hint = touch ? "Tap a pit or a store to add a seed; with \u22121 seed chosen, a tap takes " +
+      hint = touch ?
+          "Tap a pit or a store to add a seed; with \u22121 seed chosen, a tap takes " +
               "one away." :
-                     "Click a pit or a store to add a seed; shift-click or right-click to remove one.";
+          "Click a pit or a store to add a seed; shift-click or right-click to remove one.";
     } else if (st.report && !st.report.game_over) {
       hint = touch ? "Tap a pit to see its move, then tap it again (or Play) to play it." :
                      "Hover over a move to see what it does; click a pit to play it.";
@@ -435,13 +438,15 @@ export function renderHoverInfo(box, st) {
   parts.push(m.extra_turn ? `${me} moves again` : `then ${sideName(other(st.pos.side))} moves`);
   box.append(h("span", {id: "hover-text"}, parts.join(" \u00b7 ")));
   if (touch && st.selected === m.pit && st.mode !== "edit") {
-    box.append(" ", h("button", {
-      type: "button",
-      id: "play-selected",
-      class: "primary play-selected",
-      dataset: {play: m.pit}
-    },
-                      `Play ${name}`));
+    box.append(
+        " ",
+        h("button", {
+          type: "button",
+          id: "play-selected",
+          class: "primary play-selected",
+          dataset: {play: m.pit}
+        },
+          `Play ${name}`));
   }
 }
 
