@@ -21,6 +21,7 @@ import {
   lineBefores,
   NORTH,
   parseQuery,
+  pitLabel,
   positionKey,
   SOUTH,
   startPosition,
@@ -47,10 +48,11 @@ import {
   maxStones,
   st,
   tableFor,
+  touchScreen,
   variants
 } from "./state.js";
 import {boundsText, moveAt} from "./text.js";
-import {h, renderLine} from "./view.js";
+import {h, renderHoverInfo, renderLine, renderMoves} from "./view.js";
 
 let requestSerial = 0;
 let urlSerial = 0;
@@ -87,6 +89,7 @@ function show(pos, how = "push") {
   st.coop = null;
   st.error = null;
   st.hover = null;
+  st.selected = null;
   st.notice = null;
   st.lineAll = false;
   st.progress = null;
@@ -301,9 +304,10 @@ function play(pit, how) {
   const move = moveAt(st.report, pit);
   if (!move) {
     const seeds = st.pos.board[pit];
+    const name = pitLabel(st.pos.side, pit);
     flash(
-        seeds === 0 ? `Pit ${pit} is empty.` :
-                      `Pit ${pit} is not a legal move here (the opponent must be fed).`);
+        seeds === 0 ? `Pit ${name} is empty.` :
+                      `Pit ${name} is not a legal move here (the opponent must be fed).`);
     return;
   }
   extend([played(st.pos, move, how)]);
@@ -328,6 +332,23 @@ function bestChoice() {
   const found = r.search ? r.search.best_found : null;
   if (found !== null && found !== undefined && moveAt(r, found)) return {pit: found, how: "found"};
   return null;
+}
+
+/**
+ * A click or a tap on the mover's pit (or its row in the list). With a mouse it plays the move;
+ * on a touch screen the first tap only chooses it (its preview and what it does, with a Play
+ * button) and a second tap on the same pit plays it, so that a mis-tap plays nothing.
+ */
+function choose(pit) {
+  if (!touchScreen() || st.selected === pit) {
+    play(pit);
+    return;
+  }
+  st.selected = pit;
+  st.hover = pit;
+  renderBoard();
+  renderHoverInfo($("hover-info"), st);
+  renderMoves($("moves"), st);
 }
 
 function playBest() {
@@ -530,7 +551,7 @@ function onBoardClick(event, delta) {
     flash("Wait for the tables' move.");
     return;
   }
-  play(Number(g.dataset.pit));
+  choose(Number(g.dataset.pit));
 }
 
 /** The board and the lists beside it: clicks, hovers and Enter. */
@@ -543,27 +564,41 @@ function bindBoardAndLists() {
     onBoardClick(e, -1);
   });
   board.addEventListener("mouseover", (e) => {
+    if (touchScreen()) return;  // a tap chooses the move (choose), a hover does not
     const g = pitTarget(e);
     setHover(g && g.dataset.pit !== undefined && st.mode !== "edit" ? Number(g.dataset.pit) : null);
   });
-  board.addEventListener("mouseleave", () => setHover(null));
+  board.addEventListener("mouseleave", () => touchScreen() || setHover(null));
   board.addEventListener("keydown", (e) => {
     if (e.key === "Enter") onBoardClick(e);
   });
   board.addEventListener("focusin", (e) => {
+    // A tap focuses the pit on its way to the click: a redraw now would replace the element
+    // under the finger and the click would be lost. The tap chooses the move (choose) instead.
+    if (touchScreen()) return;
     const g = pitTarget(e);
     if (g && g.dataset.pit !== undefined && st.mode !== "edit") setHover(Number(g.dataset.pit));
   });
   const moves = $("moves");
   moves.addEventListener("click", (e) => {
+    const button = e.target.closest("button[data-play]");
+    if (button) {
+      play(Number(button.dataset.play));
+      return;
+    }
     const li = e.target.closest("li[data-pit]");
-    if (li) play(Number(li.dataset.pit));
+    if (li) choose(Number(li.dataset.pit));
+  });
+  $("hover-info").addEventListener("click", (e) => {
+    const button = e.target.closest("button[data-play]");
+    if (button) play(Number(button.dataset.play));
   });
   moves.addEventListener("mouseover", (e) => {
+    if (touchScreen()) return;
     const li = e.target.closest("li[data-pit]");
     setHover(li ? Number(li.dataset.pit) : null);
   });
-  moves.addEventListener("mouseleave", () => setHover(null));
+  moves.addEventListener("mouseleave", () => touchScreen() || setHover(null));
   moves.addEventListener("keydown", (e) => {
     const li = e.target.closest("li[data-pit]");
     if (li && e.key === "Enter") play(Number(li.dataset.pit));

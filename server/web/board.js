@@ -1,15 +1,20 @@
-// Draws a mancala board of any size as SVG: two rows of P pits, the two stores, the seeds, the
-// side to move and, on the mover's pits, a badge per move (its worth, coloured win/draw/loss, or
-// in the co-operative view whether it keeps a balanced end). No state: app.js calls
-// drawBoard() with everything to show and listens to the events on the <svg>.
+// Draws a mancala board of any size as SVG: two rows of P pits with their fixed names (a..f, A..F),
+// the two stores named by owner, the seeds, the side to move, the last move and, on the mover's
+// pits, a badge per move (the final score it leads to and its result, coloured win/draw/loss,
+// with its seeds-from-now worth beside in neutral ink; or in the co-operative view whether it
+// keeps a balanced end). No state: app.js calls drawBoard() with everything to show and listens
+// to the events on the <svg>.
 
-import {NORTH, sideName, SOUTH} from "./position.js";
+import {NORTH, pitLabel, sideName, SOUTH} from "./position.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const kPad = 8;
 const kStoreW = 84;
 const kPitW = 100;
-const kBadgeH = 58;
+// The band above and below the rows that holds the badges: taller on a small screen, where the
+// type is larger.
+const kBadgeH = 94;
+const kBadgeHCompact = 118;
 const kRowH = 130;
 const kPitR = 40;
 
@@ -46,27 +51,32 @@ function seedDots(cx, cy, r, count, cls) {
   return g;
 }
 
-/** The viewBox width and height of a board of P pits per side. */
-export function boardSize(pits) {
-  return {w: 2 * kPad + 2 * kStoreW + pits * kPitW, h: 2 * kBadgeH + 2 * kRowH};
+/** The viewBox width and height of a board of P pits per side (`compact`: a small screen's). */
+export function boardSize(pits, compact = false) {
+  const band = compact ? kBadgeHCompact : kBadgeH;
+  return {w: 2 * kPad + 2 * kStoreW + pits * kPitW, h: 2 * band + 2 * kRowH};
 }
 
 /**
  * Redraws `svg` for `view`:
  *   pits: P; abs: {south, north, storeSouth, storeNorth} (absolute(pos)); toMove: side;
- *   flip: North at the bottom; badges: Map of the mover's pit (0..P-1) to {text, kind, best,
- *   label, bounds} (kind: win, draw, loss, undecided, balanced, unbalanced, illegal; bounds: the
- *   text is a search's bounds, not a worth); hover: the mover's pit under
- *   the pointer or null; preview: null or {abs, gainSide, gain} (the board after the hovered
- *   move, drawn in place of abs with the changed pits marked); edit: pits and stores are
- *   editable; compact: larger type for a small screen; storeLabel: "store" (Kalah) or "captured"
- * (Oware); names: {south, north}. Each pit is a <g class="pit"> with data-side, data-index (0..P-1
- * from its owner's left) and, on the mover's side, data-pit (the API's pit number); each badge a <g
- * class="badge"> with data-pit, data-kind and data-worth.
+ *   flip: North at the bottom; badges: Map of the mover's pit (0..P-1) to {fig, word, kind,
+ *   best, label, worth, worthText} (kind: win, draw, loss, undecided, balanced, unbalanced,
+ *   illegal; fig: the large figure in the coloured badge (a final score, or a mark), word: the
+ *   result in a word under it (or null), worthText: the seeds-from-now figure drawn in neutral
+ *   ink beside the badge (or null)); hover: the mover's pit under the pointer (or selected by a
+ *   tap) or null; last: {side, index} of the pit the last move was played from, or null;
+ *   preview: null or {abs} (the board after the hovered move, drawn in place of abs with the
+ *   changed pits marked); edit: pits and stores are editable; compact: larger type for a small
+ *   screen; names: {south, north} (the side names over the stores). Each pit is a <g
+ *   class="pit"> with data-side, data-index (0..P-1 from its owner's left), data-label (its
+ *   fixed name) and, on the mover's side, data-pit (the API's pit number); each badge a <g
+ *   class="badge"> with data-pit, data-kind and data-worth.
  */
 export function drawBoard(svg, view) {
   const p = view.pits;
-  const {w, h} = boardSize(p);
+  const {w, h} = boardSize(p, view.compact);
+  const band = view.compact ? kBadgeHCompact : kBadgeH;
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   // A small board is not blown up past the size of a large one's pits.
   svg.style.maxWidth = `${Math.round(w * 0.95)}px`;
@@ -78,20 +88,15 @@ export function drawBoard(svg, view) {
   const rowOf = (side) => (side === SOUTH ? "south" : "north");
   const storeOf = (side, abs) => (side === SOUTH ? abs.storeSouth : abs.storeNorth);
   const colX = (c) => kPad + kStoreW + c * kPitW + kPitW / 2;
-  const rowY = {[top]: kBadgeH + kRowH / 2 + 4, [bottom]: kBadgeH + kRowH + kRowH / 2 - 4};
+  const rowY = {[top]: band + kRowH / 2 + 4, [bottom]: band + kRowH + kRowH / 2 - 4};
 
-  svg.append(el("rect", {
-    x: kPad,
-    y: kBadgeH - 6,
-    width: w - 2 * kPad,
-    height: 2 * kRowH + 12,
-    rx: 34,
-    class: "frame"
-  }));
+  svg.append(el(
+      "rect",
+      {x: kPad, y: band - 6, width: w - 2 * kPad, height: 2 * kRowH + 12, rx: 34, class: "frame"}));
   // The mover's row stands out.
   svg.append(el("rect", {
     x: kPad + kStoreW - 4,
-    y: view.toMove === top ? kBadgeH + 2 : kBadgeH + kRowH - 2,
+    y: view.toMove === top ? band + 2 : band + kRowH - 2,
     width: p * kPitW + 8,
     height: kRowH,
     rx: 26,
@@ -110,6 +115,8 @@ export function drawBoard(svg, view) {
       if (isMover && !view.editing) classes.push("playable");
       if (view.editing) classes.push("editable");
       if (isMover && view.hover === j) classes.push("hovered");
+      const last = view.last && view.last.side === side && view.last.index === j;
+      if (last) classes.push("last");
       if (view.preview) {
         if (row[j] > before[j]) classes.push("grew");
         if (row[j] < before[j]) classes.push("shrank");
@@ -120,9 +127,11 @@ export function drawBoard(svg, view) {
         "data-index": j,
         "data-pit": isMover ? j : null,
         "data-seeds": row[j],
+        "data-label": pitLabel(side, j),
         role: isMover || view.editing ? "button" : null,
         tabindex: isMover || view.editing ? 0 : null,
-        "aria-label": `${sideName(side)} pit ${j}: ${row[j]} seeds`
+        "aria-label": `${sideName(side)} pit ${pitLabel(side, j)}: ${row[j]} seeds` +
+            (last ? " (the last move)" : "")
       });
       g.append(el("rect", {
         x: cx - kPitW / 2 + 2,
@@ -132,7 +141,17 @@ export function drawBoard(svg, view) {
         rx: 20,
         class: "hit"
       }));
+      if (last) g.append(el("circle", {cx, cy, r: kPitR + 8, class: "last-ring"}));
       g.append(el("circle", {cx, cy, r: kPitR, class: "hole"}));
+      // The pit's fixed name on a tag in the top left corner of its cell, as a chess board's
+      // coordinates (a tag, so that it does not read as a seed count).
+      const tw = view.compact ? 30 : 22;
+      const tagX = cx - kPitW / 2 + 4;
+      const tagY = cy - kRowH / 2 + 4;
+      g.append(el("rect", {x: tagX, y: tagY, width: tw, height: tw, rx: 6, class: "pit-tag"}));
+      g.append(text(
+          tagX + tw / 2, tagY + tw * 0.76, pitLabel(side, j),
+          {class: "pit-label", "text-anchor": "middle"}));
       // On a small screen the count alone, large, inside the pit: dots would be specks.
       const inside = view.compact || row[j] > 30;
       if (!inside) g.append(seedDots(cx, cy, kPitR, row[j], "seeds"));
@@ -147,7 +166,7 @@ export function drawBoard(svg, view) {
   // Stores: the bottom side's on the right (its sowing runs left to right, then into it).
   for (const side of [top, bottom]) {
     const x = side === bottom ? w - kPad - kStoreW + 6 : kPad + 6;
-    const y = kBadgeH + 8;
+    const y = band + 8;
     const seeds = storeOf(side, shown);
     const changed = view.preview && seeds !== storeOf(side, view.abs);
     const g = el("g", {
@@ -156,19 +175,26 @@ export function drawBoard(svg, view) {
       "data-seeds": seeds,
       role: view.editing ? "button" : null,
       tabindex: view.editing ? 0 : null,
-      "aria-label": `${sideName(side)}'s ${view.storeLabel}: ${seeds} seeds`
+      "aria-label": `${sideName(side)}'s store: ${seeds} seeds`
     });
     g.append(
         el("rect", {x, y, width: kStoreW - 12, height: 2 * kRowH - 16, rx: 30, class: "hole"}));
     g.append(text(
         x + (kStoreW - 12) / 2, y + kRowH, String(seeds),
         {class: "store-count", "text-anchor": "middle", "dominant-baseline": "middle"}));
-    g.append(text(
-        x + (kStoreW - 12) / 2, side === top ? y + 26 : y + 2 * kRowH - 38, view.storeLabel,
-        {class: "store-label", "text-anchor": "middle"}));
+    // The owner named in the store itself (it stays with its owner when the board is flipped).
+    const lines = [`${sideName(side)}'s`, "store"];
+    const ly = side === top ? y + 26 : y + 2 * kRowH - 58;
+    lines.forEach((line, k) => {
+      const t = text(
+          x + (kStoreW - 12) / 2, ly + k * (view.compact ? 22 : 18), line,
+          {class: "store-label", "text-anchor": "middle"});
+      g.append(t);
+    });
     svg.append(g);
+    for (const t of g.querySelectorAll(".store-label")) squeeze(t, kStoreW - 18);
     // The side's name over its store, in the badge band on its side of the board.
-    const ny = side === top ? kBadgeH - 20 : h - kBadgeH + 34;
+    const ny = side === top ? band - 20 : h - band + 34;
     const nx = x + (kStoreW - 12) / 2;
     const name = text(
         nx, ny, view.names[side],
@@ -176,36 +202,49 @@ export function drawBoard(svg, view) {
     svg.append(name);
   }
 
-  // Badges on the mover's pits, in the band outside the mover's row.
+  // Badges on the mover's pits, in the band outside the mover's row: the coloured badge at the
+  // band's outer edge, the neutral worth between it and the row.
   if (view.badges) {
     const side = view.toMove;
+    const c = view.compact;
+    const bw = 47;
+    const bh = c ? 38 : 25;
     for (const [pit, b] of view.badges) {
       const col = side === bottom ? pit : p - 1 - pit;
       const cx = colX(col);
-      const cy = side === top ? kBadgeH / 2 - 2 : h - kBadgeH / 2 + 2;
+      const y0 = side === top ? 4 : h - 4 - 2 * bh;
       const g = el("g", {
-        class: `badge ${b.kind}${b.bounds ? " bounds" : ""}${b.best ? " best" : ""}${
-            view.hover === pit ? " hovered" : ""}`,
+        class: `badge ${b.kind}${b.best ? " best" : ""}${view.hover === pit ? " hovered" : ""}`,
         "data-pit": pit,
         "data-kind": b.kind,
         "data-worth": b.worth === undefined ? null : b.worth
       });
       g.append(el("title", {}, [document.createTextNode(b.label)]));
-      // Bounds ("-2…+6") are longer than a worth: a wider badge, smaller type, squeezed to fit.
-      const bw = b.bounds ? 47 : view.compact ? 47 : 38;
-      const bh = view.compact ? 27 : 21;
-      g.append(el("rect", {x: cx - bw, y: cy - bh, width: 2 * bw, height: 2 * bh, rx: 12}));
-      const label = text(
-          cx, cy + (view.compact ? (b.bounds ? 10 : 13) : (b.bounds ? 7 : 9)), b.text,
-          {"text-anchor": "middle"});
-      g.append(label);
+      g.append(el("rect", {x: cx - bw, y: y0, width: 2 * bw, height: 2 * bh, rx: 12}));
+      const room = 2 * bw - 10;
+      if (b.word) {
+        g.append(text(cx, y0 + (c ? 38 : 26), b.fig, {class: "fig", "text-anchor": "middle"}));
+        g.append(text(cx, y0 + (c ? 68 : 44), b.word, {class: "word", "text-anchor": "middle"}));
+      } else {
+        g.append(text(
+            cx, y0 + bh + (c ? 12 : 9), b.fig,
+            {class: b.fig.length > 2 ? "fig long" : "fig", "text-anchor": "middle"}));
+      }
+      if (b.worthText) {
+        const wy = side === top ? band - (c ? 8 : 14) : h - band + (c ? 32 : 27);
+        g.append(text(cx, wy, b.worthText, {class: "worth", "text-anchor": "middle"}));
+      }
       svg.append(g);
       // Measured once drawn (the font is the browser's): squeezed into the badge if wider.
-      const room = 2 * bw - 10;
-      if (b.bounds && label.getComputedTextLength() > room) {
-        label.setAttribute("textLength", room);
-        label.setAttribute("lengthAdjust", "spacingAndGlyphs");
-      }
+      for (const t of g.querySelectorAll("text")) squeeze(t, room);
     }
+  }
+}
+
+/** Squeezes an SVG <text> into `room` units when it is wider (measured once drawn). */
+function squeeze(t, room) {
+  if (t.getComputedTextLength() > room) {
+    t.setAttribute("textLength", room);
+    t.setAttribute("lengthAdjust", "spacingAndGlyphs");
   }
 }

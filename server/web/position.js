@@ -202,7 +202,21 @@ export function score(x) {
   return x === whole ? String(whole) : `${whole}\u00bd`;
 }
 
-/** Plies in words: "1 ply", "5 plies". */
+/**
+ * Plies in words: "1 move", "5 moves", each side's moves counted, as the principal line numbers
+ * them (1., 2., ...) and as "What do the numbers mean?" says.
+ */
 export function plies(n) {
-  return n === 1 ? "1 ply" : `${n} plies`;
+  return n === 1 ? "1 move" : `${n} moves`;
+}
+
+/**
+ * The fixed name of a pit: South's pits a, b, c, ... and North's A, B, C, ..., each side's from
+ * its own left, so in the order of sowing (counter-clockwise): a..f, then A..F. They do not
+ * change with the side to move or with Flip. `index` is the pit's place in its owner's row (the
+ * API's pit number when that side is to move).
+ */
+export function pitLabel(side, index) {
+  const letter = "abcdefgh"[index] || "?";
+  return side === SOUTH ? letter : letter.toUpperCase();
 }

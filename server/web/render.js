@@ -2,9 +2,36 @@
 // line. Never changes the position; app.js does, then calls render().
 
 import {drawBoard} from "./board.js";
-import {absolute, afterMove, other, seedsOf, sideName, signed, score} from "./position.js";
-import {$, aboveTables, familyOf, gameSeeds, maxStones, st, tableFor, variants} from "./state.js";
-import {boundsText, moveAt, moveNotes} from "./text.js";
+import {
+  absolute,
+  afterMove,
+  other,
+  pitLabel,
+  seedsOf,
+  sideName,
+  signed,
+  score
+} from "./position.js";
+import {
+  $,
+  aboveTables,
+  gameSeeds,
+  maxStones,
+  st,
+  tableFor,
+  touchScreen,
+  variants
+} from "./state.js";
+import {
+  boundsText,
+  moveAt,
+  moveNotes,
+  moveOutcome,
+  moveWord,
+  outcomeOf,
+  outcomeWord,
+  scoreText
+} from "./text.js";
 import {
   h,
   renderCoopSummary,
@@ -127,44 +154,54 @@ function badges() {
   const coop = st.pos.objective === "cooperative";
   if (st.mode === "play" && !st.hints && !coop) return out;
   const p = st.pos.board.length / 2;
+  const game = gameSeeds(st.pos.variant);
   for (let pit = 0; pit < p; ++pit) {
+    const name = pitLabel(st.pos.side, pit);
     const m = moveAt(r, pit);
     if (!m) {
       if (st.pos.board[pit] > 0) {
-        out.set(pit, {text: "\u00d7", kind: "illegal", label: `pit ${pit}: not a legal move`});
+        out.set(pit, {fig: "\u00d7", kind: "illegal", label: `${name}: not a legal move`});
       }
       continue;
     }
     const notes = moveNotes(m);
     if (coop) {
       out.set(pit, {
-        text: m.balancing ? "\u2713" : "\u2717",
+        fig: m.balancing ? "\u2713" : "\u2717",
         kind: m.balancing ? "balanced" : "unbalanced",
-        label: `pit ${pit}: ${
+        label: `${name}: ${
                    m.balancing ? "keeps a balanced end possible" : "no balanced end after it"}` +
             (notes ? ` (${notes})` : "")
       });
-    } else if (typeof m.worth === "number") {
-      out.set(pit, {
-        text: signed(m.worth),
-        kind: m.category,
-        best: pit === r.best,
-        worth: m.worth,
-        label: `pit ${pit}: worth ${signed(m.worth)}, ${m.category}` + (notes ? ` (${notes})` : "")
-      });
-    } else {
-      // A search's bounds: coloured only when they decide the move's category.
-      out.set(pit, {
-        text: boundsText(m.lower, m.upper),
-        kind: m.category || "undecided",
-        bounds: true,
-        best: pit === r.best,
-        label: `pit ${pit}: worth between ${signed(m.lower)} and ${signed(m.upper)}, ` +
-            (m.category || "not decided") + (notes ? ` (${notes})` : "")
-      });
+      continue;
     }
+    // The badge says the result (its score when known), in the result's colour; the worth, a
+    // count of seeds from now whose sign may differ from the result's, stands beside it in ink.
+    const o = moveOutcome(st.pos, r, m, game);
+    const exact = typeof m.worth === "number";
+    const worthText = exact ? signed(m.worth) : boundsText(m.lower, m.upper);
+    const scored = o.mine !== undefined;
+    out.set(pit, {
+      fig: scored ? scoreText(o) : moveWord(o.kind),
+      word: scored ? moveWord(o.kind) : null,
+      kind: o.kind,
+      best: pit === r.best,
+      worth: exact ? m.worth : undefined,
+      worthText,
+      label: `${name}: ` + (scored ? `ends ${scoreText(o)}, a ${o.kind}` : moveWord(o.kind)) +
+          ` for ${sideName(st.pos.side)}; ` +
+          (exact ? `nets ${worthText} seeds from now` :
+                   `nets between ${signed(m.lower)} and ${signed(m.upper)} seeds from now`) +
+          (notes ? ` (${notes})` : "")
+    });
   }
   return out;
+}
+
+/** The pit the last move on show was played from ({side, index}), or null. */
+function lastMove() {
+  const via = st.pos && st.pos.via;
+  return via ? {side: via.side, index: via.pit} : null;
 }
 
 /** The board's width on screen, in CSS pixels (the window's before the first layout). */
@@ -188,10 +225,10 @@ export function renderBoard() {
     flip: st.flip,
     badges: badges(),
     hover: st.hover,
+    last: lastMove(),
     preview: m ? {abs: absolute(afterMove(pos, m))} : null,
     editing: st.mode === "edit",
     compact: boardWidth() < 560,
-    storeLabel: familyOf(pos.variant) === "kalah" ? "store" : "taken",
     names,
   });
   const label = `${pos.variant}, ${sideName(pos.side)} to move`;
@@ -262,7 +299,9 @@ function renderGame() {
                                  "the tables win.");
     }
   } else if (st.pos.side === st.you) {
-    msg.textContent = "Your move: click one of your pits.";
+    msg.textContent = touchScreen() ?
+        "Your move: tap one of your pits, then tap it again to play." :
+        "Your move: click one of your pits.";
   } else {
     msg.textContent =
         st.searching ? "The tables are searching\u2026" : "The tables are playing\u2026";
@@ -286,7 +325,8 @@ function lastReplyWords() {
     else if (aboveTables(st.record[i - 1]))
       proved.unshift(via.pit);
   }
-  const pits = (list) => `pit${list.length === 1 ? "" : "s"} ${list.join(", then ")}`;
+  const side = other(st.you);
+  const pits = (list) => list.map((pit) => pitLabel(side, pit)).join(", then ");
   const words = [];
   if (proved.length) words.push(`The tables played ${pits(proved)}, proved best by search.`);
   if (found.length) {
@@ -341,9 +381,14 @@ export function render() {
   renderHoverInfo($("hover-info"), st);
   renderShare($("share"), st);
   const r = st.report;
-  document.title = `${st.pos.variant}, ${sideName(st.pos.side)} to move` +
-      (r && typeof r.value === "number" && st.mode !== "play" ? `: ${signed(r.value)}` : "") +
-      " \u2014 sowdb";
+  let said = "";
+  if (r && typeof r.value === "number" && st.mode !== "play" &&
+      st.pos.objective === "competitive") {
+    const o = outcomeOf(st.pos, r, gameSeeds(st.pos.variant));
+    said =
+        `: ${outcomeWord(o.kind, st.pos.side)}` + (o.mine !== undefined ? ` ${scoreText(o)}` : "");
+  }
+  document.title = `${st.pos.variant}, ${sideName(st.pos.side)} to move${said} \u2014 sowdb`;
 }
 
 export function setHover(pit) {

@@ -19,6 +19,15 @@ export const kPollMs = 400;
  */
 export const kSearchMs = 3000;
 
+/**
+ * Whether the page is used by touch (its primary pointer is coarse: a finger): a tap on a pit then
+ * chooses its move, and a second tap (or the Play button) plays it, so that a mis-tap plays
+ * nothing. (Not "hover: none": a browser without any pointer, headless, reports that too.)
+ */
+export function touchScreen() {
+  return matchMedia("(pointer: coarse)").matches;
+}
+
 /** The element of an id. */
 export const $ = (id) => document.getElementById(id);
 
@@ -36,7 +45,8 @@ export const st = {
   you: SOUTH,           // game mode: the player's side
   hints: false,         // game mode: show the values
   flip: false,          // North at the bottom
-  hover: null,          // the mover's pit under the pointer
+  hover: null,          // the mover's pit under the pointer, or chosen by a first tap
+  selected: null,       // touch screens: the pit a first tap chose (a second tap plays it)
   tool: 1,              // editor: a click adds (1) or removes (-1) a seed
   notice: null,         // a message that is not an error of the request: {text, kind}
   lineAll: false,       // the whole principal line, not its first plies
@@ -77,12 +87,6 @@ export function variants() {
 export function factsOf(variant) {
   return st.tables.find((t) => t.variant === variant) ||
       [...st.resolved.values()].find((f) => f.variant === variant);
-}
-
-/** "kalah" or "oware": which family's words (store or taken) the board uses. */
-export function familyOf(variant) {
-  const f = factsOf(variant);
-  return f && f.family === "kalah" ? "kalah" : "oware";
 }
 
 /** The seeds of a whole game of a variant (2PS), or null when the server has not named it. */

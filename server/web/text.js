@@ -1,7 +1,7 @@
 // The words of the page: what a value, a result, a move and a line mean, from whose side. Pure
 // functions of the API's reports; app.js puts them on the page.
 
-import {absolute, other, plies, score, seedsOf, sideName, signed} from "./position.js";
+import {absolute, other, pitLabel, plies, score, seedsOf, sideName, signed} from "./position.js";
 
 /** "captures 2 · sows 1 into the store · extra turn", or "" for a quiet move. */
 export function moveNotes(move) {
@@ -32,20 +32,108 @@ function resultWords(result, side) {
 }
 
 /**
- * The verdict of a competitive report for `pos`: {headline, detail: [sentences]}; `headline`
- * names the result with the final score, South's first.
+ * Seeds of the game neither on the board nor in the stores: an edited position whose seeds do
+ * not add up to the game's `game` (2PS). 0 when they do, or when `game` is not known (null).
  */
-export function verdict(pos, report) {
+export function missingSeeds(pos, game) {
+  if (typeof game !== "number") return 0;
+  return Math.max(0, game - seedsOf(pos) - pos.stores[0] - pos.stores[1]);
+}
+
+/**
+ * What the page says of the game for the side to move of `pos`: {kind, mine, theirs, missing}.
+ * kind: win, draw or loss (the server's `result`, from the stores plus the value), or
+ * undecided: the value is only bounded and the bounds leave the result open, or seeds of the game
+ * (`game`, 2PS) are missing from the board and the stores, so that the stores cannot decide it
+ * (unless a store already holds a majority: `decided`). mine and theirs: the final score, the
+ * mover's first, when known (an exact value) and the kind is decided; else undefined. The sign of
+ * mine - theirs is the kind's: the number and the colour say the same thing.
+ */
+export function outcomeOf(pos, report, game) {
+  const missing = missingSeeds(pos, game);
+  if (missing > 0 && !report.decided) return {kind: "undecided", missing};
+  const kind = report.result || "undecided";
+  if (typeof report.value === "number" && Array.isArray(report.final) && kind !== "undecided") {
+    return {kind, mine: report.final[0], theirs: report.final[1], missing};
+  }
+  return {kind, missing};
+}
+
+/**
+ * The same for one move of the report: the final score its worth leads to (the stores plus the
+ * seeds on the board shared as the worth says), its category as the colour, or undecided.
+ */
+export function moveOutcome(pos, report, move, game) {
+  const missing = missingSeeds(pos, game);
+  if (missing > 0 && !report.decided) return {kind: "undecided", missing};
+  const kind = move.category || "undecided";
+  if (typeof move.worth === "number" && kind !== "undecided") {
+    const n = seedsOf(pos);
+    return {
+      kind,
+      mine: pos.stores[0] + (n + move.worth) / 2,
+      theirs: pos.stores[1] + (n - move.worth) / 2,
+      missing
+    };
+  }
+  return {kind, missing};
+}
+
+/** A final score, the mover's first: "26–22", "24½–23½". */
+export function scoreText(o) {
+  return `${score(o.mine)}–${score(o.theirs)}`;
+}
+
+/** The result for the side to move in words: "South wins", "North loses", "Draw", "undecided". */
+export function outcomeWord(kind, side) {
+  if (kind === "win") return `${sideName(side)} wins`;
+  if (kind === "loss") return `${sideName(side)} loses`;
+  if (kind === "draw") return "Draw";
+  return "undecided";
+}
+
+/** A move's result in one word: "win", "draw", "loss" or "undecided". */
+export function moveWord(kind) {
+  return kind === "win" || kind === "draw" || kind === "loss" ? kind : "undecided";
+}
+
+/** Why the stores cannot decide the result of `pos`: one sentence. */
+export function missingWords(pos, game) {
+  const total = seedsOf(pos) + pos.stores[0] + pos.stores[1];
+  const m = game - total;
+  return `The board and the stores hold ${total} of the game's ${game} seeds: where the other ` +
+      `${m} ${m === 1 ? "is" : "are"} decides the result, so the page does not claim one ` +
+      "(set the stores in the editor to make them add up).";
+}
+
+/**
+ * The principal line in words that agree with its numbering: how many moves it has and on which
+ * the first seeds leave the board ("" without a line).
+ */
+export function lineWords(report) {
+  const steps = Array.isArray(report.line_steps) ? report.line_steps : [];
+  if (!steps.length) return "";
+  const first = steps.findIndex((s) => s.gain > 0);
+  const head = `The principal line below plays ${plies(steps.length)}`;
+  if (first < 0) return `${head}; no seeds are taken on it.`;
+  return `${head}; the first seeds are taken on its move ${first + 1}.`;
+}
+
+/**
+ * The verdict of a competitive report for `pos`: {headline, detail: [sentences]}; `headline`
+ * names the final score by side (South's first), or why the result is undecided. `game`: the
+ * seeds of the whole game (2PS), or null.
+ */
+export function verdict(pos, report, game) {
   const side = pos.side;
   const n = seedsOf(pos);
+  const o = outcomeOf(pos, report, game);
   const [mine, theirs] = report.final;
   const south = side === "south" ? mine : theirs;
   const north = side === "south" ? theirs : mine;
-  const high = score(Math.max(south, north));
-  const low = score(Math.min(south, north));
-  const headline = report.result === "draw" ?
-      `A draw, ${high}\u2013${low}` :
-      `${resultWords(report.result, side)} ${high}\u2013${low}`;
+  const headline = o.kind === "undecided" ?
+      `Undecided: ${o.missing} of the game's seeds are not on the board or in the stores` :
+      `Final score with perfect play: South ${score(south)}, North ${score(north)}`;
   const detail = [];
   const me = sideName(side);
   const you = sideName(other(side));
@@ -61,24 +149,27 @@ export function verdict(pos, report) {
   } else {
     const a = (n + v) / 2;
     const b = (n - v) / 2;
-    // Only tables know depths: a value proved by search has none.
-    const within =
-        typeof report.depth === "number" ? `, realised within ${plies(report.depth)}` : "";
     detail.push(
         `Value ${signed(v)} for ${me}: with perfect play from both sides ${me} takes ` +
         `${Math.abs(v)} seed${Math.abs(v) === 1 ? "" : "s"} ${v > 0 ? "more" : "fewer"} than ` +
-        `${you} of the ${n} on the board (${score(a)} to ${score(b)})${within}.`);
+        `${you} of the ${n} on the board (${score(a)} to ${score(b)}).`);
   }
   const abs = absolute(pos);
-  detail.push(
-      `With the stores (South ${abs.storeSouth}, North ${abs.storeNorth}) the game ends ` +
-      `South ${score(south)}, North ${score(north)}: ${resultWords(report.result, side)}.`);
+  if (o.kind === "undecided") {
+    detail.push(missingWords(pos, game));
+  } else {
+    detail.push(
+        `The final score adds the stores (South's ${abs.storeSouth}, North's ` +
+        `${abs.storeNorth}) to that share: ${resultWords(report.result, side)}.`);
+  }
   if (report.decided) {
     const leader = south > north ? "South" : "North";
     detail.push(
         `${leader}'s store already holds more than half of the game's seeds: by the majority ` +
         "rule the game is decided.");
   }
+  const line = lineWords(report);
+  if (line) detail.push(line);
   return {headline, detail};
 }
 
@@ -98,7 +189,7 @@ export function count(n) {
  * what they decide (the server's `result`, with the stores) and what does not follow yet. The
  * words never claim more than `result`: a result the bounds do not decide is said to be open.
  */
-export function boundsVerdict(pos, report) {
+export function boundsVerdict(pos, report, game) {
   const me = sideName(pos.side);
   const n = seedsOf(pos);
   const {lower, upper} = report;
@@ -108,8 +199,10 @@ export function boundsVerdict(pos, report) {
       `Not proved yet: with perfect play ${me} nets between ${signed(lower)} and ` +
       `${signed(upper)} of the ${n} seeds on the board; the exact value lies in between.`);
   const abs = absolute(pos);
-  const stores = `the stores (South ${abs.storeSouth}, North ${abs.storeNorth})`;
-  if (report.result) {
+  const stores = `the stores (South's ${abs.storeSouth}, North's ${abs.storeNorth})`;
+  if (outcomeOf(pos, report, game).kind === "undecided" && missingSeeds(pos, game) > 0) {
+    detail.push(missingWords(pos, game));
+  } else if (report.result) {
     detail.push(
         `Whatever the exact value, with ${stores} ${resultWords(report.result, pos.side)}.`);
   } else {
@@ -149,6 +242,7 @@ export function ranges(values) {
 
 /** The verdict of a co-operative report for `pos`: {headline, detail}. */
 export function cooperativeVerdict(pos, report) {
+  const label = (pit) => pitLabel(pos.side, pit);
   const me = sideName(pos.side);
   const balancing = report.balancing_moves || [];
   const headline = report.balanced ? "A balanced end is possible" : "No balanced end is possible";
@@ -165,8 +259,9 @@ export function cooperativeVerdict(pos, report) {
       `${report.reachable.length ? ranges(report.reachable) : "none"}.`);
   if (report.balanced && !report.game_over) {
     detail.push(
-        balancing.length === 1 ? `Only pit ${balancing[0]} keeps a balanced end possible.` :
-                                 `Pits ${balancing.join(", ")} keep a balanced end possible.`);
+        balancing.length === 1 ?
+            `Only pit ${label(balancing[0])} keeps a balanced end possible.` :
+            `Pits ${balancing.map(label).join(", ")} keep a balanced end possible.`);
   }
   return {headline, detail};
 }

@@ -2,8 +2,8 @@
 // the principal line, the co-operative summary, what a hovered move does, and the permalink.
 // Each function redraws one container from the page's state; app.js owns the state and events.
 
-import {lineBefores, other, plies, seedsOf, sideName, signed} from "./position.js";
-import {maxStones} from "./state.js";
+import {lineBefores, other, pitLabel, plies, seedsOf, sideName, signed} from "./position.js";
+import {gameSeeds, maxStones, touchScreen} from "./state.js";
 import {
   boundsText,
   boundsVerdict,
@@ -12,8 +12,13 @@ import {
   lineEndWords,
   moveAt,
   moveNotes,
+  moveOutcome,
   movesBestFirst,
+  moveWord,
+  outcomeOf,
+  outcomeWord,
   ranges,
+  scoreText,
   searchNote,
   verdict
 } from "./text.js";
@@ -86,28 +91,53 @@ export function renderVerdict(box, st) {
   }
   const r = st.report;
   const exact = typeof r.value === "number";
-  // The colour is the server's result or, while the bounds leave it open, neutral: the number,
-  // its colour and the words below all come from the same fields.
-  const kind = r.result || "undecided";
-  const v = exact ? verdict(pos, r) : boundsVerdict(pos, r);
+  const game = gameSeeds(pos.variant);
+  const o = outcomeOf(pos, r, game);
+  const v = exact ? verdict(pos, r, game) : boundsVerdict(pos, r, game);
+  box.append(outcomeFigure(o, pos.side));
+  // The value, the seeds netted from now on: secondary, in ink (its sign need not be the result's:
+  // the stores count too). Its class names the result for scripts; only #outcome is coloured.
+  const me = sideName(pos.side);
   box.append(
-      h("p", {
-        id: "value",
-        class: `value ${kind}${exact ? "" : " bounds"}`,
-        dataset: {
-          value: exact ? r.value : "",
-          result: r.result || "",
-          method: r.method || "table",
-          lower: typeof r.lower === "number" ? r.lower : "",
-          upper: typeof r.upper === "number" ? r.upper : ""
+      h("p", {class: "value-line"},
+        h("span", {
+          id: "value",
+          class: `value ${o.kind}${exact ? "" : " bounds"}`,
+          dataset: {
+            value: exact ? r.value : "",
+            result: r.result || "",
+            method: r.method || "table",
+            lower: typeof r.lower === "number" ? r.lower : "",
+            upper: typeof r.upper === "number" ? r.upper : ""
+          },
+          title: exact ? `the value of the position for ${me}: seeds netted from now on` :
+                         `bounds on the value for ${me}, in seeds (not proved yet)`
         },
-        title: exact ? `the value of the position for ${sideName(pos.side)}, in seeds` :
-                       `bounds on the value for ${sideName(pos.side)}, in seeds (not proved yet)`
-      },
-        exact ? signed(r.value) : boundsText(r.lower, r.upper)));
+          exact ? signed(r.value) : boundsText(r.lower, r.upper)),
+        h("span", {class: "value-unit muted"},
+          exact ? ` seeds ${me} nets from now on (the value)` :
+                  ` seeds ${me} nets from now on (bounds, not proved yet)`)));
   box.append(h("p", {id: "headline", class: "headline"}, v.headline));
   for (const d of v.detail) box.append(h("p", {class: "detail"}, d));
   if (r.method === "search") renderSearchBox(box, st);
+}
+
+/**
+ * The position's largest figure: the final score (the mover's first) and the result in words, in
+ * the result's colour; "undecided" in neutral ink when the stores or the bounds leave it open.
+ */
+function outcomeFigure(o, side) {
+  const scored = o.mine !== undefined;
+  return h(
+      "p", {
+        id: "outcome",
+        class: `outcome ${o.kind}`,
+        dataset: {kind: o.kind},
+        title: scored ? `the final score with perfect play, ${sideName(side)}'s first` :
+                        "the result is not decided by what is known"
+      },
+      scored ? h("span", {class: "score"}, scoreText(o)) : "",
+      h("span", {class: "word"}, outcomeWord(o.kind, side)));
 }
 
 /**
@@ -118,6 +148,7 @@ function renderProgress(box, st, hidden) {
   const p = st.progress;
   const me = sideName(st.pos.side);
   const value = hidden ? "searching\u2026" : boundsText(p.lower, p.upper);
+  if (!hidden) box.append(outcomeFigure({kind: "undecided"}, st.pos.side));
   box.append(h("p", {
     id: "value",
     class: "value undecided bounds searching",
@@ -173,7 +204,8 @@ function renderSearchBox(box, st) {
     note.append(". Some moves' worths are not proved yet");
   }
   if (r.best === null && typeof s.best_found === "number" && !r.game_over) {
-    note.append(`. Best move found so far: pit ${s.best_found} (not proved best)`);
+    note.append(
+        `. Best move found so far: pit ${pitLabel(st.pos.side, s.best_found)} (not proved best)`);
   }
   note.append(".");
   box.append(note);
@@ -199,33 +231,39 @@ export function renderMoves(list, st) {
     return;
   }
   const coop = st.pos.objective === "cooperative";
+  const game = gameSeeds(st.pos.variant);
+  const selected = touchScreen() ? st.selected : null;
   for (const m of movesBestFirst(r)) {
     const notes = moveNotes(m);
-    const kind = coop ? (m.balancing ? "balanced" : "unbalanced") : m.category || "undecided";
+    const o = coop ? null : moveOutcome(st.pos, r, m, game);
+    const kind = coop ? (m.balancing ? "balanced" : "unbalanced") : o.kind;
+    const name = pitLabel(st.pos.side, m.pit);
     const row =
         h("li", {
           class: `move ${kind}${st.hover === m.pit ? " hovered" : ""}`,
           dataset: {pit: m.pit, worth: coop ? "" : m.worth},
           tabindex: 0,
-          role: "button"
+          role: "button",
+          title: `${sideName(st.pos.side)} plays ${name}`
         },
-          h("span", {class: "pit-no"}, `pit ${m.pit}`));
+          h("span", {class: "pit-no"}, name));
     if (coop) {
       row.append(
           h("span", {class: "chip"}, m.balancing ? "\u2713" : "\u2717"),
           h("span", {class: "reach"}, m.reachable.length ? ranges(m.reachable) : "\u2014"));
-    } else if (typeof m.worth === "number") {
-      row.append(
-          h("span", {class: "chip worth"}, signed(m.worth)), h("span", {class: "cat"}, m.category),
-          h("span", {class: "depth", title: "plies to realise the worth"},
-            typeof m.depth === "number" && m.depth > 0 ? plies(m.depth) : ""));
     } else {
-      // Not proved: its bounds, and its category only when they decide it.
+      // The result (its score when known) in its colour, then the worth in ink.
+      const scored = o.mine !== undefined;
       row.append(
-          h("span", {class: "chip worth bounds", title: "bounds on the worth (not proved yet)"},
-            boundsText(m.lower, m.upper)),
-          h("span", {class: "cat"}, m.category || "open"));
-      row.classList.add("bounds");
+          h("span", {class: "chip outcome", dataset: {kind}},
+            scored ? h("b", {class: "score"}, scoreText(o)) : "",
+            h("span", {class: "word"}, moveWord(kind))),
+          typeof m.worth === "number" ?
+              h("span", {class: "worth", title: "seeds the move nets from now on (its worth)"},
+                signed(m.worth)) :
+              h("span", {class: "worth bounds", title: "bounds on the worth (not proved yet)"},
+                boundsText(m.lower, m.upper)));
+      if (typeof m.worth !== "number") row.classList.add("bounds");
     }
     row.append(h("span", {class: "notes"}, notes));
     if (!coop && m.pit === r.best) {
@@ -235,6 +273,11 @@ export function renderMoves(list, st) {
           h("span",
             {class: "best-mark found", title: "the best move the search found, not proved best"},
             "found"));
+    }
+    if (selected === m.pit) {
+      row.append(
+          h("button", {type: "button", class: "primary play-selected", dataset: {play: m.pit}},
+            `Play ${name}`));
     }
     list.append(row);
   }
@@ -257,17 +300,18 @@ export function renderLine(list, endBox, st) {
   const shown = st.lineAll ? steps.length : Math.min(steps.length, kLineShown);
   steps.slice(0, shown).forEach((step, k) => {
     const side = befores[k].side;
-    list.append(h(
-        "li", {
+    list.append(
+        h("li", {
           class: `step ${side}`,
           dataset: {step: k},
           tabindex: 0,
           role: "button",
           title: `the position after this move`
         },
-        h("span", {class: "who"}, sideName(side)), h("span", {class: "pit-no"}, `pit ${step.pit}`),
-        step.gain > 0 ? h("span", {class: "gain"}, `+${step.gain}`) : "",
-        step.extra_turn ? h("span", {class: "extra", title: "extra turn"}, "\u21bb") : ""));
+          h("span", {class: "who"}, sideName(side)),
+          h("span", {class: "pit-no"}, pitLabel(side, step.pit)),
+          step.gain > 0 ? h("span", {class: "gain"}, `+${step.gain}`) : "",
+          step.extra_turn ? h("span", {class: "extra", title: "extra turn"}, "\u21bb") : ""));
   });
   if (shown < steps.length) {
     list.append(
@@ -322,7 +366,8 @@ export function renderRecord(list, st) {
           role: "button",
           tabindex: 0
         },
-          h("span", {class: "who"}, who), via ? h("span", {class: "pit-no"}, `pit ${via.pit}`) : "",
+          h("span", {class: "who"}, who),
+          via ? h("span", {class: "pit-no"}, pitLabel(via.side, via.pit)) : "",
           via && via.gain > 0 ? h("span", {class: "gain"}, `+${via.gain}`) : ""));
   });
 }
@@ -339,48 +384,70 @@ export function renderCoopSummary(box, st) {
       h("p", {id: "coop-summary", dataset: {balanced: String(c.balanced)}},
         c.balanced ? `A balanced end is still possible` : "No balanced end is possible any more",
         c.balanced && !c.game_over ?
-            ` (by pit${moves.length === 1 ? "" : "s"} ${moves.join(", ")}).` :
+            ` (by ${moves.map((pit) => pitLabel(st.pos.side, pit)).join(", ")}).` :
             ".",
         " ", h("a", {href: "#", id: "coop-open"}, "Co-operative view")));
 }
 
-/** What the hovered move does, or a hint when no move is hovered. */
+/**
+ * What the hovered (or, on a touch screen, tapped) move does, or a hint when there is none; on a
+ * touch screen with the button that plays the chosen move.
+ */
 export function renderHoverInfo(box, st) {
   box.replaceChildren();
   const m = st.hover === null ? undefined : moveAt(st.report, st.hover);
+  const touch = touchScreen();
   if (!m) {
     let hint = "";
-    if (st.mode === "edit")
-      hint = "Click a pit or a store to add a seed; shift-click or right-click to remove one.";
-    else if (st.report && !st.report.game_over) {
-      hint = matchMedia("(hover: hover)").matches ?
-          "Hover over a move to see what it does; click a pit to play it." :
-          "Tap a pit to play it.";
+    if (st.mode === "edit") {
+      hint = touch ?
+          "Tap a pit or a store to add a seed; with \u22121 seed chosen, a tap takes " +
+              "one away." :
+          "Click a pit or a store to add a seed; shift-click or right-click to remove one.";
+    } else if (st.report && !st.report.game_over) {
+      hint = touch ? "Tap a pit to see its move, then tap it again (or Play) to play it." :
+                     "Hover over a move to see what it does; click a pit to play it.";
     }
     box.append(h("span", {class: "muted"}, hint));
     return;
   }
   const me = sideName(st.pos.side);
+  const name = pitLabel(st.pos.side, m.pit);
   const seeds = st.pos.board[m.pit];
-  const parts = [`${me} pit ${m.pit}: sows ${seeds} seed${seeds === 1 ? "" : "s"}`];
+  const parts = [`${me} ${name}: sows ${seeds} seed${seeds === 1 ? "" : "s"}`];
   const notes = moveNotes(m);
   if (notes) parts.push(notes);
   if (st.pos.objective === "cooperative") {
     parts.push(
         m.balancing ? "keeps a balanced end possible" : "a balanced end is then out of reach");
   } else if (!(st.mode === "play" && !st.hints)) {
+    const o = moveOutcome(st.pos, st.report, m, gameSeeds(st.pos.variant));
+    if (o.mine !== undefined) {
+      parts.push(`leads to ${scoreText(o)} (${me}'s first), a ${o.kind} for ${me}`);
+    } else {
+      parts.push(o.kind === "undecided" ? "result undecided" : `a ${o.kind} for ${me}`);
+    }
     if (typeof m.worth === "number") {
       parts.push(
-          `worth ${signed(m.worth)} for ${me} (${m.category}` +
-          (m.depth ? `, ${plies(m.depth)}` : "") + ")");
+          `nets ${signed(m.worth)} seed${Math.abs(m.worth) === 1 ? "" : "s"} from now on` +
+          (m.depth ? ` (the next seeds are taken ${plies(m.depth)} after it)` : ""));
     } else {
-      parts.push(
-          `worth between ${signed(m.lower)} and ${signed(m.upper)} for ${me} (` +
-          (m.category ? `${m.category}, ` : "") + "not proved yet)");
+      parts.push(`nets between ${signed(m.lower)} and ${signed(m.upper)} seeds (not proved yet)`);
     }
   }
   parts.push(m.extra_turn ? `${me} moves again` : `then ${sideName(other(st.pos.side))} moves`);
   box.append(h("span", {id: "hover-text"}, parts.join(" \u00b7 ")));
+  if (touch && st.selected === m.pit && st.mode !== "edit") {
+    box.append(
+        " ",
+        h("button", {
+          type: "button",
+          id: "play-selected",
+          class: "primary play-selected",
+          dataset: {play: m.pit}
+        },
+          `Play ${name}`));
+  }
 }
 
 /** The permalink and the matching command line. */

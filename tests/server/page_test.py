@@ -20,6 +20,7 @@ Exit: 0 when every check passes, 1 otherwise.
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import random
@@ -184,7 +185,10 @@ def query(pos):
 
 
 def random_positions(rng, variant, count):
-    """Positions of 0..20 seeds with stores the game can hold, grouped by their stores."""
+    """Positions of 0..20 seeds with stores the game can hold: four in five with the game's other
+    seeds shared at random between the stores (they add up to the game's 48, the result is
+    decided), the fifth with stores that leave seeds out (an edited board: undecided, unless a
+    store holds a majority)."""
     pits = 12
     pairs = [(0, 0), (14, 14), (3, 10), (20, 2), (25, 1)]
     out = []
@@ -193,7 +197,10 @@ def random_positions(rng, variant, count):
         board = [0] * pits
         for _ in range(n):
             board[rng.randrange(pits)] += 1
-        out.append({"variant": variant, "board": board, "stores": list(pairs[i % len(pairs)]),
+        rest = 48 - n
+        mine = rng.randint(0, rest)
+        stores = list(pairs[(i // 5) % len(pairs)]) if i % 5 == 4 else [mine, rest - mine]
+        out.append({"variant": variant, "board": board, "stores": stores,
                     "side": rng.choice(["south", "north"])})
     return out
 
@@ -272,12 +279,15 @@ const box = (g) => {
 };
 const pits = [...document.querySelectorAll('#board g.pit')].map(g => ({
   side: g.dataset.side, index: Number(g.dataset.index), pit: g.dataset.pit,
+  label: (g.querySelector('text.pit-label') || {}).textContent || null,
   seeds: g.querySelector('text.count').textContent, at: box(g)}));
 const stores = [...document.querySelectorAll('#board g.store')].map(g => ({
   at: box(g),
   side: g.dataset.store, seeds: g.querySelector('text.store-count').textContent}));
+// A badge's text: the worth drawn beside it (a move's seeds from now), else its only figure.
 const badges = [...document.querySelectorAll('#board g.badge')].map(g => ({
-  pit: Number(g.dataset.pit), kind: g.dataset.kind, text: g.querySelector('text').textContent}));
+  pit: Number(g.dataset.pit), kind: g.dataset.kind,
+  text: (g.querySelector('text.worth') || g.querySelector('text')).textContent}));
 const rows = [...document.querySelectorAll('#moves li.move')].map(li => ({
   pit: Number(li.dataset.pit),
   worth: li.querySelector('.worth') ? li.querySelector('.worth').textContent : null,
@@ -335,6 +345,8 @@ def check_page(driver, pos, report, what):
           f"{what}: value shown {page['value']!r}, probe says {report['value']}")
     check(page["result"] == report["result"],
           f"{what}: result {page['result']}, probe {report['result']}")
+    # The colour is the move's category, or undecided where the stores cannot decide it.
+    decides = missing_seeds(pos) == 0 or report.get("decided")
     worths = {b["pit"]: b for b in page["badges"] if b["kind"] != "illegal"}
     check(sorted(worths) == sorted(m["pit"] for m in report["moves"]),
           f"{what}: worths shown on pits {sorted(worths)}, "
@@ -345,8 +357,9 @@ def check_page(driver, pos, report, what):
             continue
         check(norm(b["text"]) == signed(m["worth"]),
               f"{what}: pit {m['pit']} shows worth {b['text']!r}, probe says {m['worth']}")
-        check(b["kind"] == m["category"],
-              f"{what}: pit {m['pit']} coloured {b['kind']}, probe {m['category']}")
+        want = m["category"] if decides else "undecided"
+        check(b["kind"] == want,
+              f"{what}: pit {m['pit']} coloured {b['kind']}, probe {m['category']}, want {want}")
     check([r["pit"] for r in page["rows"]] == report["moves_best_first"],
           f"{what}: moves listed {[r['pit'] for r in page['rows']]}, "
           f"best first {report['moves_best_first']}")
@@ -359,7 +372,153 @@ def check_page(driver, pos, report, what):
           page["line"] + page["more"] == len(report["line_steps"]),
           f"{what}: {page['line']} line steps shown and {page['more']} more, "
           f"probe has {len(report['line_steps'])}")
+    check_figures(driver, pos, report, what)
     return page
+
+
+# The seeds of a whole game (2PS) of each variant served, from /api/v1/variants (main fills it).
+GAME_SEEDS = {}
+
+
+def missing_seeds(pos):
+    """Seeds of the game on neither the board nor the stores (0 when they add up)."""
+    game = GAME_SEEDS.get(pos["variant"])
+    if game is None:
+        return 0
+    return max(0, game - sum(pos["board"]) - sum(pos["stores"]))
+
+
+def pit_label(side, index):
+    """The page's fixed pit names: South's a, b, c... and North's A, B, C..., each from its
+    owner's left (docs/PAGE.md)."""
+    letter = "abcdefgh"[index]
+    return letter if side == "south" else letter.upper()
+
+
+# Every figure that says a result, read in one round trip: its kind (data-kind), its final score
+# and word, and which result colour it is drawn in ('neutral' for none of the three); and the
+# colour of every seeds-from-now figure (the value, each move's worth).
+READ_FIGURES = """
+const colourOf = (v) => {
+  const d = document.createElement('span');
+  d.style.color = v;
+  document.body.append(d);
+  const c = getComputedStyle(d).color;
+  d.remove();
+  return c;
+};
+const colours = {win: colourOf('var(--win)'), draw: colourOf('var(--draw)'),
+                 loss: colourOf('var(--loss)')};
+const named = (c) => Object.keys(colours).find((k) => colours[k] === c) || 'neutral';
+const txt = (el, sel) => { const x = el.querySelector(sel); return x ? x.textContent : null; };
+const out = {outcome: null, value: null, badges: [], rows: [], line: []};
+const o = document.getElementById('outcome');
+if (o) out.outcome = {kind: o.dataset.kind, score: txt(o, '.score'), word: txt(o, '.word'),
+                      colour: named(getComputedStyle(o).color)};
+const v = document.getElementById('value');
+if (v) out.value = named(getComputedStyle(v).color);
+for (const g of document.querySelectorAll('#board g.badge:not(.illegal)')) {
+  const fig = txt(g, 'text.fig');
+  const word = txt(g, 'text.word');
+  out.badges.push({pit: Number(g.dataset.pit), kind: g.dataset.kind,
+                   score: word === null ? null : fig, word: word === null ? fig : word,
+                   colour: named(getComputedStyle(g.querySelector('rect')).fill),
+                   worth: g.querySelector('text.worth') ?
+                       named(getComputedStyle(g.querySelector('text.worth')).fill) : null});
+}
+for (const li of document.querySelectorAll('#moves li.move')) {
+  const chip = li.querySelector('.chip');
+  out.rows.push({pit: Number(li.dataset.pit), label: txt(li, '.pit-no'),
+                 kind: chip.dataset.kind, score: txt(chip, '.score'), word: txt(chip, '.word'),
+                 colour: named(getComputedStyle(chip).backgroundColor),
+                 worth: named(getComputedStyle(li.querySelector('.worth')).color)});
+}
+for (const li of document.querySelectorAll('#line li[data-step]'))
+  out.line.push([txt(li, '.who'), txt(li, '.pit-no')]);
+return out;
+"""
+
+SIGN = {"win": 1, "draw": 0, "loss": -1}
+
+
+def parse_score(text):
+    """'26\u201322' or '24\u00bd\u201323\u00bd' as (26, 22) or (24.5, 23.5); None if malformed."""
+    m = re.fullmatch(r"(\d+)(\u00bd?)\u2013(\d+)(\u00bd?)", (text or "").strip())
+    if not m:
+        return None
+    return (int(m.group(1)) + (0.5 if m.group(2) else 0),
+            int(m.group(3)) + (0.5 if m.group(4) else 0))
+
+
+def check_figure(fig, want_kind, want_score, what):
+    """One figure that says a result: the word, the colour and the sign of its score agree with
+    each other and with the expected kind and score (None: no score shown)."""
+    kind = fig["kind"]
+    check(kind == want_kind, f"{what}: kind {kind}, want {want_kind}")
+    word = (fig["word"] or "").lower()
+    if kind == "undecided":
+        check("undecided" in word and fig["colour"] == "neutral" and fig["score"] is None,
+              f"{what}: undecided must say so in ink, without a score: {fig}")
+        return
+    check(fig["colour"] == kind, f"{what}: drawn in {fig['colour']}, says {kind}: {fig}")
+    said = ("win" if re.search(r"\bwins?\b", word) else
+            "loss" if re.search(r"\b(loss|loses)\b", word) else
+            "draw" if "draw" in word else None)
+    check(said == kind, f"{what}: the word {fig['word']!r} says {said}, the colour {kind}")
+    if want_score is None:
+        check(fig["score"] is None, f"{what}: a score {fig['score']!r} where none is known")
+        return
+    score = parse_score(fig["score"])
+    if not check(score is not None, f"{what}: score {fig['score']!r} is not a final score"):
+        return
+    diff = score[0] - score[1]
+    check((diff > 0) - (diff < 0) == SIGN[kind],
+          f"{what}: score {fig['score']} has the sign of a {kind}? word {fig['word']!r}")
+    check(score == tuple(want_score), f"{what}: score {score}, probe gives {want_score}")
+
+
+def check_figures(driver, pos, report, what):
+    """Every figure on show against the probe's report: the position's result and each move's
+    (word, colour, sign of the final score; undecided where the stores cannot decide it), the
+    seeds-from-now figures in ink, and the pits named by their fixed labels on the board, in the
+    moves list and in the principal line."""
+    if pos.get("objective") == "cooperative":
+        return
+    f = driver.execute_script(READ_FIGURES)
+    decides = missing_seeds(pos) == 0 or report.get("decided")
+    n = sum(pos["board"])
+    exact = report.get("value") is not None
+    kind = report["result"] if decides and report.get("result") else "undecided"
+    if check(f["outcome"] is not None, f"{what}: no result figure (#outcome)"):
+        check_figure(f["outcome"], kind,
+                     report["final"] if exact and kind != "undecided" else None,
+                     f"{what}: the position's result")
+    check(f["value"] == "neutral", f"{what}: the value drawn in {f['value']}, want ink")
+    moves = {m["pit"]: m for m in report["moves"]}
+    for where in ("badges", "rows"):
+        for fig in f[where]:
+            m = moves.get(fig["pit"])
+            if not check(m is not None, f"{what}: {where} pit {fig['pit']} is not a move"):
+                continue
+            mk = m["category"] if decides and m.get("category") else "undecided"
+            score = None
+            if m.get("worth") is not None and mk != "undecided":
+                score = (pos["stores"][0] + (n + m["worth"]) / 2,
+                         pos["stores"][1] + (n - m["worth"]) / 2)
+            check_figure(fig, mk, score, f"{what}: {where} pit {fig['pit']}")
+            check(fig["worth"] == "neutral",
+                  f"{what}: {where} pit {fig['pit']}: the worth drawn in {fig['worth']}")
+            if where == "rows":
+                check(fig["label"] == pit_label(pos["side"], fig["pit"]),
+                      f"{what}: list row of pit {fig['pit']} named {fig['label']!r}")
+    page_pits = driver.execute_script(READ_PAGE)["pits"]
+    check(all(g["label"] == pit_label(g["side"], g["index"]) for g in page_pits) and page_pits,
+          f"{what}: pit labels {[(g['side'], g['index'], g['label']) for g in page_pits]}")
+    other = "north" if pos["side"] == "south" else "south"
+    want_line = [["South" if (pos["side"] if s["mover"] == 0 else other) == "south" else "North",
+                  pit_label(pos["side"] if s["mover"] == 0 else other, s["pit"])]
+                 for s in report["line_steps"][:len(f["line"])]]
+    check(f["line"] == want_line, f"{what}: the line reads {f['line']}, want {want_line}")
 
 
 def open_position(driver, base, pos):
@@ -387,10 +546,15 @@ def random_positions_test(driver, base, sowdb, tables):
         for pos in positions:
             by_stores.setdefault(tuple(pos["stores"]), []).append(pos)
         reports = {}
-        for stores, group in by_stores.items():
-            for pos, rep in zip(group, probe_bulk(sowdb, os.path.join(tables, name), stores,
-                                                  [p["board"] for p in group])):
-                reports[key(pos)] = rep
+        # One probe per pair of stores (most positions have their own, to add up to the game's
+        # seeds): a few at once, their start-up being most of their time.
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            answers = pool.map(lambda item: (item[1], probe_bulk(
+                sowdb, os.path.join(tables, name), item[0], [p["board"] for p in item[1]])),
+                by_stores.items())
+            for group, reps in answers:
+                for pos, rep in zip(group, reps):
+                    reports[key(pos)] = rep
         for i, pos in enumerate(positions):
             opened = open_position(driver, base, pos) if i < FULL_LOADS else follow_url(driver, pos)
             if opened:
@@ -565,6 +729,12 @@ def game_test(driver, base, sowdb, tables):
     shown = driver.execute_script("return document.body.dataset.key")
     check(shown == key(pos), f"the tables' answer: page shows {shown}, best play gives {key(pos)}")
     check(plies >= 1, "the tables played at least one move")
+    # The tables' last move is marked on the board: the pit it was played from, on their side.
+    last = driver.execute_script(
+        "return [...document.querySelectorAll('#board g.pit.last')]"
+        ".map(g => [g.dataset.side, Number(g.dataset.index)])")
+    check(last == [["north", best["pit"]]],
+          f"the tables' last move marked on {last}, they played North {best['pit']}")
     driver.find_element(By.ID, "undo").click()
     wait_key(driver, start, "undo takes the move back")
     hints = driver.find_element(By.ID, "hints")
@@ -1002,7 +1172,7 @@ def server_gone_test(driver, proc):
           f"server gone: status {driver.find_element(By.ID, 'status').text!r}")
 
 
-def screenshots(driver, base, out):
+def screenshots(driver, base, sowdb, tables, out):
     pos = {"variant": "oware/6x4", "board": [3, 0, 2, 1, 4, 2, 1, 0, 2, 3, 1, 1],
            "stores": [13, 15], "side": "south"}
     viewport(driver, 1280, 800)
@@ -1012,10 +1182,59 @@ def screenshots(driver, base, out):
         By.CSS_SELECTOR, f'#board g.pit[data-side="south"][data-index="{best}"] .hit')).perform()
     wait_for(driver, "hover", lambda d: d.find_elements(By.ID, "hover-text"))
     driver.save_screenshot(os.path.join(out, "page-desktop.png"))
-    viewport(driver, 390, 844, mobile=True)
-    open_position(driver, base, pos)
-    driver.save_screenshot(os.path.join(out, "page-phone.png"))
+    phone_test(driver, base, sowdb, tables, out, pos)
     viewport(driver, 1280, 800)
+
+
+def tap_pit(driver, side, index):
+    """A finger's tap on a pit: touch events at its centre, as a phone sends them (the browser
+    makes the click of it)."""
+    x, y = driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect();"
+        "return [r.x + r.width / 2, r.y + r.height / 2];", pit_element(driver, side, index))
+    driver.execute_cdp_cmd("Input.dispatchTouchEvent",
+                           {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    driver.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
+def phone_test(driver, base, sowdb, tables, out, pos):
+    """A phone (390x844, touch): the game menu's text fits its box; the editor's help speaks of
+    taps; a tap on a pit only chooses its move (nothing played, a Play button shown) and the
+    button plays it."""
+    viewport(driver, 390, 844, mobile=True)
+    driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True,
+                                                                   "maxTouchPoints": 1})
+    try:
+        open_position(driver, base, pos)
+        driver.save_screenshot(os.path.join(out, "page-phone.png"))
+        fits = driver.execute_script(
+            "const s = document.getElementById('variant');"
+            "const c = document.createElement('canvas').getContext('2d');"
+            "c.font = getComputedStyle(s).font;"
+            "return [c.measureText(s.options[s.selectedIndex].text).width, s.clientWidth];")
+        check(fits[0] + 24 <= fits[1], f"phone: the game menu's text ({fits[0]:.0f} px) is cut "
+              f"off by its box ({fits[1]} px)")
+        rep = probe(sowdb, os.path.join(tables, "oware"), pos["board"], pos["stores"])
+        move = next(m for m in rep["moves"] if m["pit"] == rep["best"])
+        url = driver.current_url
+        tap_pit(driver, pos["side"], move["pit"])
+        chosen = driver.execute_script(
+            "const b = document.getElementById('play-selected');"
+            "return [location.href, b ? b.textContent : null,"
+            " (document.getElementById('hover-text') || {}).textContent || '']")
+        check(chosen[0] == url and chosen[1] == f"Play {pit_label(pos['side'], move['pit'])}",
+              f"phone: a tap only chooses the move: {chosen}")
+        driver.save_screenshot(os.path.join(out, "page-phone-tap.png"))
+        if chosen[1] is not None:
+            driver.find_element(By.ID, "play-selected").click()
+            wait_key(driver, after(pos, move), "phone: Play plays the chosen move")
+        driver.find_element(By.CSS_SELECTOR, '#modes button[data-mode="edit"]').click()
+        hint = driver.find_element(By.ID, "hover-info").text
+        check("Tap" in hint and "shift" not in hint and "right-click" not in hint,
+              f"phone: the editor's help {hint!r}")
+        driver.find_element(By.CSS_SELECTOR, '#modes button[data-mode="analyse"]').click()
+    finally:
+        driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
 
 
 def main():
@@ -1042,6 +1261,7 @@ def main():
                                   extra=["--search-slots", "4", "--max-job-seconds", "3"])
     base = base.rstrip("/")
     variants = wait_api(base)
+    GAME_SEEDS.update({t["variant"]: t["game_seeds"] for t in variants["tables"]})
     served = sorted((t["variant"], t.get("objective", "competitive")) for t in variants["tables"])
     check(("oware/6x4", "competitive") in served and ("kalah/6x4", "competitive") in served,
           f"served tables: {served}")
@@ -1064,7 +1284,7 @@ def main():
             ("co-operative", lambda: cooperative_test(driver, base, a.sowdb, a.tables)),
             ("variant texts", lambda: variant_text_test(driver, base, a.sowdb, a.tables)),
             ("bad links", lambda: bad_link_test(driver, base)),
-            ("screenshots", lambda: screenshots(driver, base, a.out)),
+            ("screenshots", lambda: screenshots(driver, base, a.sowdb, a.tables, a.out)),
         ]:
             s = time.monotonic()
             run()
