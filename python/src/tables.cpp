@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "interrupt.h"
 #include "sowdb/analysis/bulk_probe.h"
 #include "sowdb/analysis/position_answer.h"
 #include "sowdb/analysis/proof_store.h"
@@ -21,11 +23,6 @@
 
 namespace sowdb::python {
 namespace {
-
-// The default block cache of a table set opened from Python, per layer: the module is for
-// bulk work, which comes back to blocks again and again (the default of the C++ library, 64 KiB,
-// suits one probe at a time).
-constexpr std::size_t kPythonCacheBytes = std::size_t{64} << 20;
 
 // The longest search a probe may ask for: a year of seconds.
 constexpr double kMaxSearchSeconds = 3.2e7;
@@ -59,23 +56,71 @@ struct Labels {
   py::object best = py::none();
 };
 
+// The seconds of a probe's search: None (no search), or a number above 0 and at most a year.
+std::optional<double> search_seconds(py::handle obj) {
+  if (obj.is_none())
+    return std::nullopt;
+  double seconds = 0;
+  if (!PyBool_Check(obj.ptr()) && (PyFloat_Check(obj.ptr()) || PyIndex_Check(obj.ptr()))) {
+    seconds = PyFloat_AsDouble(obj.ptr());
+    if (seconds == -1 && PyErr_Occurred()) {
+      PyErr_Clear();  // an int too large for a float
+      seconds = 0;
+    }
+  }
+  if (!(seconds > 0) || seconds > kMaxSearchSeconds)
+    throw PyError(ErrorKind::kInvalidRequest,
+                  "search must be a number of seconds above 0 and at most a year, not " +
+                      std::string(py::repr(obj)));
+  return seconds;
+}
+
+// Rows begin..end-1 of `out`.
+BulkOutput slice_of(const BulkOutput& out, std::size_t begin, std::size_t end) {
+  const auto part = [&](auto span) {
+    return span.empty() ? span : span.subspan(begin, end - begin);
+  };
+  return {part(out.values), part(out.depths), part(out.best), part(out.status)};
+}
+
 // A table set as Python holds it: closing drops this handle, while a bulk call running without
 // the GIL keeps its own reference until it returns.
 class PyTables {
  public:
-  PyTables(const std::string& path, std::optional<std::size_t> cache_bytes, bool verify)
-      : dir_(path) {
+  // cache_bytes: per layer, as TableSetOptions::cache_bytes; None: kDefaultCacheBudget for the
+  // whole set (plan_caches).
+  PyTables(const std::string& path, py::handle cache_bytes, bool verify) : dir_(path) {
     TableSetOptions options;
-    options.cache_bytes = cache_bytes.value_or(kPythonCacheBytes);
     options.verify_checksums = verify;
+    if (!cache_bytes.is_none()) {
+      options.cache_bytes =
+          static_cast<std::size_t>(whole_arg(cache_bytes,
+                                             "cache_bytes",
+                                             0,
+                                             std::numeric_limits<long long>::max(),
+                                             ErrorKind::kInvalidRequest));
+    }
     std::unique_ptr<TableSet> set;
     {
       py::gil_scoped_release release;
       set = TableSet::open(path, options);
+      if (cache_bytes.is_none()) {
+        // The layers open on first use: opening again with the plan costs a directory scan.
+        std::vector<std::uint64_t> entries;
+        for (int n = 0; n <= set->max_stones(); ++n)
+          entries.push_back(layer_size(set->engine().board_pits(), n));
+        plan_ = plan_caches(entries, kDefaultCacheBudget);
+        options.cache_bytes = static_cast<std::size_t>(plan_.value_bytes);
+        options.depth_cache_bytes = static_cast<std::size_t>(plan_.depth_bytes);
+        set = TableSet::open(path, options);
+      }
     }
     set_ = std::move(set);
     variant_ = std::make_unique<PyVariant>(set_->variant());
     max_stones_ = set_->max_stones();
+    if (!cache_bytes.is_none())
+      plan_.value_bytes = *options.cache_bytes;
+    split_cache_ = cache_bytes.is_none();
   }
 
   // The open table set. ERRORS throws PyError(kClosed) after close().
@@ -94,34 +139,37 @@ class PyTables {
   int max_stones() const { return max_stones_; }
 
   // The report of `board`; nullopt for a missing table when `missing_ok`. Above the tables a
-  // search of up to `search` seconds answers (nullopt: refused).
+  // search of up to `search` seconds (None: refused) answers; Ctrl-C stops it and raises.
   std::optional<Report> probe(py::handle board_obj,
-                              std::pair<int, int> stores,
-                              int max_plies,
+                              py::handle stores_obj,
+                              py::handle max_plies,
                               bool missing_ok,
-                              std::optional<double> search = std::nullopt) const {
+                              py::handle search_obj) const {
     const auto set = get();
     const Pits board = board_from(board_obj, set->engine());
+    const std::pair<int, int> stores = stores_arg(stores_obj);
     PositionQuery query;
-    if (search) {
-      if (!(*search > 0) || *search > kMaxSearchSeconds)
-        throw PyError(ErrorKind::kInvalidRequest,
-                      "search must be a number of seconds above 0 and at most a year");
+    query.max_plies = static_cast<int>(whole_arg(
+        max_plies, "max_plies", 0, std::numeric_limits<int>::max(), ErrorKind::kInvalidRequest));
+    JobStop irq;
+    if (const std::optional<double> search = search_seconds(search_obj)) {
       query.search = SearchBudget{};
       query.search->seconds = *search;
       query.search->threads = 1;
       query.search->proofs = proofs(*set);
-      // The set's block cache (kPythonCacheBytes a layer) serves the search; reading the tables
-      // whole for each search would cost more than most searches (as `sowdb probe`).
+      query.search->stop = [&irq] { return irq.stop.load(); };
+      // The set's block caches serve the search; reading the tables whole for each search
+      // would cost more than most searches (as `sowdb probe`).
       query.search->preload_limit = 0;
     }
     query.board.assign(board.begin(), board.begin() + set->engine().board_pits());
     query.store_mover = stores.first;
     query.store_opponent = stores.second;
-    query.max_plies = max_plies;
     query.objective = Objective::kCompetitive;
     std::optional<Answer<PositionAnswer>> answer;
-    {
+    if (query.search) {
+      run_interruptible(irq, [&] { answer = answer_position(*set, query); });
+    } else {
       py::gil_scoped_release release;
       answer = answer_position(*set, query);
     }
@@ -157,9 +205,8 @@ class PyTables {
     return m.move.pit;
   }
 
-  Labels label(py::handle boards, bool depths, bool best, int threads) const {
-    if (threads < 0)
-      throw PyError(ErrorKind::kBadArray, "threads must be 0 (all cores) or more");
+  Labels label(py::handle boards, bool depths, bool best, py::handle threads_obj) const {
+    const int threads = threads_arg(threads_obj, ErrorKind::kBadArray);
     const auto set = get();
     const int k = set->engine().board_pits();
     const Rows rows = rows_from(boards, k);
@@ -175,10 +222,20 @@ class PyTables {
       out.depths = {depth_array.mutable_data(), rows.rows};
     if (best)
       out.best = {best_array.mutable_data(), rows.rows};
-    {
-      py::gil_scoped_release release;
-      probe_bulk(*set, {rows.data, rows.rows * static_cast<std::size_t>(k)}, out, threads);
-    }
+    const auto k_rows = static_cast<std::size_t>(k);
+    for_slices(rows.rows, first_slice_rows(threads), [&](std::size_t begin, std::size_t end) {
+      probe_bulk(*set,
+                 {rows.data + begin * k_rows, (end - begin) * k_rows},
+                 slice_of(out, begin, end),
+                 threads);
+      if (best) {
+        // A finished game has a value (its final one) but no best move: GAME_OVER says so.
+        for (std::size_t i = begin; i < end; ++i) {
+          if (out.best[i] < 0 && out.status[i] == static_cast<std::uint8_t>(ProbeStatus::kOk))
+            out.status[i] = static_cast<std::uint8_t>(ProbeStatus::kGameOver);
+        }
+      }
+    });
     Labels l;
     l.value = values;
     l.status = status;
@@ -190,10 +247,21 @@ class PyTables {
   }
 
   // Positions first..first+count-1 of layer `stones` with their labels.
-  py::tuple layer_chunk(
-      int stones, std::uint64_t first, std::uint64_t count, bool depths, int threads) const {
+  py::tuple layer_chunk(py::handle stones_obj,
+                        py::handle first_obj,
+                        py::handle count_obj,
+                        bool depths,
+                        py::handle threads_obj) const {
     const auto set = get();
-    if (stones < 0 || stones > set->max_stones())
+    const int threads = threads_arg(threads_obj, ErrorKind::kBadArray);
+    const long long max_index = std::numeric_limits<long long>::max();
+    const auto stones =
+        static_cast<int>(whole_arg(stones_obj, "stones", 0, max_index, ErrorKind::kMissingTable));
+    auto first = static_cast<std::uint64_t>(
+        whole_arg(first_obj, "first", 0, max_index, ErrorKind::kBadArray));
+    auto count = static_cast<std::uint64_t>(
+        whole_arg(count_obj, "chunk_size", 1, max_index, ErrorKind::kBadArray));
+    if (stones > set->max_stones())
       throw PyError(ErrorKind::kMissingTable,
                     "layer " + std::to_string(stones) + ": the tables in " + dir_ +
                         " hold layers 0.." + std::to_string(set->max_stones()));
@@ -212,13 +280,22 @@ class PyTables {
     out.status = {status.mutable_data(), count};
     if (depths)
       out.depths = {depth_array.mutable_data(), count};
-    const std::span<std::uint8_t> rows(boards.mutable_data(), count * static_cast<std::size_t>(k));
-    {
-      py::gil_scoped_release release;
-      layer_positions(k, stones, first, rows);
-      probe_bulk(*set, rows, out, threads);
-    }
+    const auto k_rows = static_cast<std::size_t>(k);
+    std::uint8_t* rows = boards.mutable_data();
+    for_slices(count, first_slice_rows(threads), [&](std::size_t begin, std::size_t end) {
+      const std::span<std::uint8_t> slice(rows + begin * k_rows, (end - begin) * k_rows);
+      layer_positions(k, stones, first + begin, slice);
+      probe_bulk(*set, slice, slice_of(out, begin, end), threads);
+    });
     return py::make_tuple(boards, values, depths ? py::object(depth_array) : py::none(), status);
+  }
+
+  // The caches this set was opened with: (value bytes per layer, depth bytes per layer or None
+  // for one cache of both, whether every layer's values are kept whole).
+  py::tuple cache() const {
+    return py::make_tuple(plan_.value_bytes,
+                          split_cache_ ? py::object(py::int_(plan_.depth_bytes)) : py::none(),
+                          plan_.values_whole);
   }
 
  private:
@@ -239,6 +316,8 @@ class PyTables {
   std::shared_ptr<const TableSet> set_;
   std::unique_ptr<PyVariant> variant_;
   int max_stones_ = 0;
+  CachePlan plan_;
+  bool split_cache_ = false;
 };
 
 // A probe's parts: MoveInfo (one legal move) and LineStep (one ply of the line).
@@ -451,17 +530,23 @@ void def_labels(py::module_& m) {
   py::class_<Labels>(m,
                      "Labels",
                      "The answers of a bulk call, one entry per board: `value` (int8; -128 "
-                     "where the status is not OK), `status` (uint8, sowdb.Status), `depth` "
-                     "(uint16; 65535 where not OK) and `best` (int8; -1 where the game is over "
-                     "or not OK) when asked for.")
+                     "where the status is neither OK nor GAME_OVER), `status` (uint8, "
+                     "sowdb.Status), `depth` (uint16; 65535 where neither) and `best` (int8; -1 "
+                     "where the status is not OK) when asked for. best_moves gives GAME_OVER for "
+                     "a finished game (its final value, depth 0, best -1); values and depths "
+                     "give it OK.")
       .def_readonly("value", &Labels::value)
       .def_readonly("status", &Labels::status)
       .def_readonly("depth", &Labels::depth)
       .def_readonly("best", &Labels::best)
       .def_property_readonly(
           "ok",
-          [](const Labels& l) { return l.status.attr("__eq__")(0); },
-          "A boolean mask: the boards the tables answered.")
+          [](const Labels& l) {
+            // OK, or GAME_OVER (best_moves: a finished game, its final value given).
+            const auto game_over = static_cast<int>(ProbeStatus::kGameOver);
+            return l.status.attr("__eq__")(0).attr("__or__")(l.status.attr("__eq__")(game_over));
+          },
+          "A boolean mask: the boards with a value (status OK, or GAME_OVER from best_moves).")
       .def("__len__", [](const Labels& l) { return py::len(l.value); });
 }
 
@@ -480,7 +565,7 @@ void def_tables(py::module_& m) {
                        "TableSet",
                        "A directory of tables written by `sowdb gen` (or sowdb.generate), "
                        "opened by sowdb.open. A context manager; close() frees its caches.")
-      .def(py::init<const std::string&, std::optional<std::size_t>, bool>(),
+      .def(py::init<const std::string&, py::handle, bool>(),
            py::arg("path"),
            py::arg("cache_bytes") = py::none(),
            py::arg("verify_checksums") = true)
@@ -501,13 +586,11 @@ void def_tables(py::module_& m) {
           "probe",
           [](const PyTables& t,
              py::handle board,
-             std::pair<int, int> stores,
-             int max_plies,
-             std::optional<double> search) {
-            return *t.probe(board, stores, max_plies, false, search);
-          },
+             py::handle stores,
+             py::handle max_plies,
+             py::handle search) { return *t.probe(board, stores, max_plies, false, search); },
           py::arg("board"),
-          py::arg("stores") = std::pair<int, int>(0, 0),
+          py::arg("stores") = py::make_tuple(0, 0),
           py::arg("max_plies") = 1000,
           py::arg("search") = py::none(),
           "The full report of one position (ProbeResult). Raises MissingTableError (more seeds "
@@ -518,13 +601,11 @@ void def_tables(py::module_& m) {
           "get",
           [](const PyTables& t,
              py::handle board,
-             std::pair<int, int> stores,
-             int max_plies,
-             std::optional<double> search) {
-            return t.probe(board, stores, max_plies, true, search);
-          },
+             py::handle stores,
+             py::handle max_plies,
+             py::handle search) { return t.probe(board, stores, max_plies, true, search); },
           py::arg("board"),
-          py::arg("stores") = std::pair<int, int>(0, 0),
+          py::arg("stores") = py::make_tuple(0, 0),
           py::arg("max_plies") = 1000,
           py::arg("search") = py::none(),
           "As probe, but None where probe raises MissingTableError.")
@@ -544,7 +625,7 @@ void def_tables(py::module_& m) {
            "The best move's pit; None when the game is over. Raises as probe.")
       .def(
           "values",
-          [](const PyTables& t, py::handle boards, int threads) {
+          [](const PyTables& t, py::handle boards, py::handle threads) {
             return t.label(boards, false, false, threads);
           },
           py::arg("boards"),
@@ -554,7 +635,7 @@ void def_tables(py::module_& m) {
           "`threads` threads (0: all cores), without the GIL.")
       .def(
           "depths",
-          [](const PyTables& t, py::handle boards, int threads) {
+          [](const PyTables& t, py::handle boards, py::handle threads) {
             return t.label(boards, true, false, threads);
           },
           py::arg("boards"),
@@ -563,13 +644,18 @@ void def_tables(py::module_& m) {
           "As values, with the depths (Labels.depth).")
       .def(
           "best_moves",
-          [](const PyTables& t, py::handle boards, int threads) {
+          [](const PyTables& t, py::handle boards, py::handle threads) {
             return t.label(boards, true, true, threads);
           },
           py::arg("boards"),
           py::kw_only(),
           py::arg("threads") = 0,
-          "As depths, with the best move's pit (Labels.best; -1 where the game is over).")
+          "As depths, with the best move's pit (Labels.best; -1 and status GAME_OVER where the "
+          "game is over, the value still given).")
+      .def_property_readonly(
+          "_cache",
+          &PyTables::cache,
+          "(value bytes a layer, depth bytes a layer or None, every layer's values whole).")
       .def("_layer_chunk",
            &PyTables::layer_chunk,
            py::arg("stones"),
