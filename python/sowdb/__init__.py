@@ -51,8 +51,9 @@ from . import _sowdb
 
 
 class Status(enum.IntEnum):
-    """A bulk call's status per board (Labels.status). GAME_OVER: best_moves on a finished
-    game (its value is the final one, best -1)."""
+    """A bulk call's status per board (Labels.status). GAME_OVER: a finished game (the mover
+    has no legal move): its value is the final one, its depth 0, no best move (-1). Labels.ok
+    is OK or GAME_OVER. TableSet.layer gives OK for every position the tables hold."""
 
     OK = 0
     BAD_POSITION = 1

@@ -2,6 +2,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "sowdb/analysis/report_json.h"
 #include "sowdb/analysis/start_solve.h"
 #include "sowdb/format/index.h"
+#include "sowdb/gen/parallel.h"
 #include "sowdb/probe/outcome.h"
 
 namespace sowdb::python {
@@ -81,6 +83,58 @@ BulkOutput slice_of(const BulkOutput& out, std::size_t begin, std::size_t end) {
     return span.empty() ? span : span.subspan(begin, end - begin);
   };
   return {part(out.values), part(out.depths), part(out.best), part(out.status)};
+}
+
+// Marks GAME_OVER the rows begin..end-1 that the tables answered OK and whose mover has no
+// legal move: a finished game has a value (its final one) but no best move.
+void mark_game_over(const Rules& rules,
+                    const std::uint8_t* boards,
+                    const BulkOutput& out,
+                    std::size_t begin,
+                    std::size_t end) {
+  const auto k = static_cast<std::size_t>(rules.board_pits());
+  const auto ok = static_cast<std::uint8_t>(ProbeStatus::kOk);
+  Pits board{};
+  MoveList moves;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (out.status[i] != ok)
+      continue;
+    bool over = false;
+    if (!out.best.empty()) {
+      over = out.best[i] < 0;
+    } else {
+      std::memcpy(board.data(), boards + i * k, k);
+      over = rules.legal_moves(board, moves) == 0;
+    }
+    if (over)
+      out.status[i] = static_cast<std::uint8_t>(ProbeStatus::kGameOver);
+  }
+}
+
+// probe_bulk of rows begin..end-1 of `boards` over `threads` threads (0: all cores), then
+// mark_game_over, in one parallel loop over pieces of kBulkMinRowsPerThread rows (as
+// probe_bulk's own), so that the check reads rows still in the processor's cache.
+void label_rows(const TableSet& set,
+                const std::uint8_t* boards,
+                const BulkOutput& out,
+                std::size_t begin,
+                std::size_t end,
+                int threads) {
+  const auto k = static_cast<std::size_t>(set.engine().board_pits());
+  const std::size_t pieces = (end - begin + kBulkMinRowsPerThread - 1) / kBulkMinRowsPerThread;
+  const auto piece = [&](std::size_t p) {
+    const std::size_t b = begin + p * kBulkMinRowsPerThread;
+    const std::size_t e = std::min(end, b + kBulkMinRowsPerThread);
+    probe_bulk(set, {boards + b * k, (e - b) * k}, slice_of(out, b, e), 1);
+    mark_game_over(set.engine(), boards, out, b, e);
+  };
+  if (pieces <= 1) {
+    (void)gen::thread_count(threads);  // the refusal of a negative count either way
+    if (pieces == 1)
+      piece(0);
+    return;
+  }
+  gen::run_with_threads(threads, [&] { gen::tbb_executor()(pieces, piece); });
 }
 
 // A table set as Python holds it: closing drops this handle, while a bulk call running without
@@ -222,19 +276,8 @@ class PyTables {
       out.depths = {depth_array.mutable_data(), rows.rows};
     if (best)
       out.best = {best_array.mutable_data(), rows.rows};
-    const auto k_rows = static_cast<std::size_t>(k);
     for_slices(rows.rows, first_slice_rows(threads), [&](std::size_t begin, std::size_t end) {
-      probe_bulk(*set,
-                 {rows.data + begin * k_rows, (end - begin) * k_rows},
-                 slice_of(out, begin, end),
-                 threads);
-      if (best) {
-        // A finished game has a value (its final one) but no best move: GAME_OVER says so.
-        for (std::size_t i = begin; i < end; ++i) {
-          if (out.best[i] < 0 && out.status[i] == static_cast<std::uint8_t>(ProbeStatus::kOk))
-            out.status[i] = static_cast<std::uint8_t>(ProbeStatus::kGameOver);
-        }
-      }
+      label_rows(*set, rows.data, out, begin, end, threads);
     });
     Labels l;
     l.value = values;
@@ -532,9 +575,8 @@ void def_labels(py::module_& m) {
                      "The answers of a bulk call, one entry per board: `value` (int8; -128 "
                      "where the status is neither OK nor GAME_OVER), `status` (uint8, "
                      "sowdb.Status), `depth` (uint16; 65535 where neither) and `best` (int8; -1 "
-                     "where the status is not OK) when asked for. best_moves gives GAME_OVER for "
-                     "a finished game (its final value, depth 0, best -1); values and depths "
-                     "give it OK.")
+                     "where the status is not OK) when asked for. GAME_OVER: a finished game "
+                     "(the mover has no legal move), its final value, depth 0, best -1.")
       .def_readonly("value", &Labels::value)
       .def_readonly("status", &Labels::status)
       .def_readonly("depth", &Labels::depth)
@@ -542,11 +584,11 @@ void def_labels(py::module_& m) {
       .def_property_readonly(
           "ok",
           [](const Labels& l) {
-            // OK, or GAME_OVER (best_moves: a finished game, its final value given).
+            // OK, or GAME_OVER (a finished game, its final value given).
             const auto game_over = static_cast<int>(ProbeStatus::kGameOver);
             return l.status.attr("__eq__")(0).attr("__or__")(l.status.attr("__eq__")(game_over));
           },
-          "A boolean mask: the boards with a value (status OK, or GAME_OVER from best_moves).")
+          "A boolean mask: the boards with a value (status OK, or GAME_OVER: a finished game).")
       .def("__len__", [](const Labels& l) { return py::len(l.value); });
 }
 
@@ -650,8 +692,8 @@ void def_tables(py::module_& m) {
           py::arg("boards"),
           py::kw_only(),
           py::arg("threads") = 0,
-          "As depths, with the best move's pit (Labels.best; -1 and status GAME_OVER where the "
-          "game is over, the value still given).")
+          "As depths, with the best move's pit (Labels.best; -1 where the game is over, status "
+          "GAME_OVER).")
       .def_property_readonly(
           "_cache",
           &PyTables::cache,
