@@ -18,11 +18,9 @@
 #include "sowdb/analysis/bulk_probe.h"
 #include "sowdb/analysis/position_answer.h"
 #include "sowdb/analysis/proof_store.h"
-#include "sowdb/analysis/report_json.h"
 #include "sowdb/analysis/start_solve.h"
 #include "sowdb/format/index.h"
 #include "sowdb/gen/parallel.h"
-#include "sowdb/probe/outcome.h"
 
 namespace sowdb::python {
 namespace {
