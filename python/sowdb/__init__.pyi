@@ -44,6 +44,7 @@ class Status(enum.IntEnum):
 
 UNKNOWN_VALUE: int
 UNKNOWN_DEPTH: int
+DEFAULT_CACHE_BUDGET: int
 
 class LayerChunk(NamedTuple):
     first: int

@@ -12,6 +12,9 @@ _Boards = Union[npt.NDArray[np.integer[Any]], Sequence[Sequence[int]]]
 
 __version__: str
 _MAX_INDEXED_STONES: int
+_DEFAULT_CACHE_BUDGET: int
+
+def _plan_caches(layer_entries: List[int], budget: int) -> Tuple[int, int, bool]: ...
 
 def status_name(status: int) -> str: ...
 
@@ -193,6 +196,8 @@ class TableSet:
     def best_moves(self, boards: _Boards, *, threads: int = 0) -> Labels: ...
     def layer(self, stones: int, *, chunk_size: int = ..., depths: bool = False,
               threads: int = 0) -> Iterator[LayerChunk]: ...
+    @property
+    def _cache(self) -> Tuple[int, Optional[int], bool]: ...
     def _layer_chunk(self, stones: int, first: int, count: int, depths: bool,
                      threads: int) -> Tuple[npt.NDArray[np.uint8], npt.NDArray[np.int8],
                                             Optional[npt.NDArray[np.uint16]],

@@ -46,8 +46,8 @@ void set_error(ErrorKind kind, const char* message) {
 // The row and pit of the first bad entry of an (N, pits) array of T, or none.
 struct BadEntry {
   std::size_t row = std::numeric_limits<std::size_t>::max();
-  long long seeds = 0;
-  int pit = -1;  // -1: the row's sum is the problem
+  std::string seeds;  // as the array holds it (a uint64 above 2^63 too)
+  int pit = -1;       // -1: the row's sum is the problem
 };
 
 template <typename T>
@@ -58,17 +58,17 @@ BadEntry scan(const T* in, std::size_t rows, int pits, std::uint8_t* out) {
       const T v = in[r * static_cast<std::size_t>(pits) + static_cast<std::size_t>(p)];
       if constexpr (std::numeric_limits<T>::is_signed) {
         if (v < 0)
-          return {r, static_cast<long long>(v), p};
+          return {r, std::to_string(v), p};
       }
       if (v > 255)
-        return {r, static_cast<long long>(v), p};
+        return {r, std::to_string(v), p};
       sum += static_cast<int>(v);
       if (out)
         out[r * static_cast<std::size_t>(pits) + static_cast<std::size_t>(p)] =
             static_cast<std::uint8_t>(v);
     }
     if (sum > kMaxBoardStones)
-      return {r, sum, -1};
+      return {r, std::to_string(sum), -1};
   }
   return {};
 }
@@ -133,6 +133,90 @@ ErrorKind error_kind(RefusalKind kind) {
   return ErrorKind::kError;
 }
 
+long long whole_arg(py::handle obj, const char* name, long long lo, long long hi, ErrorKind kind) {
+  const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
+  if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr()))
+    throw PyError(kind,
+                  std::string(name) + " must be a whole number " + range + ", not " +
+                      std::string(py::repr(obj)));
+  const py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
+  if (!index)
+    throw py::error_already_set();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (v == -1 && PyErr_Occurred())
+    throw py::error_already_set();
+  if (overflow != 0 || v < lo || v > hi)
+    throw PyError(
+        kind, std::string(name) + " must be " + range + ", not " + std::string(py::repr(index)));
+  return v;
+}
+
+double number_arg(py::handle obj, const char* name, double lo, double hi, ErrorKind kind) {
+  double v = std::numeric_limits<double>::quiet_NaN();
+  if (!PyBool_Check(obj.ptr()) && (PyFloat_Check(obj.ptr()) || PyIndex_Check(obj.ptr()))) {
+    v = PyFloat_AsDouble(obj.ptr());
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();  // an int too large for a float
+      v = std::numeric_limits<double>::quiet_NaN();
+    }
+  }
+  if (!(v >= lo && v <= hi))
+    throw PyError(kind,
+                  std::string(name) + " must be a number " +
+                      py::repr(py::float_(lo)).cast<std::string>() + ".." +
+                      py::repr(py::float_(hi)).cast<std::string>() + ", not " +
+                      std::string(py::repr(obj)));
+  return v;
+}
+
+long long clamped_whole(
+    py::handle obj, const char* name, long long lo, long long hi, ErrorKind kind) {
+  if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr()))
+    throw PyError(kind,
+                  std::string(name) + " must be a whole number, not " + std::string(py::repr(obj)));
+  const py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
+  if (!index)
+    throw py::error_already_set();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (v == -1 && PyErr_Occurred())
+    throw py::error_already_set();
+  if (overflow != 0)
+    return overflow < 0 ? lo : hi;
+  return std::clamp(v, lo, hi);
+}
+
+int threads_arg(py::handle obj, ErrorKind kind) {
+  return static_cast<int>(
+      whole_arg(obj, "threads (0: all cores)", 0, std::numeric_limits<int>::max(), kind));
+}
+
+std::pair<int, int> stores_arg(py::handle obj) {
+  const auto refuse = [&] {
+    return PyError(ErrorKind::kBadPosition,
+                   "stores must be (mover, opponent), two whole numbers of seeds (each at most " +
+                       std::to_string(std::numeric_limits<int>::max()) + "), not " +
+                       std::string(py::repr(obj)));
+  };
+  if (!py::isinstance<py::sequence>(obj) || py::isinstance<py::str>(obj) || py::len(obj) != 2)
+    throw refuse();
+  const py::sequence seq = py::reinterpret_borrow<py::sequence>(obj);
+  int out[2] = {0, 0};
+  for (std::size_t i = 0; i < 2; ++i) {
+    try {
+      out[i] = static_cast<int>(whole_arg(seq[i],
+                                          "a store",
+                                          std::numeric_limits<int>::min(),
+                                          std::numeric_limits<int>::max(),
+                                          ErrorKind::kBadPosition));
+    } catch (const PyError&) {
+      throw refuse();
+    }
+  }
+  return {out[0], out[1]};
+}
+
 Pits board_from(py::handle board, const Rules& rules) {
   const int k = rules.board_pits();
   if (!py::isinstance<py::sequence>(board) && !py::isinstance<py::array>(board))
@@ -155,14 +239,14 @@ Pits board_from(py::handle board, const Rules& rules) {
       throw PyError(
           ErrorKind::kBadPosition,
           "pit " + std::to_string(i) + " is not a whole number: " + std::string(py::repr(item)));
-    v = PyLong_AsLongLong(py::reinterpret_steal<py::object>(PyNumber_Index(item.ptr())).ptr());
-    if (v == -1 && PyErr_Occurred()) {
-      PyErr_Clear();
-      v = std::numeric_limits<long long>::max();
-    }
-    if (v < 0 || v > 255)
+    const py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(item.ptr()));
+    if (!index)
+      throw py::error_already_set();
+    int overflow = 0;
+    v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    if (overflow != 0 || v < 0 || v > 255)
       throw PyError(ErrorKind::kBadPosition,
-                    "pit " + std::to_string(i) + " holds " + std::to_string(v) +
+                    "pit " + std::to_string(i) + " holds " + std::string(py::str(index)) +
                         " seeds: a pit holds 0..255");
     sum += static_cast<int>(v);
     out[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v);
@@ -286,10 +370,10 @@ Rows rows_from(py::handle boards, int pits) {
     if (bad.pit >= 0) {
       throw PyError(ErrorKind::kBadPosition,
                     "row " + std::to_string(bad.row) + ", pit " + std::to_string(bad.pit) +
-                        " holds " + std::to_string(bad.seeds) + " seeds: a pit holds 0..255");
+                        " holds " + bad.seeds + " seeds: a pit holds 0..255");
     }
     throw PyError(ErrorKind::kBadPosition,
-                  "row " + std::to_string(bad.row) + " holds " + std::to_string(bad.seeds) +
+                  "row " + std::to_string(bad.row) + " holds " + bad.seeds +
                       " seeds; a board holds at most " + std::to_string(kMaxBoardStones));
   }
   return out;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sowdb/analysis/refusal.h"
@@ -45,6 +46,27 @@ void register_errors();
 /// The exception class of a refusal of `kind`: the extension's one mapping of refusals
 /// (sowdb/analysis/refusal.h), used by the translator that register_errors installs.
 ErrorKind error_kind(RefusalKind kind);
+
+/// The whole number `obj` (an int or a numpy integer; not a bool, not a float) within lo..hi,
+/// for an argument called `name`. ERRORS throws PyError(kind) naming the argument, the range and
+/// what was given, for anything else (pybind11's own conversion would raise a TypeError outside
+/// the sowdb.Error classes).
+long long whole_arg(py::handle obj, const char* name, long long lo, long long hi, ErrorKind kind);
+
+/// The whole number `obj` clamped to lo..hi (for a caller whose own check names what was given).
+/// ERRORS throws PyError(kind) for anything but a whole number, as whole_arg.
+long long clamped_whole(
+    py::handle obj, const char* name, long long lo, long long hi, ErrorKind kind);
+
+/// The number `obj` (an int or a float; not a bool) within lo..hi, as `whole_arg`.
+double number_arg(py::handle obj, const char* name, double lo, double hi, ErrorKind kind);
+
+/// A thread count (0: all cores). ERRORS throws PyError(kind) as whole_arg.
+int threads_arg(py::handle obj, ErrorKind kind = ErrorKind::kInvalidRequest);
+
+/// Stores (mover, opponent): a sequence of two whole numbers within the range of an int; whether
+/// a game can hold them is the caller's check. ERRORS throws PyError(kBadPosition) otherwise.
+std::pair<int, int> stores_arg(py::handle obj);
 
 /// The board `board` (a sequence of 2P whole numbers: list, tuple, 1-D numpy array) for
 /// `rules`. ERRORS throws PyError(kBadPosition) for a wrong length, a pit outside 0..255, more

@@ -1,27 +1,23 @@
 // sowdb.generate and sowdb.solve: long jobs with progress, interruptible from Python.
 //
-// Why the job runs on a thread of its own: Python runs signal handlers (Ctrl-C's
-// KeyboardInterrupt) only on its main thread, and only when that thread checks for them. So
-// the calling thread waits for the job without the GIL and wakes every kPoll to check; a
-// signal, or an exception from the progress callback, asks the job to stop through the
-// library's stop hook (GenerateRequest::stop, StartSolveRequest::stop), and the exception is
-// raised once the job has ended. A layer in progress leaves no file (the writer's temporary is
-// removed); the layers written before it stay.
+// The job runs on a thread of its own (run_interruptible, interrupt.h) while the calling thread
+// checks for signals; a signal, or an exception from the progress callback, asks the job to
+// stop through the library's stop hook (GenerateRequest::stop, StartSolveRequest::stop), and
+// the exception is raised once the job has ended. A layer in progress leaves no file (the writer's
+// temporary is removed); the layers written before it stay.
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <exception>
+#include <limits>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "bindings.h"
+#include "interrupt.h"
 #include "sowdb/analysis/generate_job.h"
 #include "sowdb/analysis/refusal.h"
 #include "sowdb/analysis/start_solve.h"
@@ -33,7 +29,6 @@ namespace sowdb::python {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr auto kPoll = std::chrono::milliseconds(50);
 // The progress callback is called at most this often within a phase.
 constexpr auto kProgressEvery = std::chrono::milliseconds(100);
 
@@ -50,24 +45,11 @@ struct Progress {
   int upper = 0;
 };
 
-// The Python side of a running job: the stop flag the library polls, and the first Python
-// exception (a KeyboardInterrupt, or one the callback raised). `error` is touched with the GIL
-// held only.
-struct Interrupt {
-  std::atomic<bool> stop{false};
-  std::optional<py::error_already_set> error;
+// The Python side of a running job: JobStop, and the progress callback.
+struct Interrupt : JobStop {
   py::object progress;  // None or a callable
   Clock::time_point last_call{};
   std::string last_phase;
-
-  // With the GIL held and a Python error set: keeps the first, asks the job to stop.
-  void fail() {
-    if (!error)
-      error.emplace();
-    else
-      PyErr_Clear();
-    stop = true;
-  }
 
   // Calls the progress callback (from the job's thread; takes the GIL), at most every
   // kProgressEvery within a phase, and always at its start and end.
@@ -89,46 +71,6 @@ struct Interrupt {
     }
   }
 };
-
-// Runs `job` on a thread of its own while the calling thread (holding the GIL on entry) checks
-// for signals every kPoll; re-raises the Python exception first, then the job's.
-template <typename Job>
-void run_interruptible(Interrupt& irq, const Job& job) {
-  std::mutex mutex;
-  std::condition_variable cv;
-  bool done = false;
-  std::exception_ptr failure;
-  std::thread worker([&] {
-    try {
-      job();
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    std::lock_guard lock(mutex);
-    done = true;
-    cv.notify_all();
-  });
-  for (;;) {
-    bool finished = false;
-    {
-      py::gil_scoped_release release;
-      std::unique_lock lock(mutex);
-      finished = cv.wait_for(lock, kPoll, [&] { return done; });
-    }
-    if (finished)
-      break;
-    if (PyErr_CheckSignals() != 0)
-      irq.fail();
-  }
-  worker.join();
-  if (irq.error) {
-    irq.error->restore();
-    irq.error.reset();
-    throw py::error_already_set();
-  }
-  if (failure)
-    std::rethrow_exception(failure);
-}
 
 py::object json_to_python(const nlohmann::json& j) {
   return py::module_::import("json").attr("loads")(j.dump());
@@ -166,16 +108,19 @@ Progress layer_progress(const char* kind,
 }
 
 py::object generate(py::handle variant_obj,
-                    int max_stones,
+                    py::handle max_stones_obj,
                     const std::string& out,
-                    int threads,
+                    py::handle threads_obj,
                     py::object progress,
                     bool recompute,
-                    int zstd_level) {
+                    py::handle zstd_level_obj) {
   const PyVariant v = variant_from(variant_obj);
-  if (max_stones < 0 || max_stones > kMaxIndexedStones)
-    throw PyError(ErrorKind::kInvalidRequest,
-                  "max_stones must be 0.." + std::to_string(kMaxIndexedStones));
+  const auto max_stones = static_cast<int>(
+      whole_arg(max_stones_obj, "max_stones", 0, kMaxIndexedStones, ErrorKind::kInvalidRequest));
+  const int threads = threads_arg(threads_obj);
+  // 0 is the default; the library names the range of the others.
+  const auto zstd_level = static_cast<int>(
+      whole_arg(zstd_level_obj, "zstd_level", -1000, 1000, ErrorKind::kInvalidRequest));
   Interrupt irq;
   irq.progress = std::move(progress);
   GenerateRequest request;
@@ -218,18 +163,23 @@ py::object solve(py::handle variant_obj,
                  std::optional<std::string> tables,
                  std::optional<std::string> cache_dir,
                  bool worths,
-                 int hash_mib,
-                 double time_limit,
-                 int cache_layers,
-                 int threads,
+                 py::handle hash_mib_obj,
+                 py::handle time_limit_obj,
+                 py::handle cache_layers_obj,
+                 py::handle threads_obj,
                  py::object progress,
                  py::handle board,
-                 std::pair<int, int> stores) {
+                 py::handle stores_obj) {
   const PyVariant v = variant_from(variant_obj);
-  if (hash_mib < 0 || time_limit < 0)
-    throw PyError(ErrorKind::kInvalidRequest, "hash_mib and time_limit must be 0 or more");
-  if (threads < 0)
-    throw PyError(ErrorKind::kInvalidRequest, "threads must be 0 (all cores) or more");
+  const auto hash_mib = static_cast<int>(whole_arg(
+      hash_mib_obj, "hash_mib", 0, std::numeric_limits<int>::max(), ErrorKind::kInvalidRequest));
+  const double time_limit = number_arg(
+      time_limit_obj, "time_limit (seconds; 0: none)", 0, 1e18, ErrorKind::kInvalidRequest);
+  // -1 is the default; the library names the range of the others.
+  const auto cache_layers = static_cast<int>(
+      whole_arg(cache_layers_obj, "cache_layers", -1000, 1000, ErrorKind::kInvalidRequest));
+  const int threads = threads_arg(threads_obj);
+  const std::pair<int, int> stores = stores_arg(stores_obj);
   Interrupt irq;
   irq.progress = std::move(progress);
   StartSolveRequest request;
@@ -334,7 +284,7 @@ void def_jobs(py::module_& m) {
         py::arg("threads") = 0,
         py::arg("progress") = py::none(),
         py::arg("board") = py::none(),
-        py::arg("stores") = std::pair<int, int>{0, 0},
+        py::arg("stores") = py::make_tuple(0, 0),
         "Solves the start position of `variant` (as `sowdb solve`), or `board` (2P pit counts, "
         "the mover's first, as `sowdb solve --board`; `stores` the mover's and the opponent's, "
         "for the result): from `tables`, else from "

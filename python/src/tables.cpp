@@ -2,7 +2,9 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -11,71 +13,137 @@
 #include <vector>
 
 #include "bindings.h"
+#include "interrupt.h"
+#include "reports.h"
 #include "sowdb/analysis/bulk_probe.h"
 #include "sowdb/analysis/position_answer.h"
 #include "sowdb/analysis/proof_store.h"
-#include "sowdb/analysis/report_json.h"
 #include "sowdb/analysis/start_solve.h"
 #include "sowdb/format/index.h"
-#include "sowdb/probe/outcome.h"
+#include "sowdb/gen/parallel.h"
 
 namespace sowdb::python {
 namespace {
 
-// The default block cache of a table set opened from Python, per layer: the module is for
-// bulk work, which comes back to blocks again and again (the default of the C++ library, 64 KiB,
-// suits one probe at a time).
-constexpr std::size_t kPythonCacheBytes = std::size_t{64} << 20;
-
 // The longest search a probe may ask for: a year of seconds.
 constexpr double kMaxSearchSeconds = 3.2e7;
-
-// The report of one probe as Python holds it: ProbeResult is the analysis library's
-// PositionReport itself, and MoveInfo and LineStep read their fields from it (no copies).
-using Report = std::shared_ptr<PositionReport>;
-
-// One move of a probed position: the report's moves[index].
-struct MoveView {
-  Report report;
-  std::size_t index = 0;
-  const ReportedMove& move() const { return report->moves[index]; }
-};
-
-// One ply of a probed position's principal line: the report's line.steps[index].
-struct StepView {
-  Report report;
-  std::size_t index = 0;
-  const LineStep& step() const { return report->line.steps[index]; }
-};
-
-int board_pits(const PositionReport& r) {
-  return r.variant.rules.pits();
+// The seconds of a probe's search: None (no search), or a number above 0 and at most a year.
+std::optional<double> search_seconds(py::handle obj) {
+  if (obj.is_none())
+    return std::nullopt;
+  double seconds = 0;
+  if (!PyBool_Check(obj.ptr()) && (PyFloat_Check(obj.ptr()) || PyIndex_Check(obj.ptr()))) {
+    seconds = PyFloat_AsDouble(obj.ptr());
+    if (seconds == -1 && PyErr_Occurred()) {
+      PyErr_Clear();  // an int too large for a float
+      seconds = 0;
+    }
+  }
+  if (!(seconds > 0) || seconds > kMaxSearchSeconds)
+    throw PyError(ErrorKind::kInvalidRequest,
+                  "search must be a number of seconds above 0 and at most a year, not " +
+                      std::string(py::repr(obj)));
+  return seconds;
 }
 
-struct Labels {
-  py::object value;
-  py::object status;
-  py::object depth = py::none();
-  py::object best = py::none();
-};
+// Rows begin..end-1 of `out`.
+BulkOutput slice_of(const BulkOutput& out, std::size_t begin, std::size_t end) {
+  const auto part = [&](auto span) {
+    return span.empty() ? span : span.subspan(begin, end - begin);
+  };
+  return {part(out.values), part(out.depths), part(out.best), part(out.status)};
+}
+
+// Marks GAME_OVER the rows begin..end-1 that the tables answered OK and whose mover has no
+// legal move: a finished game has a value (its final one) but no best move.
+void mark_game_over(const Rules& rules,
+                    const std::uint8_t* boards,
+                    const BulkOutput& out,
+                    std::size_t begin,
+                    std::size_t end) {
+  const auto k = static_cast<std::size_t>(rules.board_pits());
+  const auto ok = static_cast<std::uint8_t>(ProbeStatus::kOk);
+  Pits board{};
+  MoveList moves;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (out.status[i] != ok)
+      continue;
+    bool over = false;
+    if (!out.best.empty()) {
+      over = out.best[i] < 0;
+    } else {
+      std::memcpy(board.data(), boards + i * k, k);
+      over = rules.legal_moves(board, moves) == 0;
+    }
+    if (over)
+      out.status[i] = static_cast<std::uint8_t>(ProbeStatus::kGameOver);
+  }
+}
+
+// probe_bulk of rows begin..end-1 of `boards` over `threads` threads (0: all cores), then
+// mark_game_over, in one parallel loop over pieces of kBulkMinRowsPerThread rows (as
+// probe_bulk's own), so that the check reads rows still in the processor's cache.
+void label_rows(const TableSet& set,
+                const std::uint8_t* boards,
+                const BulkOutput& out,
+                std::size_t begin,
+                std::size_t end,
+                int threads) {
+  const auto k = static_cast<std::size_t>(set.engine().board_pits());
+  const std::size_t pieces = (end - begin + kBulkMinRowsPerThread - 1) / kBulkMinRowsPerThread;
+  const auto piece = [&](std::size_t p) {
+    const std::size_t b = begin + p * kBulkMinRowsPerThread;
+    const std::size_t e = std::min(end, b + kBulkMinRowsPerThread);
+    probe_bulk(set, {boards + b * k, (e - b) * k}, slice_of(out, b, e), 1);
+    mark_game_over(set.engine(), boards, out, b, e);
+  };
+  if (pieces <= 1) {
+    (void)gen::thread_count(threads);  // the refusal of a negative count either way
+    if (pieces == 1)
+      piece(0);
+    return;
+  }
+  gen::run_with_threads(threads, [&] { gen::tbb_executor()(pieces, piece); });
+}
 
 // A table set as Python holds it: closing drops this handle, while a bulk call running without
 // the GIL keeps its own reference until it returns.
 class PyTables {
  public:
-  PyTables(const std::string& path, std::optional<std::size_t> cache_bytes, bool verify)
-      : dir_(path) {
+  // cache_bytes: per layer, as TableSetOptions::cache_bytes; None: kDefaultCacheBudget for the
+  // whole set (plan_caches).
+  PyTables(const std::string& path, py::handle cache_bytes, bool verify) : dir_(path) {
     TableSetOptions options;
-    options.cache_bytes = cache_bytes.value_or(kPythonCacheBytes);
     options.verify_checksums = verify;
+    if (!cache_bytes.is_none()) {
+      options.cache_bytes =
+          static_cast<std::size_t>(whole_arg(cache_bytes,
+                                             "cache_bytes",
+                                             0,
+                                             std::numeric_limits<long long>::max(),
+                                             ErrorKind::kInvalidRequest));
+    }
     std::unique_ptr<TableSet> set;
     {
       py::gil_scoped_release release;
       set = TableSet::open(path, options);
+      if (cache_bytes.is_none()) {
+        // The layers open on first use: opening again with the plan costs a directory scan.
+        std::vector<std::uint64_t> entries;
+        for (int n = 0; n <= set->max_stones(); ++n)
+          entries.push_back(layer_size(set->engine().board_pits(), n));
+        plan_ = plan_caches(entries, kDefaultCacheBudget);
+        options.cache_bytes = static_cast<std::size_t>(plan_.value_bytes);
+        options.depth_cache_bytes = static_cast<std::size_t>(plan_.depth_bytes);
+        set = TableSet::open(path, options);
+      }
     }
     set_ = std::move(set);
     variant_ = std::make_unique<PyVariant>(set_->variant());
     max_stones_ = set_->max_stones();
+    if (!cache_bytes.is_none())
+      plan_.value_bytes = *options.cache_bytes;
+    split_cache_ = cache_bytes.is_none();
   }
 
   // The open table set. ERRORS throws PyError(kClosed) after close().
@@ -94,34 +162,37 @@ class PyTables {
   int max_stones() const { return max_stones_; }
 
   // The report of `board`; nullopt for a missing table when `missing_ok`. Above the tables a
-  // search of up to `search` seconds answers (nullopt: refused).
+  // search of up to `search` seconds (None: refused) answers; Ctrl-C stops it and raises.
   std::optional<Report> probe(py::handle board_obj,
-                              std::pair<int, int> stores,
-                              int max_plies,
+                              py::handle stores_obj,
+                              py::handle max_plies,
                               bool missing_ok,
-                              std::optional<double> search = std::nullopt) const {
+                              py::handle search_obj) const {
     const auto set = get();
     const Pits board = board_from(board_obj, set->engine());
+    const std::pair<int, int> stores = stores_arg(stores_obj);
     PositionQuery query;
-    if (search) {
-      if (!(*search > 0) || *search > kMaxSearchSeconds)
-        throw PyError(ErrorKind::kInvalidRequest,
-                      "search must be a number of seconds above 0 and at most a year");
+    query.max_plies = static_cast<int>(whole_arg(
+        max_plies, "max_plies", 0, std::numeric_limits<int>::max(), ErrorKind::kInvalidRequest));
+    JobStop irq;
+    if (const std::optional<double> search = search_seconds(search_obj)) {
       query.search = SearchBudget{};
       query.search->seconds = *search;
       query.search->threads = 1;
       query.search->proofs = proofs(*set);
-      // The set's block cache (kPythonCacheBytes a layer) serves the search; reading the tables
-      // whole for each search would cost more than most searches (as `sowdb probe`).
+      query.search->stop = [&irq] { return irq.stop.load(); };
+      // The set's block caches serve the search; reading the tables whole for each search
+      // would cost more than most searches (as `sowdb probe`).
       query.search->preload_limit = 0;
     }
     query.board.assign(board.begin(), board.begin() + set->engine().board_pits());
     query.store_mover = stores.first;
     query.store_opponent = stores.second;
-    query.max_plies = max_plies;
     query.objective = Objective::kCompetitive;
     std::optional<Answer<PositionAnswer>> answer;
-    {
+    if (query.search) {
+      run_interruptible(irq, [&] { answer = answer_position(*set, query); });
+    } else {
       py::gil_scoped_release release;
       answer = answer_position(*set, query);
     }
@@ -157,9 +228,8 @@ class PyTables {
     return m.move.pit;
   }
 
-  Labels label(py::handle boards, bool depths, bool best, int threads) const {
-    if (threads < 0)
-      throw PyError(ErrorKind::kBadArray, "threads must be 0 (all cores) or more");
+  Labels label(py::handle boards, bool depths, bool best, py::handle threads_obj) const {
+    const int threads = threads_arg(threads_obj, ErrorKind::kBadArray);
     const auto set = get();
     const int k = set->engine().board_pits();
     const Rows rows = rows_from(boards, k);
@@ -175,10 +245,9 @@ class PyTables {
       out.depths = {depth_array.mutable_data(), rows.rows};
     if (best)
       out.best = {best_array.mutable_data(), rows.rows};
-    {
-      py::gil_scoped_release release;
-      probe_bulk(*set, {rows.data, rows.rows * static_cast<std::size_t>(k)}, out, threads);
-    }
+    for_slices(rows.rows, first_slice_rows(threads), [&](std::size_t begin, std::size_t end) {
+      label_rows(*set, rows.data, out, begin, end, threads);
+    });
     Labels l;
     l.value = values;
     l.status = status;
@@ -190,10 +259,21 @@ class PyTables {
   }
 
   // Positions first..first+count-1 of layer `stones` with their labels.
-  py::tuple layer_chunk(
-      int stones, std::uint64_t first, std::uint64_t count, bool depths, int threads) const {
+  py::tuple layer_chunk(py::handle stones_obj,
+                        py::handle first_obj,
+                        py::handle count_obj,
+                        bool depths,
+                        py::handle threads_obj) const {
     const auto set = get();
-    if (stones < 0 || stones > set->max_stones())
+    const int threads = threads_arg(threads_obj, ErrorKind::kBadArray);
+    const long long max_index = std::numeric_limits<long long>::max();
+    const auto stones =
+        static_cast<int>(whole_arg(stones_obj, "stones", 0, max_index, ErrorKind::kMissingTable));
+    auto first = static_cast<std::uint64_t>(
+        whole_arg(first_obj, "first", 0, max_index, ErrorKind::kBadArray));
+    auto count = static_cast<std::uint64_t>(
+        whole_arg(count_obj, "chunk_size", 1, max_index, ErrorKind::kBadArray));
+    if (stones > set->max_stones())
       throw PyError(ErrorKind::kMissingTable,
                     "layer " + std::to_string(stones) + ": the tables in " + dir_ +
                         " hold layers 0.." + std::to_string(set->max_stones()));
@@ -212,13 +292,22 @@ class PyTables {
     out.status = {status.mutable_data(), count};
     if (depths)
       out.depths = {depth_array.mutable_data(), count};
-    const std::span<std::uint8_t> rows(boards.mutable_data(), count * static_cast<std::size_t>(k));
-    {
-      py::gil_scoped_release release;
-      layer_positions(k, stones, first, rows);
-      probe_bulk(*set, rows, out, threads);
-    }
+    const auto k_rows = static_cast<std::size_t>(k);
+    std::uint8_t* rows = boards.mutable_data();
+    for_slices(count, first_slice_rows(threads), [&](std::size_t begin, std::size_t end) {
+      const std::span<std::uint8_t> slice(rows + begin * k_rows, (end - begin) * k_rows);
+      layer_positions(k, stones, first + begin, slice);
+      probe_bulk(*set, slice, slice_of(out, begin, end), threads);
+    });
     return py::make_tuple(boards, values, depths ? py::object(depth_array) : py::none(), status);
+  }
+
+  // The caches this set was opened with: (value bytes per layer, depth bytes per layer or None
+  // for one cache of both, whether every layer's values are kept whole).
+  py::tuple cache() const {
+    return py::make_tuple(plan_.value_bytes,
+                          split_cache_ ? py::object(py::int_(plan_.depth_bytes)) : py::none(),
+                          plan_.values_whole);
   }
 
  private:
@@ -239,244 +328,9 @@ class PyTables {
   std::shared_ptr<const TableSet> set_;
   std::unique_ptr<PyVariant> variant_;
   int max_stones_ = 0;
+  CachePlan plan_;
+  bool split_cache_ = false;
 };
-
-// A probe's parts: MoveInfo (one legal move) and LineStep (one ply of the line).
-void def_move_and_step(py::module_& m) {
-  py::class_<MoveView>(m, "MoveInfo", "One legal move of a probed position.")
-      .def_property_readonly(
-          "pit",
-          [](const MoveView& v) { return v.move().pit; },
-          "The pit sown, 0..P-1 from the mover's left.")
-      .def_property_readonly(
-          "worth",
-          [](const MoveView& v) {
-            return v.move().exact() ? std::optional<int>(v.move().worth) : std::nullopt;
-          },
-          "Seeds the mover nets from the position by playing it, perfect play after; None "
-          "while a search has not proved it.")
-      .def_property_readonly(
-          "lower", [](const MoveView& v) { return v.move().lower; }, "The worth is at least this.")
-      .def_property_readonly(
-          "upper", [](const MoveView& v) { return v.move().upper; }, "The worth is at most this.")
-      .def_property_readonly(
-          "depth",
-          [](const MoveView& v) {
-            return v.report->method == AnswerMethod::kTable ? std::optional<int>(v.move().depth)
-                                                            : std::nullopt;
-          },
-          "Plies to realise the worth after the move (0 when it gains seeds); None after a "
-          "search.")
-      .def_property_readonly(
-          "gain",
-          [](const MoveView& v) { return v.move().gain; },
-          "Seeds the move sends to the mover's store.")
-      .def_property_readonly(
-          "stored",
-          [](const MoveView& v) { return v.move().stored; },
-          "Seeds sown straight into the store.")
-      .def_property_readonly(
-          "captured", [](const MoveView& v) { return v.move().captured; }, "Seeds captured.")
-      .def_property_readonly(
-          "extra_turn",
-          [](const MoveView& v) { return v.move().extra_turn; },
-          "The mover moves again.")
-      .def_property_readonly(
-          "category",
-          [](const MoveView& v) {
-            return v.move().category_known
-                       ? std::optional<std::string>(to_string(v.move().category))
-                       : std::nullopt;
-          },
-          "'win', 'draw' or 'loss': the game's result after this move with the stores; None "
-          "while a search's bounds do not decide it.")
-      .def_property_readonly(
-          "after",
-          [](const MoveView& v) { return board_tuple(v.move().after, board_pits(*v.report)); },
-          "The position after the move, from the side of the player to move next.")
-      .def("__repr__", [](const MoveView& v) {
-        const ReportedMove& i = v.move();
-        return "MoveInfo(pit=" + std::to_string(i.pit) + ", worth=" + std::to_string(i.worth) +
-               ", depth=" + std::to_string(i.depth) + ", category='" + to_string(i.category) + "')";
-      });
-
-  py::class_<StepView>(m, "LineStep", "One ply of a principal line.")
-      .def_property_readonly(
-          "mover",
-          [](const StepView& v) { return v.step().mover; },
-          "0: the player to move at the probed position; 1: the other.")
-      .def_property_readonly(
-          "pit",
-          [](const StepView& v) { return v.step().pit; },
-          "The pit sown, from the mover's side.")
-      .def_property_readonly(
-          "gain", [](const StepView& v) { return v.step().gain; }, "Seeds the move took.")
-      .def_property_readonly(
-          "extra_turn",
-          [](const StepView& v) { return v.step().extra_turn; },
-          "The same player moves again.")
-      .def_property_readonly(
-          "before",
-          [](const StepView& v) { return board_tuple(v.step().before, board_pits(*v.report)); },
-          "The position before the move, from the mover's side.");
-}
-
-// ProbeResult: one probed position. After def_move_and_step, whose types its fields return.
-void def_probe_result(py::module_& m) {
-  py::class_<PositionReport, Report>(
-      m,
-      "ProbeResult",
-      "Everything the tables say about one position (TableSet.probe): the "
-      "fields of `sowdb probe --json`.")
-      .def_property_readonly(
-          "variant",
-          [](const PositionReport& r) { return r.variant.to_string(); },
-          "The tables' variant.")
-      .def_property_readonly(
-          "board",
-          [](const PositionReport& r) { return board_tuple(r.board, board_pits(r)); },
-          "The position, mover first.")
-      .def_readonly("stones", &PositionReport::stones, "Seeds on the board.")
-      .def_property_readonly(
-          "stores",
-          [](const PositionReport& r) { return std::make_pair(r.store_mover, r.store_opponent); },
-          "Seeds already taken, mover first.")
-      .def_property_readonly(
-          "value",
-          [](const PositionReport& r) {
-            return r.exact() ? std::optional<int>(r.value) : std::nullopt;
-          },
-          "Seeds the mover nets from here under perfect play; None while a search has not "
-          "proved it (lower and upper bound it).")
-      .def_readonly("lower", &PositionReport::lower, "The value is at least this.")
-      .def_readonly("upper", &PositionReport::upper, "The value is at most this.")
-      .def_property_readonly(
-          "method",
-          [](const PositionReport& r) { return std::string(to_string(r.method)); },
-          "'table' (the tables hold the position) or 'search' (a search above them).")
-      .def_property_readonly(
-          "depth",
-          [](const PositionReport& r) {
-            return r.method == AnswerMethod::kTable ? std::optional<int>(r.depth) : std::nullopt;
-          },
-          "Plies to realise the value; None after a search.")
-      .def_property_readonly(
-          "search",
-          [](const PositionReport& r) -> py::object {
-            if (!r.search)
-              return py::none();
-            py::dict d;
-            d["positions"] = r.search->positions;
-            d["seconds"] = r.search->seconds;
-            d["complete"] = r.search->complete;
-            d["stopped_by"] = r.search->stopped_by.empty() ? py::object(py::none())
-                                                           : py::str(r.search->stopped_by);
-            d["stored"] = r.search->stored;
-            d["tables_max"] = r.search->tables_max;
-            d["best_found"] = r.search->best_found >= 0 ? py::object(py::int_(r.search->best_found))
-                                                        : py::object(py::none());
-            const auto seconds = [](double s) {
-              return s >= 0 ? py::object(py::float_(s)) : py::object(py::none());
-            };
-            d["value_seconds"] = seconds(r.search->value_seconds);
-            d["best_seconds"] = seconds(r.search->best_seconds);
-            return d;
-          },
-          "None from the tables; after a search, the keys of `sowdb probe --json`'s \"search\".")
-      .def_property_readonly(
-          "result",
-          [](const PositionReport& r) {
-            return r.outcome_known ? std::optional<std::string>(to_string(r.outcome.result))
-                                   : std::nullopt;
-          },
-          "'win', 'draw' or 'loss' for the mover; None while a search's bounds do not decide it.")
-      .def_property_readonly(
-          "final",
-          [](const PositionReport& r) {
-            return r.exact() ? std::optional(std::make_pair(r.outcome.mover, r.outcome.opponent))
-                             : std::nullopt;
-          },
-          "The final seeds (mover, opponent) with the stores; None while the value is not "
-          "proved.")
-      .def_property_readonly(
-          "decided",
-          [](const PositionReport& r) { return r.outcome.decided; },
-          "Oware family: a store already holds a majority.")
-      .def_property_readonly(
-          "game_over",
-          [](const PositionReport& r) { return r.moves.empty(); },
-          "The mover has no legal move.")
-      .def_property_readonly(
-          "moves",
-          [](const Report& r) {
-            std::vector<MoveView> out;
-            for (std::size_t i = 0; i < r->moves.size(); ++i)
-              out.push_back({r, i});
-            return out;
-          },
-          "Every legal move, best first (MoveInfo).")
-      .def_property_readonly(
-          "best",
-          [](const PositionReport& r) { return r.best(); },
-          "The best move's pit; None when the game is over.")
-      .def_property_readonly(
-          "line",
-          [](const PositionReport& r) {
-            std::vector<int> pits;
-            for (const LineStep& s : r.line.steps)
-              pits.push_back(s.pit);
-            return pits;
-          },
-          "The principal line's pits.")
-      .def_property_readonly(
-          "line_steps",
-          [](const Report& r) {
-            std::vector<StepView> out;
-            for (std::size_t i = 0; i < r->line.steps.size(); ++i)
-              out.push_back({r, i});
-            return out;
-          },
-          "The principal line (LineStep).")
-      .def_property_readonly(
-          "line_end",
-          [](const PositionReport& r) {
-            return std::string(r.line_proved ? line_end_text(r.line.end) : "unproved");
-          },
-          "Why the line stopped: 'game_over', 'endless', 'max_plies', or 'unproved' where a "
-          "search's proved moves end.")
-      .def("__repr__", [](const PositionReport& r) {
-        return "ProbeResult(value=" + std::to_string(r.value) +
-               ", depth=" + std::to_string(r.depth) + ", result='" + to_string(r.outcome.result) +
-               "', best=" + (r.best() ? std::to_string(*r.best()) : std::string("None")) + ")";
-      });
-}
-
-// Labels: the answers of a bulk call.
-void def_labels(py::module_& m) {
-  py::class_<Labels>(m,
-                     "Labels",
-                     "The answers of a bulk call, one entry per board: `value` (int8; -128 "
-                     "where the status is not OK), `status` (uint8, sowdb.Status), `depth` "
-                     "(uint16; 65535 where not OK) and `best` (int8; -1 where the game is over "
-                     "or not OK) when asked for.")
-      .def_readonly("value", &Labels::value)
-      .def_readonly("status", &Labels::status)
-      .def_readonly("depth", &Labels::depth)
-      .def_readonly("best", &Labels::best)
-      .def_property_readonly(
-          "ok",
-          [](const Labels& l) { return l.status.attr("__eq__")(0); },
-          "A boolean mask: the boards the tables answered.")
-      .def("__len__", [](const Labels& l) { return py::len(l.value); });
-}
-
-// The result types of a probe: MoveInfo, LineStep, ProbeResult and Labels, in that order.
-void def_probe_results(py::module_& m) {
-  def_move_and_step(m);
-  def_probe_result(m);
-  def_labels(m);
-}
-
 }  // namespace
 
 void def_tables(py::module_& m) {
@@ -485,7 +339,7 @@ void def_tables(py::module_& m) {
                        "TableSet",
                        "A directory of tables written by `sowdb gen` (or sowdb.generate), "
                        "opened by sowdb.open. A context manager; close() frees its caches.")
-      .def(py::init<const std::string&, std::optional<std::size_t>, bool>(),
+      .def(py::init<const std::string&, py::handle, bool>(),
            py::arg("path"),
            py::arg("cache_bytes") = py::none(),
            py::arg("verify_checksums") = true)
@@ -506,30 +360,28 @@ void def_tables(py::module_& m) {
           "probe",
           [](const PyTables& t,
              py::handle board,
-             std::pair<int, int> stores,
-             int max_plies,
-             std::optional<double> search) {
-            return *t.probe(board, stores, max_plies, false, search);
-          },
+             py::handle stores,
+             py::handle max_plies,
+             py::handle search) { return *t.probe(board, stores, max_plies, false, search); },
           py::arg("board"),
-          py::arg("stores") = std::pair<int, int>(0, 0),
+          py::arg("stores") = py::make_tuple(0, 0),
           py::arg("max_plies") = 1000,
           py::arg("search") = py::none(),
           "The full report of one position (ProbeResult). Raises MissingTableError (more seeds "
           "than the tables hold, or a missing layer), CorruptTableError, BadPositionError. "
           "With search=SECONDS, a position above the tables is searched for up to that long "
-          "(method 'search'): exact where proved, else bounds (lower, upper; value None).")
+          "(method 'search'): exact where proved, else bounds (lower, upper; value None); "
+          "Ctrl-C stops the search and raises KeyboardInterrupt. stores: (mover, opponent); "
+          "max_plies: 0 or more (InvalidRequestError otherwise).")
       .def(
           "get",
           [](const PyTables& t,
              py::handle board,
-             std::pair<int, int> stores,
-             int max_plies,
-             std::optional<double> search) {
-            return t.probe(board, stores, max_plies, true, search);
-          },
+             py::handle stores,
+             py::handle max_plies,
+             py::handle search) { return t.probe(board, stores, max_plies, true, search); },
           py::arg("board"),
-          py::arg("stores") = std::pair<int, int>(0, 0),
+          py::arg("stores") = py::make_tuple(0, 0),
           py::arg("max_plies") = 1000,
           py::arg("search") = py::none(),
           "As probe, but None where probe raises MissingTableError.")
@@ -549,17 +401,18 @@ void def_tables(py::module_& m) {
            "The best move's pit; None when the game is over. Raises as probe.")
       .def(
           "values",
-          [](const PyTables& t, py::handle boards, int threads) {
+          [](const PyTables& t, py::handle boards, py::handle threads) {
             return t.label(boards, false, false, threads);
           },
           py::arg("boards"),
           py::kw_only(),
           py::arg("threads") = 0,
           "The values of an (N, 2P) integer array of boards (Labels: value, status), over "
-          "`threads` threads (0: all cores), without the GIL.")
+          "`threads` threads (0: all cores), without the GIL. Ctrl-C raises KeyboardInterrupt "
+          "within a second (the work is done in slices of about 0.1 s).")
       .def(
           "depths",
-          [](const PyTables& t, py::handle boards, int threads) {
+          [](const PyTables& t, py::handle boards, py::handle threads) {
             return t.label(boards, true, false, threads);
           },
           py::arg("boards"),
@@ -568,13 +421,18 @@ void def_tables(py::module_& m) {
           "As values, with the depths (Labels.depth).")
       .def(
           "best_moves",
-          [](const PyTables& t, py::handle boards, int threads) {
+          [](const PyTables& t, py::handle boards, py::handle threads) {
             return t.label(boards, true, true, threads);
           },
           py::arg("boards"),
           py::kw_only(),
           py::arg("threads") = 0,
-          "As depths, with the best move's pit (Labels.best; -1 where the game is over).")
+          "As depths, with the best move's pit (Labels.best; -1 where the game is over, status "
+          "GAME_OVER).")
+      .def_property_readonly(
+          "_cache",
+          &PyTables::cache,
+          "(value bytes a layer, depth bytes a layer or None, every layer's values whole).")
       .def("_layer_chunk",
            &PyTables::layer_chunk,
            py::arg("stones"),

@@ -2,6 +2,8 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "interrupt.h"
 #include "sowdb/analysis/bulk_probe.h"
 #include "sowdb/format/index.h"
 #include "sowdb/probe/outcome.h"
@@ -58,9 +61,22 @@ void check_stones(int stones) {
                       std::to_string(stones));
 }
 
-MoveResult play(const PyVariant& self, py::handle board_obj, int pit, std::pair<int, int> stores) {
+// A layer's seeds from Python: 0..kMaxIndexedStones. ERRORS PyError(kBadPosition).
+int stones_arg(py::handle obj) {
+  return static_cast<int>(
+      whole_arg(obj, "a layer's seeds", 0, kMaxIndexedStones, ErrorKind::kBadPosition));
+}
+
+MoveResult play(const PyVariant& self,
+                py::handle board_obj,
+                py::handle pit_obj,
+                py::handle stores_obj) {
   const Rules& rules = *self.rules;
   const Pits board = board_from(board_obj, rules);
+  const std::pair<int, int> stores = stores_arg(stores_obj);
+  // Any whole number is a pit to refuse as illegal below (naming the legal ones).
+  const auto pit = static_cast<int>(
+      clamped_whole(pit_obj, "pit", -1, rules.pits_per_side(), ErrorKind::kIllegalMove));
   if (stores.first < 0 || stores.second < 0)
     throw PyError(ErrorKind::kBadPosition, "a store holds 0 seeds or more");
   // Stores holding more seeds than the game, whatever the board: refused as the CLI's --stores
@@ -80,7 +96,7 @@ MoveResult play(const PyVariant& self, py::handle board_obj, int pit, std::pair<
     for (const int p : legal_pits(rules, board))
       legal += (legal.empty() ? "" : ", ") + std::to_string(p);
     throw PyError(ErrorKind::kIllegalMove,
-                  "pit " + std::to_string(pit) +
+                  "pit " + std::string(py::str(pit_obj)) +
                       " is not a legal move here; the legal moves are [" + legal + "] (pits 0.." +
                       std::to_string(rules.pits_per_side() - 1) + " from the mover's left)");
   }
@@ -101,10 +117,15 @@ MoveResult play(const PyVariant& self, py::handle board_obj, int pit, std::pair<
 
 Outcome outcome(const PyVariant& self,
                 py::handle board_obj,
-                std::optional<int> value,
-                std::pair<int, int> stores) {
+                py::handle value_obj,
+                py::handle stores_obj) {
   const Rules& rules = *self.rules;
   const Pits board = board_from(board_obj, rules);
+  const std::pair<int, int> stores = stores_arg(stores_obj);
+  std::optional<int> value;
+  if (!value_obj.is_none())
+    value = static_cast<int>(
+        whole_arg(value_obj, "value", -kMaxBoardStones, kMaxBoardStones, ErrorKind::kBadPosition));
   if (!value) {
     MoveList moves;
     if (rules.legal_moves(board, moves) != 0)
@@ -122,10 +143,11 @@ Outcome outcome(const PyVariant& self,
 }
 
 py::array_t<std::uint8_t> positions(const PyVariant& self,
-                                    int stones,
+                                    py::handle stones_obj,
                                     py::handle indices_obj,
-                                    int threads) {
-  check_stones(stones);
+                                    py::handle threads_obj) {
+  const int stones = stones_arg(stones_obj);
+  const int threads = threads_arg(threads_obj, ErrorKind::kBadArray);
   py::module_ np = py::module_::import("numpy");
   py::array indices = np.attr("asarray")(indices_obj);
   const char kind = indices.dtype().kind();
@@ -143,8 +165,14 @@ py::array_t<std::uint8_t> positions(const PyVariant& self,
   const std::span<const std::uint64_t> in(flat.data(), flat.size());
   const std::span<std::uint8_t> rows(out.mutable_data(), static_cast<std::size_t>(out.size()));
   try {
-    py::gil_scoped_release release;
-    positions_of_indices(k, stones, in, rows, threads);
+    for_slices(in.size(), first_slice_rows(threads), [&](std::size_t begin, std::size_t end) {
+      positions_of_indices(k,
+                           stones,
+                           in.subspan(begin, end - begin),
+                           rows.subspan(begin * static_cast<std::size_t>(k),
+                                        (end - begin) * static_cast<std::size_t>(k)),
+                           threads);
+    });
   } catch (const std::invalid_argument& e) {
     throw PyError(ErrorKind::kBadArray, e.what());
   }
@@ -168,8 +196,12 @@ PyVariant make_variant(const std::string& text, const py::object& pits, const py
       parse_variant(text, &error);
       throw PyError(ErrorKind::kBadVariant, error);
     }
-    const int p = pits.is_none() ? preset->rules.pits_per_side : pits.cast<int>();
-    const int s = seeds.is_none() ? 4 : seeds.cast<int>();
+    // Any whole number goes to the parser, which names the bounds (clamped to stay a number).
+    const auto board_arg = [](const py::object& obj, const char* name, long long unset) {
+      return obj.is_none() ? unset : clamped_whole(obj, name, -1, 1000, ErrorKind::kBadVariant);
+    };
+    const long long p = board_arg(pits, "pits", preset->rules.pits_per_side);
+    const long long s = board_arg(seeds, "seeds", 4);
     full = text + "/" + std::to_string(p) + "x" + std::to_string(s);
   }
   std::string error;
@@ -291,7 +323,7 @@ void def_variant(py::module_& m) {
            &play,
            py::arg("board"),
            py::arg("pit"),
-           py::arg("stores") = std::pair<int, int>(0, 0),
+           py::arg("stores") = py::make_tuple(0, 0),
            "Plays `pit` (0..P-1 from the mover's left) and returns a MoveResult. `stores` are "
            "the seeds already taken, mover first (together at most the game's 2PS seeds). Raises "
            "IllegalMoveError, BadPositionError.")
@@ -322,15 +354,14 @@ void def_variant(py::module_& m) {
            &outcome,
            py::arg("board"),
            py::arg("value") = py::none(),
-           py::arg("stores") = std::pair<int, int>(0, 0),
+           py::arg("stores") = py::make_tuple(0, 0),
            "The end of the game under perfect play from a position of value `value` (a "
            "table's answer; None: the game must be over, and its final value is used) with "
            "`stores` already taken. Raises BadPositionError for stores the game cannot hold.")
       .def(
           "layer_size",
-          [](const PyVariant& v, int stones) {
-            check_stones(stones);
-            return layer_size(v.rules->board_pits(), stones);
+          [](const PyVariant& v, py::handle stones) {
+            return layer_size(v.rules->board_pits(), stones_arg(stones));
           },
           py::arg("stones"),
           "Positions with `stones` seeds on the board (one table layer).")
