@@ -328,7 +328,10 @@ function lastReplyWords() {
   const side = other(st.you);
   const pits = (list) => list.map((pit) => pitLabel(side, pit)).join(", then ");
   const words = [];
-  if (proved.length) words.push(`The tables played ${pits(proved)}, proved best by search.`);
+  if (proved.length) {
+    words.push(
+        `The tables played ${pits(proved)}: proved best by a search or by the opening book.`);
+  }
   if (found.length) {
     words.push(
         `The tables played ${pits(found)}: the best their search found in its time, not proved ` +

@@ -1,7 +1,17 @@
 // The words of the page: what a value, a result, a move and a line mean, from whose side. Pure
 // functions of the API's reports; app.js puts them on the page.
 
-import {absolute, other, pitLabel, plies, score, seedsOf, sideName, signed} from "./position.js";
+import {
+  absolute,
+  other,
+  pitLabel,
+  pitsOf,
+  plies,
+  score,
+  seedsOf,
+  sideName,
+  signed,
+} from "./position.js";
 
 /** "captures 2 · sows 1 into the store · extra turn", or "" for a quiet move. */
 export function moveNotes(move) {
@@ -139,8 +149,11 @@ export function verdict(pos, report, game) {
   const you = sideName(other(side));
   const v = report.value;
   if (report.game_over) {
-    detail.push(`${
-        me} has no legal move: the game is over, and each side takes the seeds on its own side.`);
+    // The mover may still hold seeds: the game also ends when the other side is empty (Kalah's
+    // end rule) or cannot be fed (the Oware family's).
+    const empty = pos.board.slice(0, pitsOf(pos)).every((seeds) => seeds === 0);
+    const why = empty ? `${me} has no seeds to sow` : `${you}'s side is empty`;
+    detail.push(`${why}: the game is over, and each side takes the seeds on its own side.`);
   } else if (v === 0) {
     detail.push(
         `Value 0: with perfect play from both sides the ${

@@ -227,7 +227,7 @@ export function renderMoves(list, st) {
   const r = st.report;
   if (!r || (st.mode === "play" && !st.hints)) return;
   if (r.game_over) {
-    list.append(h("li", {class: "none"}, "No legal move: the game is over."));
+    list.append(h("li", {class: "none"}, "The game is over: no move is left to play."));
     return;
   }
   const coop = st.pos.objective === "cooperative";
