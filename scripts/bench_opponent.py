@@ -16,13 +16,11 @@ import argparse
 import json
 import os
 import random
-import re
-import select
 import subprocess
-import sys
-import threading
 import time
 import urllib.request
+
+from local_server import start_server
 
 
 def percentile(xs, p):
@@ -30,29 +28,6 @@ def percentile(xs, p):
     if not xs:
         return float("nan")
     return xs[min(len(xs) - 1, max(0, int(round(p / 100 * (len(xs) - 1)))))]
-
-
-def start_server(sowdb, tables, env):
-    proc = subprocess.Popen([sowdb, "serve", "--port", "0", "--tables", tables,
-                             "--max-search-ms", "60000"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0, env=env)
-    seen = b""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stdout], [], [], deadline - time.monotonic())
-        if not ready:
-            break
-        chunk = os.read(proc.stdout.fileno(), 4096)
-        if not chunk:
-            break
-        seen += chunk
-        m = re.search(rb"listening on (http://[0-9.]+:[0-9]+)", seen)
-        if m:
-            threading.Thread(target=lambda: [None for _ in iter(
-                lambda: os.read(proc.stdout.fileno(), 65536), b"")], daemon=True).start()
-            return proc, m.group(1).decode()
-    proc.kill()
-    sys.exit(f"sowdb serve printed no URL: {seen.decode(errors='replace')}")
 
 
 def get(url):
@@ -79,7 +54,7 @@ def main():
     env = dict(os.environ)
     if a.store_dir:
         env["SOWDB_CACHE_DIR"] = a.store_dir
-    proc, base = start_server(a.sowdb, a.tables, env)
+    proc, base = start_server(a.sowdb, a.tables, env, ["--max-search-ms", "60000"], wait=60)
     try:
         variants = get(base + "/api/v1/variants")["tables"]
         v = variants[0]

@@ -36,13 +36,11 @@ import json
 import os
 import random
 import re
-import select
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 
@@ -52,6 +50,8 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+
+from local_server import start_server
 
 # Installed before the page's own scripts: the moves drawn (pushState, with the page's record of
 # how each was chosen), the user's clicks and every answer the page finished drawing.
@@ -96,31 +96,6 @@ def percentile(xs, p):
 
 def uptime():
     return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-
-
-def start_server(sowdb, tables, env):
-    """`sowdb serve` on a free port of 127.0.0.1: (process, base URL) once it prints its URL."""
-    proc = subprocess.Popen([sowdb, "serve", "--bind", "127.0.0.1", "--port", "0", "--tables",
-                             tables], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0,
-                            env=env)
-    seen = b""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stdout], [], [], deadline - time.monotonic())
-        if not ready:
-            break
-        chunk = os.read(proc.stdout.fileno(), 4096)
-        if not chunk:
-            break
-        seen += chunk
-        m = re.search(rb"listening on (http://[0-9.]+:[0-9]+)", seen)
-        if m:
-            # Drain the log so that a full pipe never blocks the server.
-            threading.Thread(target=lambda: [None for _ in iter(
-                lambda: os.read(proc.stdout.fileno(), 65536), b"")], daemon=True).start()
-            return proc, m.group(1).decode()
-    proc.kill()
-    sys.exit(f"sowdb serve printed no URL: {seen.decode(errors='replace')}")
 
 
 def browser(profile):
