@@ -66,6 +66,12 @@ void check_common(const std::string& name,
          "the layer has " + count_text(entries, "entry", "entries") + "; got " +
              std::to_string(given) + " " + noun);
   }
+  if (options.format_version != 0 && options.format_version != 6) {
+    fail(Code::kInvalidArgument,
+         name,
+         "format version " + std::to_string(options.format_version) +
+             " cannot be asked for (0: the lowest that describes the file, or 6)");
+  }
   if (options.block_entries < 1 || options.block_entries > kMaxBlockEntries) {
     fail(Code::kInvalidArgument,
          name,

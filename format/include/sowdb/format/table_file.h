@@ -19,7 +19,7 @@ namespace sowdb {
 
 /// The newest format version this library writes and reads; it reads versions 1.. this
 /// (FORMAT.md, "Version").
-inline constexpr std::uint16_t kTableFormatVersion = 5;
+inline constexpr std::uint16_t kTableFormatVersion = 6;
 
 /// Header flag bit 0 (required, format version 3): the file has recompute entries (FORMAT.md,
 /// "Recompute entries").
@@ -82,6 +82,13 @@ inline constexpr std::uint32_t kMaxBlockEntries = std::uint32_t{1} << 24;
 
 /// Default entries per block (FORMAT.md, "Blocks").
 inline constexpr std::uint32_t kDefaultBlockEntries = std::uint32_t{1} << 12;
+
+/// Default entries per block of a version 6 file (FORMAT.md, "Version 6"): a cold value lookup
+/// decodes at most this many entries.
+inline constexpr std::uint32_t kDefaultV6BlockEntries = 256;
+
+/// Largest block of a version 6 file, in entries (FORMAT.md, "Version 6", check 22).
+inline constexpr std::uint32_t kMaxV6BlockEntries = 65536;
 
 /// Default zstd level of the writer (WriteOptions::zstd_level).
 inline constexpr int kDefaultZstdLevel = 1;
@@ -172,6 +179,13 @@ struct WriteOptions {
   /// How to store the depths. kNonZeroValues (the default, format version 2) needs every entry
   /// with value 0 to have depth 0, which the solver guarantees; kAll writes a version 1 file.
   DepthCodec depth_codec = DepthCodec::kNonZeroValues;
+  /// The format version to write: 0 (the default) writes the lowest version 1..5 that
+  /// describes the file; 6 writes a competitive layer as format version 6 (FORMAT.md, "Version
+  /// 6": small Huffman-coded blocks, values and depths in separate streams), which needs depth
+  /// codec kNonZeroValues and block_entries <= kMaxV6BlockEntries (kDefaultV6BlockEntries is
+  /// the recommended size) and ignores the zstd options. Co-operative layers
+  /// (write_reach_layer) are version 5 only: 6 is kInvalidArgument there.
+  std::uint16_t format_version = 0;
   /// Runs the block compression tasks; empty: one after the other on the calling thread. Each
   /// task compresses one block with its thread's zstd context; the blocks are written in order,
   /// so the file's bytes do not depend on the executor.
