@@ -1,6 +1,7 @@
 // libFuzzer target: arbitrary bytes as a table file. The reader must throw TableError or work;
 // it must never crash, read out of bounds (AddressSanitizer) or hit undefined behaviour (UBSan).
-// Co-operative files (version 5) go through the set paths. Checksums are tried both on and off:
+// Co-operative files (version 5) go through the set paths; version 6 files (seeded by
+// tests/data/golden_v6_*.sdb) through the same value, depth and block calls as the others. Checksums are tried both on and off:
 // off, mutated blocks reach the zstd and symbol checks (FORMAT.md checks 18..20) that a checksum
 // would otherwise stop first.
 #include <cstddef>
