@@ -168,6 +168,14 @@ LayerEncoder::LayerEncoder(const std::string& name,
   for (const std::uint64_t c : counts.all)
     entries += c;
   check_common(name, rules, stones, entries, 1, "values", options);
+  // Its blocks are zstd frames: version 6 is write_layer's alone (v6_writer.cpp plans with a
+  // copy of the options that asks for no version), so that a caller that compresses parts
+  // (sowdb-mpi) never writes another version than the one asked for.
+  if (options.format_version == 6) {
+    fail(Code::kInvalidArgument,
+         name,
+         "format version 6 is written by write_layer only, not in parts (LayerEncoder)");
+  }
   Histogram freq = counts.all;
   for (int v = -128; v <= 127; ++v) {
     if (freq[static_cast<std::uint8_t>(v)] != 0 && (v < -stones || v > stones)) {

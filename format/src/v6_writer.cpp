@@ -318,13 +318,17 @@ void write_layer_v6(const std::filesystem::path& path,
          "block_entries " + std::to_string(options.block_entries) + " above format version 6's " +
              std::to_string(kMaxV6BlockEntries));
   }
+  // The value table and the recompute bytes are planned as for version 2..4 (LayerEncoder
+  // refuses to be asked for version 6 itself).
+  WriteOptions plan_options = options;
+  plan_options.format_version = 0;
   const LayerEncoder plan(name,
                           rules,
                           stones,
                           count_layer_values(source, options.executor),
                           !source.recompute.empty(),
                           source.all_moves,
-                          options);
+                          plan_options);
   V6Writer writer(name, source, plan, options);
   writer.build_codes();
   writer.encode_blocks();

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sowdb/format/layer_parts.h"
 #include "table_test_util.h"
 
 namespace sowdb::test {
@@ -127,6 +128,13 @@ TEST(V6File, WriterRefusesWhatVersion6CannotHold) {
       error_of([&] { write_reach_layer(dir / "a.sdb", l.rules, l.stones, sets, v6_options()); }),
       TableError::Code::kInvalidArgument);
   EXPECT_FALSE(std::filesystem::exists(dir / "a.sdb"));
+  // A writer in parts (sowdb-mpi) cannot be asked for version 6 and write another.
+  EXPECT_EQ(
+      error_of([&] {
+        LayerEncoder(
+            "a.sdb", l.rules, l.stones, count_layer_values(l.source()), false, false, v6_options());
+      }),
+      TableError::Code::kInvalidArgument);
 }
 
 // Overwrites byte `at` of the file `p` in place (the reader's open descriptor sees it).

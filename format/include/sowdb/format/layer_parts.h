@@ -66,7 +66,8 @@ class LayerEncoder {
   ///   rules, stones, options  as for write_layer (executor and progress are not used here).
   /// ERRORS
   ///   Throws TableError kInvalidArgument as write_layer does for a rule set, stone count or
-  ///   option out of range, a value outside [-n, n], or marks with depth codec kAll.
+  ///   option out of range, a value outside [-n, n], or marks with depth codec kAll; also for
+  ///   WriteOptions::format_version 6, which only write_layer writes.
   LayerEncoder(const std::string& name,
                const RuleSet& rules,
                int stones,
