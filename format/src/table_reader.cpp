@@ -362,6 +362,29 @@ std::optional<std::uint16_t> LayerReader::depth(std::uint64_t index) const noexc
   return entry_at(*impl_, index, 1, [](const Decoded& d, std::size_t i) { return d.depth(i); });
 }
 
+std::optional<LayerReader::ValueDepth> LayerReader::value_and_depth(
+    std::uint64_t index) const noexcept {
+  if (impl_->cooperative())
+    return std::nullopt;
+  if (impl_->v6) {
+    if (index >= impl_->info().entries)
+      return std::nullopt;
+    try {
+      std::int8_t byte = 0;
+      const std::uint16_t d =
+          impl_->v6->value_and_depth(*impl_->src, index, impl_->options.verify_checksums, byte);
+      return ValueDepth{impl_->public_value(byte), d};
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  const auto v = value(index);
+  const auto d = v ? depth(index) : std::nullopt;
+  if (!d)
+    return std::nullopt;
+  return ValueDepth{*v, *d};
+}
+
 std::optional<std::uint32_t> LayerReader::set_symbol(std::uint64_t index) const noexcept {
   if (!impl_->cooperative())
     return std::nullopt;

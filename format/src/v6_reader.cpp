@@ -2,10 +2,12 @@
 #include "v6_reader.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <utility>
 
 #include "header_schema.h"
+#include "mapped_read.h"
 #include "table_common.h"
 
 namespace sowdb::table_internal {
@@ -15,13 +17,13 @@ namespace {
 using huffman::BitReader;
 using huffman::kCodeBits;
 
-constexpr std::size_t kTableSize = std::size_t{1} << kCodeBits;
 const char* const kStreamNames[2] = {"values", "depths"};
 
-// The calling thread's buffers: a block's bytes, and the symbols a depth lookup collects.
+// The calling thread's buffers: a block's (or its hash group's) bytes, and the classes of the
+// symbols of the stored depths a depth lookup walks past.
 struct Scratch {
   std::vector<std::uint8_t> bytes;
-  std::vector<std::uint8_t> symbols;
+  std::vector<std::uint8_t> classes;
 };
 Scratch& scratch() {
   static thread_local Scratch s;
@@ -60,6 +62,7 @@ V6Layer::V6Layer(const Source& src, const LayerInfo& info, std::uint64_t data_st
                "the layout needs " + std::to_string(l.footer + kFooterSize) +
                    " bytes, the file has " + std::to_string(src.size()));
   }
+  map_ = src.map();
   for (int s = 0; s < 2; ++s) {
     streams_[s].data = l.data[s];
     streams_[s].bytes = sizes[s];
@@ -95,7 +98,7 @@ void V6Layer::load_codes(
   if (nibbles % 2 != 0 && (std::to_integer<unsigned>(raw[nibbles / 2]) >> 4) != 0)
     fail_check(Code::kCorrupt, where, 23, "padding not 0");
   Stream& s = streams_[which];
-  s.tables.assign(contexts * kTableSize, 0);
+  s.tables.reset(contexts);
   std::vector<std::uint8_t> len(tokens);
   const std::size_t first_run = which == 0 ? symbols_ : v6::kDepthEscape + 1;
   for (std::size_t ctx = 0; ctx < contexts; ++ctx) {
@@ -119,10 +122,7 @@ void V6Layer::load_codes(
       fail_check(
           Code::kCorrupt, where, 23, "context " + std::to_string(ctx) + " codes a run at a start");
     }
-    const huffman::DecodeTable table = huffman::decode_table(huffman::code_from_lengths(len));
-    std::copy(table.begin(),
-              table.end(),
-              s.tables.begin() + static_cast<std::ptrdiff_t>(ctx * kTableSize));
+    s.tables.set(ctx, huffman::code_from_lengths(len));
   }
 }
 
@@ -160,10 +160,11 @@ void V6Layer::load_index(const Source& src, int which, std::uint64_t offset) {
 }
 
 std::uint64_t V6Layer::start(const Stream& s, std::uint64_t b) const {
-  const auto w = static_cast<std::uint64_t>(s.width);
-  const std::uint64_t off =
-      w == 2 ? std::uint64_t{s.offsets[2 * b]} | s.offsets[2 * b + 1] << 8
-             : get_le(reinterpret_cast<const std::byte*>(s.offsets.data()) + b * w, 4);
+  const std::uint8_t* o = s.offsets.data() + b * static_cast<std::uint64_t>(s.width);
+  const std::uint64_t off = s.width == 2
+                                ? std::uint64_t{o[0]} | std::uint64_t{o[1]} << 8
+                                : std::uint64_t{o[0]} | std::uint64_t{o[1]} << 8 |
+                                      std::uint64_t{o[2]} << 16 | std::uint64_t{o[3]} << 24;
   return s.base[b / v6::kIndexGroupBlocks] + off;
 }
 
@@ -176,38 +177,38 @@ std::span<const std::uint8_t> V6Layer::read(const Source& src,
                                             std::uint32_t b,
                                             bool verify) const {
   const Stream& s = streams_[which];
-  std::uint64_t first = start(s, b);
-  std::uint64_t last = end(s, b);
-  const std::uint64_t block_at = first;
+  const std::uint64_t block_at = start(s, b);
+  const std::uint64_t block_end = end(s, b);
+  std::uint64_t first = block_at;
+  std::uint64_t last = block_end;
   const std::uint32_t group = b / v6::kHashGroupBlocks;
   if (verify) {
-    // The group's hash covers its blocks together: read them all.
+    // The group's hash covers its blocks together: copy them all, then check and decode the
+    // copy, so that the bytes decoded are the bytes hashed.
     const std::uint64_t g0 = std::uint64_t{group} * v6::kHashGroupBlocks;
     first = start(s, g0);
     last = end(s, std::min<std::uint64_t>(g0 + v6::kHashGroupBlocks, info_.block_count) - 1);
   }
   std::vector<std::uint8_t>& buf = scratch().bytes;
   const auto n = static_cast<std::size_t>(last - first);
-  buf.resize(n + BitReader::kReadPadding);
-  std::fill(buf.begin() + static_cast<std::ptrdiff_t>(n), buf.end(), 0);
-  src.read(s.data + first, std::as_writable_bytes(std::span(buf.data(), n)));  // check 16
+  if (buf.size() < n + BitReader::kReadPadding)
+    buf.resize(n + BitReader::kReadPadding);
+  // Zero bits after the copy: a decoder reading past a (corrupt) block's end reads no stale
+  // bytes of another lookup.
+  std::memset(buf.data() + n, 0, BitReader::kReadPadding);
+  if (!copy_from_map(buf.data(), map_ + s.data + first, n)) {  // check 16
+    fail_check(Code::kTruncated,
+               src.name() + ": block " + std::to_string(b) + " " + kStreamNames[which],
+               16,
+               "the file was cut short after it was opened");
+  }
   if (verify && hash32(std::as_bytes(std::span(buf.data(), n))) != s.hashes[group]) {
     fail_check(Code::kChecksum,
                src.name() + ": block " + std::to_string(b) + " " + kStreamNames[which],
                25,
                "group " + std::to_string(group) + " hash mismatch");
   }
-  const std::uint64_t skip = block_at - first;
-  if (skip != 0) {
-    // Keep the padding after the block: move the block to the buffer's start.
-    const auto size = static_cast<std::size_t>(end(s, b) - block_at);
-    std::copy_n(buf.begin() + static_cast<std::ptrdiff_t>(skip), size, buf.begin());
-    std::fill_n(buf.begin() + static_cast<std::ptrdiff_t>(size), BitReader::kReadPadding, 0);
-    return {buf.data(), size};
-  }
-  const auto size = static_cast<std::size_t>(end(s, b) - block_at);
-  std::fill_n(buf.begin() + static_cast<std::ptrdiff_t>(size), BitReader::kReadPadding, 0);
-  return {buf.data(), size};
+  return {buf.data() + (block_at - first), static_cast<std::size_t>(block_end - block_at)};
 }
 
 namespace {
@@ -229,15 +230,15 @@ static std::uint64_t walk_values(const Source& src,
                                  std::span<const std::uint8_t> block,
                                  std::uint32_t k,
                                  std::size_t symbols,
-                                 const std::uint16_t* tables,
+                                 const v6::DecodeTables& tables,
                                  Visit&& visit) {
   BitReader r(block.data());
   const std::uint64_t limit = std::uint64_t{block.size()} * 8;
   auto prev = static_cast<std::uint32_t>(symbols);
   for (std::uint32_t pos = 0; pos < k;) {
     r.refill();
-    const std::uint16_t e = tables[prev * kTableSize + r.peek(kCodeBits)];
-    r.skip(e & 15);
+    const std::uint32_t e = tables.lookup(prev, r.peek(kCodeBits));
+    r.skip(static_cast<int>(e & 15));
     if (e == 0 || r.consumed() > limit)
       corrupt(src, b, 0, "a token past the block's bytes or without a code word");
     const std::uint32_t tok = e >> 4;
@@ -257,27 +258,27 @@ static std::uint64_t walk_values(const Source& src,
   return r.consumed();
 }
 
-// Walks the depth tokens of `block`, whose stored depths' symbols start with `symbols` (all of
-// them when `strict`), calling visit(depth, j, length) until it returns true; returns the bits
-// consumed.
+// Walks the depth tokens of `block`, whose stored depths' symbol classes (min(symbol, 3)) start
+// with `classes` (all of them when `strict`), calling visit(depth, j, length) until it returns
+// true; returns the bits consumed.
 template <typename Visit>
 static std::uint64_t walk_depths(const Source& src,
                                  std::uint32_t b,
                                  std::span<const std::uint8_t> block,
-                                 std::span<const std::uint8_t> symbols,
+                                 std::span<const std::uint8_t> classes,
                                  bool strict,
                                  bool recompute,
-                                 const std::uint16_t* tables,
+                                 const v6::DecodeTables& tables,
                                  Visit&& visit) {
   BitReader r(block.data());
   const std::uint64_t limit = std::uint64_t{block.size()} * 8;
-  const auto m = static_cast<std::uint32_t>(symbols.size());
+  const auto m = static_cast<std::uint32_t>(classes.size());
   std::uint32_t prev = 0;
   for (std::uint32_t j = 0; j < m;) {
     r.refill();
-    const std::uint32_t ctx = v6::depth_context(j, prev, symbols[j]);
-    const std::uint16_t e = tables[ctx * kTableSize + r.peek(kCodeBits)];
-    r.skip(e & 15);
+    const std::uint32_t ctx = v6::depth_context(j, prev, classes[j]);
+    const std::uint32_t e = tables.lookup(ctx, r.peek(kCodeBits));
+    r.skip(static_cast<int>(e & 15));
     const std::uint32_t tok = e >> 4;
     std::uint32_t depth = tok;
     std::uint32_t len = 1;
@@ -312,7 +313,7 @@ std::int8_t V6Layer::value_byte(const Source& src, std::uint64_t index, bool ver
               block,
               entries_in_block(info_, b),
               symbols_,
-              streams_[0].tables.data(),
+              streams_[0].tables,
               [&](std::uint32_t sym, std::uint32_t pos, std::uint32_t len) {
                 found = sym;
                 return t < pos + len;
@@ -321,42 +322,64 @@ std::int8_t V6Layer::value_byte(const Source& src, std::uint64_t index, bool ver
 }
 
 std::uint16_t V6Layer::depth(const Source& src, std::uint64_t index, bool verify) const {
+  std::int8_t byte = 0;
+  return value_and_depth(src, index, verify, byte);
+}
+
+std::uint16_t V6Layer::value_and_depth(const Source& src,
+                                       std::uint64_t index,
+                                       bool verify,
+                                       std::int8_t& byte) const {
   const auto b = static_cast<std::uint32_t>(index / info_.block_entries);
   const auto t = static_cast<std::uint32_t>(index % info_.block_entries);
-  std::vector<std::uint8_t>& stored = scratch().symbols;
-  stored.clear();
+  std::vector<std::uint8_t>& classes = scratch().classes;
+  if (classes.size() < info_.block_entries)
+    classes.resize(info_.block_entries);
+  std::uint32_t stored = 0;
   std::uint32_t own = 0;
-  {
-    const auto block = read(src, 0, b, verify);
-    walk_values(src,
-                b,
-                block,
-                entries_in_block(info_, b),
-                symbols_,
-                streams_[0].tables.data(),
-                [&](std::uint32_t sym, std::uint32_t pos, std::uint32_t len) {
-                  const bool here = t < pos + len;
-                  if (stores_[sym])
-                    stored.insert(
-                        stored.end(), here ? t - pos : len, static_cast<std::uint8_t>(sym));
-                  own = sym;
-                  return here;
-                });
-  }
+  const auto block = read(src, 0, b, verify);
+  walk_values(src,
+              b,
+              block,
+              entries_in_block(info_, b),
+              symbols_,
+              streams_[0].tables,
+              [&](std::uint32_t sym, std::uint32_t pos, std::uint32_t len) {
+                const bool here = t < pos + len;
+                if (stores_[sym]) {
+                  const std::uint32_t n = here ? t - pos : len;
+                  std::memset(classes.data() + stored, static_cast<int>(std::min(sym, 3u)), n);
+                  stored += n;
+                }
+                own = sym;
+                return here;
+              });
+  byte = info_.value_table[own];
+  return depth_of(src, b, own, std::span(classes.data(), stored), verify);
+}
+
+std::uint16_t V6Layer::depth_of(const Source& src,
+                                std::uint32_t b,
+                                std::uint32_t own,
+                                std::span<const std::uint8_t> classes,
+                                bool verify) const {
   const std::int8_t byte = info_.value_table[own];
   if (!stores_[own])
     return byte == 0 ? 0 : kRecomputeDepth;
-  const auto target = static_cast<std::uint32_t>(stored.size());
-  stored.push_back(static_cast<std::uint8_t>(own));
+  // The walk stops at the entry's own stored depth, number classes.size() of the block; its
+  // class ends the list (the scratch vector has room: the entry is in the block).
+  const auto target = static_cast<std::uint32_t>(classes.size());
+  std::uint8_t* c = scratch().classes.data();
+  c[target] = static_cast<std::uint8_t>(std::min(own, 3u));
   const auto block = read(src, 1, b, verify);
   std::uint16_t found = 0;
   walk_depths(src,
               b,
               block,
-              stored,
+              std::span<const std::uint8_t>(c, target + 1),
               false,
               info_.recompute,
-              streams_[1].tables.data(),
+              streams_[1].tables,
               [&](std::uint32_t d, std::uint32_t j, std::uint32_t len) {
                 found = static_cast<std::uint16_t>(d);
                 return target < j + len;
@@ -372,23 +395,23 @@ void V6Layer::decode_block(const Source& src,
   const std::uint32_t k = entries_in_block(info_, b);
   thread_local std::vector<std::uint8_t> symbols;
   symbols.resize(k);
-  thread_local std::vector<std::uint8_t> stored;
-  stored.clear();
+  thread_local std::vector<std::uint8_t> classes;
+  classes.clear();
   {
     const auto block = read(src, 0, b, verify);
-    const std::uint64_t bits =
-        walk_values(src,
-                    b,
-                    block,
-                    k,
-                    symbols_,
-                    streams_[0].tables.data(),
-                    [&](std::uint32_t sym, std::uint32_t pos, std::uint32_t len) {
-                      std::fill_n(symbols.begin() + pos, len, static_cast<std::uint8_t>(sym));
-                      if (stores_[sym])
-                        stored.insert(stored.end(), len, static_cast<std::uint8_t>(sym));
-                      return false;
-                    });
+    const std::uint64_t bits = walk_values(
+        src,
+        b,
+        block,
+        k,
+        symbols_,
+        streams_[0].tables,
+        [&](std::uint32_t sym, std::uint32_t pos, std::uint32_t len) {
+          std::fill_n(symbols.begin() + pos, len, static_cast<std::uint8_t>(sym));
+          if (stores_[sym])
+            classes.insert(classes.end(), len, static_cast<std::uint8_t>(std::min(sym, 3u)));
+          return false;
+        });
     if ((bits + 7) / 8 != block.size())
       corrupt(src, b, 0, "the tokens do not end with the block's bytes");
   }
@@ -397,16 +420,16 @@ void V6Layer::decode_block(const Source& src,
   if (depths.empty())
     return;
   thread_local std::vector<std::uint16_t> stored_depths;
-  stored_depths.resize(stored.size());
+  stored_depths.resize(classes.size());
   const auto block = read(src, 1, b, verify);
   const std::uint64_t bits =
       walk_depths(src,
                   b,
                   block,
-                  stored,
+                  classes,
                   true,
                   info_.recompute,
-                  streams_[1].tables.data(),
+                  streams_[1].tables,
                   [&](std::uint32_t d, std::uint32_t j, std::uint32_t len) {
                     std::fill_n(stored_depths.begin() + j, len, static_cast<std::uint16_t>(d));
                     return false;

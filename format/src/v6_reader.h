@@ -13,6 +13,7 @@
 #include "byte_source.h"
 #include "sowdb/format/huffman_code.h"
 #include "sowdb/format/table_file.h"
+#include "v6_decode.h"
 #include "v6_streams.h"
 
 namespace sowdb::table_internal {
@@ -32,6 +33,12 @@ class V6Layer {
   // block up to its stored depth). Throws TableError.
   std::uint16_t depth(const Source& src, std::uint64_t index, bool verify) const;
 
+  // value_byte and depth of entry `index` from one walk of its value block. Throws TableError.
+  std::uint16_t value_and_depth(const Source& src,
+                                std::uint64_t index,
+                                bool verify,
+                                std::int8_t& byte) const;
+
   // Decodes block `b` whole: the value-table bytes into `values` and the depths (as depth()
   // gives them) into `depths`, each either empty (not asked for) or the block's entry count
   // long. Checks that each stream's tokens end exactly with the block's bytes. Throws
@@ -47,20 +54,29 @@ class V6Layer {
     std::vector<std::uint64_t> base;    // a block offset every kIndexGroupBlocks blocks
     std::vector<std::uint8_t> offsets;  // each block's offset from its base, `width` bytes
     std::vector<std::uint32_t> hashes;  // a hash every kHashGroupBlocks blocks
-    std::vector<std::uint16_t> tables;  // the decode table of each context, one after another
-    std::uint64_t data = 0;             // where the stream starts in the file
+    v6::DecodeTables tables;
+    std::uint64_t data = 0;  // where the stream starts in the file
     std::uint64_t bytes = 0;
     int width = 2;
   };
 
   std::uint64_t start(const Stream& s, std::uint64_t b) const;
   std::uint64_t end(const Stream& s, std::uint64_t b) const;
-  // Block b's bytes of stream `which`, followed by BitReader::kReadPadding zero bytes, in a
-  // buffer of the calling thread (valid until its next read). Checks 16 and 25.
+  // Block b's bytes of stream `which`, copied out of the mapped file into a buffer of the
+  // calling thread (valid until its next read) that stays readable for
+  // BitReader::kReadPadding bytes after them. With `verify` the block's whole hash group is
+  // copied and its hash checked. Checks 16 and 25.
   std::span<const std::uint8_t> read(const Source& src,
                                      int which,
                                      std::uint32_t b,
                                      bool verify) const;
+  // The depth of entry t of block b, whose value walk found the entry's symbol `own` after
+  // `stored` stored depths whose symbols' classes (min(symbol, 3)) are classes[0..stored).
+  std::uint16_t depth_of(const Source& src,
+                         std::uint32_t b,
+                         std::uint32_t own,
+                         std::span<const std::uint8_t> classes,
+                         bool verify) const;
   void load_codes(
       const Source& src, int which, std::uint64_t offset, std::size_t contexts, std::size_t tokens);
   void load_index(const Source& src, int which, std::uint64_t offset);
@@ -69,6 +85,7 @@ class V6Layer {
   std::size_t symbols_ = 0;
   std::array<bool, 256> stores_{};
   Stream streams_[2];
+  const std::byte* map_ = nullptr;  // the whole file (Source::map)
 };
 
 }  // namespace sowdb::table_internal

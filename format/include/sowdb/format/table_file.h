@@ -334,9 +334,9 @@ struct CacheStats {
   std::size_t cached = 0;    ///< Frames held now, at most cache_blocks (+ depth_cache_blocks).
 };
 
-/// Random access to one table file. The file is read with pread on demand, so the reader
-/// keeps a file descriptor open; a writer replaces files by rename, which leaves an open reader
-/// on the old file.
+/// Random access to one table file. The file is read with pread on demand (a version 6 file:
+/// mapped, and its blocks copied out of the mapping), so the reader keeps a file descriptor
+/// open; a writer replaces files by rename, which leaves an open reader on the old file.
 class LayerReader {
  public:
   /// Opens and checks the table file at `path`: header, sizes, value table, seek table and (if
@@ -380,6 +380,17 @@ class LayerReader {
   /// recompute entry of value < 0 stores its depth, and this returns it).
   /// NOTES with depth codec 1 this decodes the block's value stream too.
   std::optional<std::uint16_t> depth(std::uint64_t index) const noexcept;
+
+  /// A value and its depth, as `value` and `depth` give them.
+  struct ValueDepth {
+    std::int8_t value = 0;
+    std::uint16_t depth = 0;
+  };
+
+  /// `value(index)` and `depth(index)` from one lookup: a version 6 file's value block is
+  /// walked once for both (two calls walk it twice). RETURN nullopt when either would be
+  /// nullopt. THREAD SAFETY as `value`.
+  std::optional<ValueDepth> value_and_depth(std::uint64_t index) const noexcept;
 
   /// (Co-operative file) the symbol of the entry `index`: its set is
   /// `info().set_table[symbol * reach_set_words(n) ..]` (see `set`). RETURN nullopt for an index
