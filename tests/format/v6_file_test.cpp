@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -54,7 +55,17 @@ void expect_same_as_older(const Layer& l, std::uint32_t block_entries) {
   for (std::uint64_t i = 0; i < l.values.size(); ++i) {
     ASSERT_EQ(r6->value(i), r->value(i)) << i;
     ASSERT_EQ(r6->depth(i), r->depth(i)) << i;
+    // One walk of the value block for both gives what the two calls give.
+    const auto both = r6->value_and_depth(i);
+    ASSERT_TRUE(both.has_value()) << i;
+    ASSERT_EQ(both->value, r->value(i)) << i;
+    ASSERT_EQ(both->depth, r->depth(i)) << i;
+    const auto old_both = r->value_and_depth(i);
+    ASSERT_TRUE(old_both.has_value()) << i;
+    ASSERT_EQ(old_both->value, both->value) << i;
+    ASSERT_EQ(old_both->depth, both->depth) << i;
   }
+  EXPECT_FALSE(r6->value_and_depth(l.values.size()).has_value());
   for (std::uint32_t b = 0; b < r6->info().block_count; ++b) {
     const std::size_t n = r6->block_size(b);
     std::vector<std::int8_t> v(n);
@@ -192,6 +203,10 @@ TEST(V6File, DamageNeverGivesAWrongAnswer) {
       if (d) {
         ASSERT_EQ(*d, l.read_depth(i)) << i;
       }
+      if (const auto both = r->value_and_depth(i)) {
+        ASSERT_EQ(both->value, l.read_value(i)) << i;
+        ASSERT_EQ(both->depth, l.read_depth(i)) << i;
+      }
       any_refused = any_refused || !v || !d;
     }
     refused_later += any_refused ? 1 : 0;
@@ -220,12 +235,29 @@ TEST(V6File, ShrunkAfterOpenNeverGivesAWrongAnswer) {
     if (d) {
       ASSERT_EQ(*d, l.read_depth(i)) << i;
     }
+    const auto both = r->value_and_depth(i);
+    if (both) {
+      ASSERT_EQ(both->value, l.read_value(i)) << i;
+      ASSERT_EQ(both->depth, l.read_depth(i)) << i;
+    }
+    ASSERT_EQ(both.has_value(), v && d) << i;
     answered += v ? 1 : 0;
     refused += d ? 0 : 1;
   }
   // The value stream comes first and is mostly still there; the depth stream is cut.
   EXPECT_GT(answered, 0u);
   EXPECT_GT(refused, 0u);
+}
+
+// The reader's SIGBUS handler (installed when it maps a file) turns only a fault of its own
+// copies into a refusal: any other SIGBUS still has the default action.
+TEST(V6FileDeathTest, ForeignSigbusStillEndsTheProcess) {
+  const Layer l = make_layer(oware(3), 5, 2);
+  TempDir dir("v6");
+  write_layer(dir / "layer.sdb", l.rules, l.stones, l.source(), v6_options());
+  const auto r = LayerReader::open(dir / "layer.sdb");
+  ASSERT_TRUE(r->value(0).has_value());
+  EXPECT_EXIT(std::raise(SIGBUS), testing::KilledBySignal(SIGBUS), "");
 }
 
 }  // namespace
