@@ -344,6 +344,11 @@ std::optional<std::int8_t> LayerReader::value(std::uint64_t index) const noexcep
 }
 
 void LayerReader::prefetch(std::uint64_t index) const noexcept {
+  if (impl_->v6) {
+    if (index < impl_->info().entries)
+      impl_->v6->prefetch(0, index);
+    return;
+  }
   impl_->prefetch(index);
 }
 

@@ -211,6 +211,19 @@ std::span<const std::uint8_t> V6Layer::read(const Source& src,
   return {buf.data() + (block_at - first), static_cast<std::size_t>(block_end - block_at)};
 }
 
+void V6Layer::prefetch(int which, std::uint64_t index) const noexcept {
+  const Stream& s = streams_[which];
+  const std::uint64_t g0 =
+      index / info_.block_entries / v6::kHashGroupBlocks * v6::kHashGroupBlocks;
+  const std::uint64_t first = start(s, g0);
+  const std::uint64_t last =
+      end(s, std::min<std::uint64_t>(g0 + v6::kHashGroupBlocks, info_.block_count) - 1);
+  // A prefetch never faults, even on a page the file no longer has.
+  const std::byte* p = map_ + s.data;
+  for (std::uint64_t at = first & ~std::uint64_t{63}; at < last; at += 64)
+    __builtin_prefetch(p + at);
+}
+
 namespace {
 
 [[noreturn]] void corrupt(const Source& src, std::uint32_t b, int which, const char* what) {
@@ -337,6 +350,9 @@ std::uint16_t V6Layer::value_and_depth(const Source& src,
     classes.resize(info_.block_entries);
   std::uint32_t stored = 0;
   std::uint32_t own = 0;
+  // The depth block's group loads while the value block decodes (unused when the entry stores
+  // no depth).
+  prefetch(1, index);
   const auto block = read(src, 0, b, verify);
   walk_values(src,
               b,

@@ -33,6 +33,10 @@ class V6Layer {
   // block up to its stored depth). Throws TableError.
   std::uint16_t depth(const Source& src, std::uint64_t index, bool verify) const;
 
+  // Starts loading into the processor's caches the bytes that a lookup of entry `index`
+  // (< info.entries) copies from stream `which`: its block's hash group. Never fails.
+  void prefetch(int which, std::uint64_t index) const noexcept;
+
   // value_byte and depth of entry `index` from one walk of its value block. Throws TableError.
   std::uint16_t value_and_depth(const Source& src,
                                 std::uint64_t index,

@@ -277,6 +277,18 @@ struct TableSet::Impl {
     return static_cast<std::uint16_t>(value == 0 ? 0 : 1);
   }
 
+  // Starts loading the children's bytes that resolve() reads (LayerReader::prefetch), so that
+  // a probe that misses every cache waits for memory about once, not once a child.
+  void prefetch_children(const MoveList& moves, int n, bool all_moves) const noexcept {
+    for (const Move& m : moves) {
+      if (m.gain() == 0 && !all_moves)
+        continue;
+      const LayerReader* child = nullptr;
+      if (reader(n - m.gain(), child) == ProbeStatus::kOk)
+        child->prefetch(index_of(m.child));
+    }
+  }
+
   // Value and depth of a recompute entry: without a legal move the final split at depth 0;
   // else `resolve` over the children's stored values, at most P value lookups. The file keeps
   // the depth of the "recompute, stored depth" entries; that of the others is derived.
@@ -297,6 +309,7 @@ struct TableSet::Impl {
       return ProbeStatus::kOk;
     }
     const bool all_moves = r.info().all_moves;
+    prefetch_children(moves, n, all_moves);
     // Version 4 keeps the depth of every entry it may need, so it is read while the entry's own
     // block is still cached, before the children's blocks can evict it (a cold probe decoded
     // the block twice). Version 3 keeps no depth for a value >= 0: none is read for it.

@@ -370,8 +370,10 @@ class LayerReader {
 
   /// Hints that `value(index)` comes soon: when the entry's value block is decoded and held in
   /// a cache that keeps every block (OpenOptions::cache_blocks), starts loading the entry into
-  /// the processor's cache, so that several lookups' memory latencies overlap. Does nothing
-  /// otherwise (it never decodes, locks or fails).
+  /// the processor's cache, so that several lookups' memory latencies overlap; in a version 6
+  /// file, reads the block index and starts loading the bytes the lookup will copy and hash
+  /// (the entry's group of value blocks). Does nothing otherwise (it never decodes, locks or
+  /// fails).
   /// THREAD SAFETY thread safe.
   void prefetch(std::uint64_t index) const noexcept;
 
