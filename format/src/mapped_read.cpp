@@ -24,8 +24,10 @@ struct Guard {
   const char* end;
 };
 
-// Plain pointer (no constructor): read by the signal handler.
-thread_local Guard* tl_guard = nullptr;
+// Plain pointer (no constructor), read by the signal handler. Initial-exec: static TLS, so that
+// reading it in a handler on a thread that never copied allocates nothing (a dynamic TLS block
+// of a library loaded with dlopen may be allocated on first use).
+__attribute__((tls_model("initial-exec"))) thread_local Guard* tl_guard = nullptr;
 
 struct sigaction g_previous;
 std::once_flag g_installed;
