@@ -3,8 +3,9 @@
 // (the clock's 20-40 ns included). Prints p50, p99 and the mean of sowdb_probe_value_only, then,
 // after a second fresh open, of sowdb_probe_value (value and depth), and the resident memory
 // each pass added. The files should be in the page cache (run it twice): it measures decoding,
-// not the disk.
-//   sowdb_cold_probe TABLE_DIR LAYER [--positions N] [--seed S]
+// not the disk. Version 6 files are read with pread (the default) or, with --mmap 1, mapped
+// (sowdb_open_options.memory_map).
+//   sowdb_cold_probe TABLE_DIR LAYER [--positions N] [--seed S] [--mmap 0|1]
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -53,10 +54,12 @@ void report(const char* what, std::vector<double>& ns, double rss_before, double
 }
 
 // One pass over `boards` on a fresh handle: `depth` adds the depth.
-bool pass(const char* dir, const std::vector<std::uint8_t>& boards, int pits, bool depth) {
+bool pass(
+    const char* dir, const std::vector<std::uint8_t>& boards, int pits, bool depth, bool map) {
   sowdb_open_options options;
   sowdb_open_options_init(&options);
   options.cache_bytes = 0;
+  options.memory_map = map ? 1 : 0;
   sowdb_tables* tables = nullptr;
   if (sowdb_open(dir, &options, &tables) != SOWDB_OK) {
     std::fprintf(stderr, "cannot open %s\n", dir);
@@ -92,18 +95,23 @@ bool pass(const char* dir, const std::vector<std::uint8_t>& boards, int pits, bo
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: sowdb_cold_probe TABLE_DIR LAYER [--positions N] [--seed S]\n");
+    std::fprintf(stderr,
+                 "usage: sowdb_cold_probe TABLE_DIR LAYER [--positions N] [--seed S] [--mmap "
+                 "0|1]\n");
     return 2;
   }
   const char* dir = argv[1];
   const int layer = std::atoi(argv[2]);
   std::uint64_t count = 1000000, seed = 1;
+  bool map = false;
   for (int a = 3; a + 1 < argc; a += 2) {
     const std::string k = argv[a];
     if (k == "--positions")
       count = std::strtoull(argv[a + 1], nullptr, 10);
     else if (k == "--seed")
       seed = std::strtoull(argv[a + 1], nullptr, 10);
+    else if (k == "--mmap")
+      map = std::strtoull(argv[a + 1], nullptr, 10) != 0;
   }
   sowdb_open_options options;
   sowdb_open_options_init(&options);
@@ -129,11 +137,12 @@ int main(int argc, char** argv) {
     sowdb::unrank(i, layer, p);
     boards.insert(boards.end(), p.begin(), p.end());
   }
-  std::printf("%s layer %d: %llu of %llu positions, cache_bytes 0, seed %llu\n",
+  std::printf("%s layer %d: %llu of %llu positions, cache_bytes 0, seed %llu, %s\n",
               dir,
               layer,
               static_cast<unsigned long long>(count),
               static_cast<unsigned long long>(entries),
-              static_cast<unsigned long long>(seed));
-  return pass(dir, boards, pits, false) && pass(dir, boards, pits, true) ? 0 : 1;
+              static_cast<unsigned long long>(seed),
+              map ? "mmap" : "pread");
+  return pass(dir, boards, pits, false, map) && pass(dir, boards, pits, true, map) ? 0 : 1;
 }

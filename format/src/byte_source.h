@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "mapped_read.h"
+#include "file_map.h"
 
 namespace sowdb::table_internal {
 
@@ -20,8 +20,8 @@ class Source {
   virtual std::uint64_t size() const = 0;
   // Reads exactly out.size() bytes at `offset`; throws TableError (kTruncated, kIo) otherwise.
   virtual void read(std::uint64_t offset, std::span<std::byte> out) const = 0;
-  // All size() bytes in memory, for copy_from_map (a file is mapped at the first call). Not
-  // thread safe on its first call; throws TableError kIo when the mapping fails.
+  // All size() bytes in memory (a file is mapped at the first call: OpenOptions::memory_map).
+  // Not thread safe on its first call; throws TableError kIo when the mapping fails.
   virtual const std::byte* map() const = 0;
   // The file's name in error messages.
   const std::string& name() const { return name_; }

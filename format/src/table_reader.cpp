@@ -272,7 +272,7 @@ std::unique_ptr<LayerReader::Impl> open_source(std::unique_ptr<Source> src,
   if (options.verify_checksums)
     check_file_checksum(*src);
   if (info.format_version >= 6)
-    impl->v6 = std::make_unique<V6Layer>(*src, info, impl->header.data_start);
+    impl->v6 = std::make_unique<V6Layer>(*src, info, impl->header.data_start, options.memory_map);
   else
     impl->seek =
         parse_seek_table(*src, info.block_count, impl->header.data_start, impl->header.seek_offset);

@@ -21,8 +21,9 @@ namespace sowdb::table_internal {
 class V6Layer {
  public:
   // Checks 22..24 on the file `src` that `info` describes (checks 1..15 passed), whose value
-  // table ends at `data_start`. Throws TableError.
-  V6Layer(const Source& src, const LayerInfo& info, std::uint64_t data_start);
+  // table ends at `data_start`. `map`: copy blocks out of src.map() (OpenOptions::memory_map)
+  // instead of reading them with src.read. Throws TableError.
+  V6Layer(const Source& src, const LayerInfo& info, std::uint64_t data_start, bool map);
 
   // The value-table byte of entry `index` (< info.entries): decodes its value block up to it.
   // `verify`: check the block's group hash first (check 25). Throws TableError.
@@ -34,7 +35,9 @@ class V6Layer {
   std::uint16_t depth(const Source& src, std::uint64_t index, bool verify) const;
 
   // Starts loading into the processor's caches the bytes that a lookup of entry `index`
-  // (< info.entries) copies from stream `which`: its block's hash group. Never fails.
+  // (< info.entries) copies from stream `which`: its block's hash group. Does nothing unless
+  // the file is mapped (a read with pread has nothing to load ahead without a system call).
+  // Never fails.
   void prefetch(int which, std::uint64_t index) const noexcept;
 
   // value_byte and depth of entry `index` from one walk of its value block. Throws TableError.
@@ -66,10 +69,10 @@ class V6Layer {
 
   std::uint64_t start(const Stream& s, std::uint64_t b) const;
   std::uint64_t end(const Stream& s, std::uint64_t b) const;
-  // Block b's bytes of stream `which`, copied out of the mapped file into a buffer of the
-  // calling thread (valid until its next read) that stays readable for
+  // Block b's bytes of stream `which`, read with pread (or copied out of the mapped file) into
+  // a buffer of the calling thread (valid until its next read) that stays readable for
   // BitReader::kReadPadding bytes after them. With `verify` the block's whole hash group is
-  // copied and its hash checked. Checks 16 and 25.
+  // read and its hash checked. Checks 16 and 25.
   std::span<const std::uint8_t> read(const Source& src,
                                      int which,
                                      std::uint32_t b,
@@ -89,7 +92,7 @@ class V6Layer {
   std::size_t symbols_ = 0;
   std::array<bool, 256> stores_{};
   Stream streams_[2];
-  const std::byte* map_ = nullptr;  // the whole file (Source::map)
+  const std::byte* map_ = nullptr;  // the whole file (Source::map), or null: read with pread
 };
 
 }  // namespace sowdb::table_internal

@@ -76,6 +76,7 @@ struct TableSet::Impl {
         open.cache_bytes = options.cache_bytes;
         open.depth_cache_bytes = options.depth_cache_bytes;
         open.verify_checksums = options.verify_checksums;
+        open.memory_map = options.memory_map;
         open.expected_rules = rules;
         open.expected_stones = n;
         try {

@@ -6,6 +6,8 @@
 
 #include <csignal>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,6 +68,19 @@ void expect_same_as_older(const Layer& l, std::uint32_t block_entries) {
     ASSERT_EQ(old_both->depth, both->depth) << i;
   }
   EXPECT_FALSE(r6->value_and_depth(l.values.size()).has_value());
+  // The opt-in mapping reads the same bytes another way: the same answers.
+  OpenOptions mapped;
+  mapped.memory_map = true;
+  const auto m6 = LayerReader::open(dir / "v6.sdb", mapped);
+  for (std::uint64_t i = 0; i < l.values.size(); ++i) {
+    m6->prefetch(i);
+    ASSERT_EQ(m6->value(i), r->value(i)) << i;
+    ASSERT_EQ(m6->depth(i), r->depth(i)) << i;
+    const auto both = m6->value_and_depth(i);
+    ASSERT_TRUE(both.has_value()) << i;
+    ASSERT_EQ(both->value, r->value(i)) << i;
+    ASSERT_EQ(both->depth, r->depth(i)) << i;
+  }
   for (std::uint32_t b = 0; b < r6->info().block_count; ++b) {
     const std::size_t n = r6->block_size(b);
     std::vector<std::int8_t> v(n);
@@ -186,33 +201,38 @@ TEST(V6File, DamageNeverGivesAWrongAnswer) {
                                         size - 3};
   for (std::uint64_t at = 0; at < size; at += size / 97)
     offsets.push_back(at);
-  int refused_later = 0;
-  for (const std::uint64_t at : offsets) {
-    SCOPED_TRACE(at);
-    write_bytes(path, good);
-    const auto r = LayerReader::open(path);
-    flip_in_place(path, at);
-    EXPECT_TRUE(error_of([&] { LayerReader::open(path); }).has_value());
-    bool any_refused = false;
-    for (std::uint64_t i = 0; i < l.values.size(); ++i) {
-      const auto v = r->value(i);
-      const auto d = r->depth(i);
-      if (v) {
-        ASSERT_EQ(*v, l.read_value(i)) << i;
+  for (const bool map : {false, true}) {
+    SCOPED_TRACE(map ? "memory_map" : "pread");
+    OpenOptions options;
+    options.memory_map = map;
+    int refused_later = 0;
+    for (const std::uint64_t at : offsets) {
+      SCOPED_TRACE(at);
+      write_bytes(path, good);
+      const auto r = LayerReader::open(path, options);
+      flip_in_place(path, at);
+      EXPECT_TRUE(error_of([&] { LayerReader::open(path); }).has_value());
+      bool any_refused = false;
+      for (std::uint64_t i = 0; i < l.values.size(); ++i) {
+        const auto v = r->value(i);
+        const auto d = r->depth(i);
+        if (v) {
+          ASSERT_EQ(*v, l.read_value(i)) << i;
+        }
+        if (d) {
+          ASSERT_EQ(*d, l.read_depth(i)) << i;
+        }
+        if (const auto both = r->value_and_depth(i)) {
+          ASSERT_EQ(both->value, l.read_value(i)) << i;
+          ASSERT_EQ(both->depth, l.read_depth(i)) << i;
+        }
+        any_refused = any_refused || !v || !d;
       }
-      if (d) {
-        ASSERT_EQ(*d, l.read_depth(i)) << i;
-      }
-      if (const auto both = r->value_and_depth(i)) {
-        ASSERT_EQ(both->value, l.read_value(i)) << i;
-        ASSERT_EQ(both->depth, l.read_depth(i)) << i;
-      }
-      any_refused = any_refused || !v || !d;
+      refused_later += any_refused ? 1 : 0;
     }
-    refused_later += any_refused ? 1 : 0;
+    // The streams are most of the file: most flips land in a block and are caught there.
+    EXPECT_GT(refused_later, 0);
   }
-  // The streams are most of the file: most flips land in a block and are caught there.
-  EXPECT_GT(refused_later, 0);
 }
 
 // A file cut short after it was opened (check 16): every lookup answers right or not at all,
@@ -249,15 +269,74 @@ TEST(V6File, ShrunkAfterOpenNeverGivesAWrongAnswer) {
   EXPECT_GT(refused, 0u);
 }
 
-// The reader's SIGBUS handler (installed when it maps a file) turns only a fault of its own
-// copies into a refusal: any other SIGBUS still has the default action.
-TEST(V6FileDeathTest, ForeignSigbusStillEndsTheProcess) {
+// A file cut to nothing after it was opened, read the default way (pread): every lookup is
+// refused, with the block it needed named, and none crashes.
+TEST(V6File, CutToNothingAfterOpenRefusesEveryLookup) {
+  const Layer l = make_layer(oware(3), 6, 4);
+  TempDir dir("v6");
+  const auto path = dir / "layer.sdb";
+  write_layer(path, l.rules, l.stones, l.source(), v6_options());
+  const auto r = LayerReader::open(path);
+  std::filesystem::resize_file(path, 0);
+  for (std::uint64_t i = 0; i < l.values.size(); ++i) {
+    r->prefetch(i);
+    ASSERT_FALSE(r->value(i).has_value()) << i;
+    ASSERT_FALSE(r->depth(i).has_value()) << i;
+    ASSERT_FALSE(r->value_and_depth(i).has_value()) << i;
+  }
+  std::vector<std::int8_t> v(r->block_size(0));
+  const auto got = r->read_block(0, v, {});
+  EXPECT_FALSE(got.values);
+  EXPECT_NE(got.error.find("layer.sdb"), std::string::npos) << got.error;
+}
+
+// The library installs no signal handler: opening and reading version 6 files, mapped or not,
+// leaves SIGBUS's disposition as the process had it (the default, or a sanitizer's own).
+TEST(V6File, ReadingInstallsNoSignalHandler) {
+  struct sigaction before {};
+  ASSERT_EQ(::sigaction(SIGBUS, nullptr, &before), 0);
   const Layer l = make_layer(oware(3), 5, 2);
   TempDir dir("v6");
   write_layer(dir / "layer.sdb", l.rules, l.stones, l.source(), v6_options());
-  const auto r = LayerReader::open(dir / "layer.sdb");
+  for (const bool map : {false, true}) {
+    OpenOptions options;
+    options.memory_map = map;
+    const auto r = LayerReader::open(dir / "layer.sdb", options);
+    ASSERT_TRUE(r->value_and_depth(0).has_value());
+    struct sigaction after {};
+    ASSERT_EQ(::sigaction(SIGBUS, nullptr, &after), 0);
+    EXPECT_EQ(after.sa_flags & SA_SIGINFO, before.sa_flags & SA_SIGINFO) << map;
+    if ((before.sa_flags & SA_SIGINFO) != 0)
+      EXPECT_EQ(after.sa_sigaction, before.sa_sigaction) << map;
+    else
+      EXPECT_EQ(after.sa_handler, before.sa_handler) << map;
+  }
+}
+
+// With the opt-in mapping (OpenOptions::memory_map), a file cut short under a running process
+// ends it with SIGBUS, as with any reader that maps a file: the library turns no fault into an
+// answer. AddressSanitizer installs a SIGBUS handler of its own (it reports and aborts), so
+// the signal that ends the process is not SIGBUS there.
+TEST(V6FileDeathTest, MappedFileCutShortEndsTheProcessWithSigbus) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer handles SIGBUS itself";
+#endif
+  const Layer l = make_layer(oware(3), 6, 4);
+  TempDir dir("v6");
+  const auto path = dir / "layer.sdb";
+  write_layer(path, l.rules, l.stones, l.source(), v6_options());
+  OpenOptions options;
+  options.memory_map = true;
+  const auto r = LayerReader::open(path, options);
   ASSERT_TRUE(r->value(0).has_value());
-  EXPECT_EXIT(std::raise(SIGBUS), testing::KilledBySignal(SIGBUS), "");
+  EXPECT_EXIT(
+      {
+        std::filesystem::resize_file(path, 0);
+        (void)r->value(0);
+        std::_Exit(0);
+      },
+      testing::KilledBySignal(SIGBUS),
+      "");
 }
 
 }  // namespace

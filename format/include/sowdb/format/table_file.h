@@ -325,6 +325,15 @@ struct OpenOptions {
   /// When set, depth frames get a cache of their own of depth_cache_bytes / (2 x block_entries)
   /// frames, as `depth_cache_blocks` (which it replaces) describes.
   std::optional<std::size_t> depth_cache_bytes;
+  /// (Version 6 files; older versions are always read with pread.) Off, the default: a lookup
+  /// reads the bytes it decodes (its block's hash group) with pread, so a file cut short or
+  /// damaged after open gives a refused lookup (check 16 or 25), never a wrong answer or a
+  /// crash. On: the file is mapped read-only at open and a lookup copies those bytes out of
+  /// the mapping (no system call per lookup; `prefetch` can start loading them). The library
+  /// installs no signal handler: a file cut short while a reader maps it ends the process with
+  /// SIGBUS when a lookup touches a page the file no longer has, as with any reader that maps a
+  /// file. For a process whose table files are not truncated under it.
+  bool memory_map = false;
 };
 
 /// Counters of a LayerReader's block cache (OpenOptions::cache_blocks).
@@ -334,9 +343,10 @@ struct CacheStats {
   std::size_t cached = 0;    ///< Frames held now, at most cache_blocks (+ depth_cache_blocks).
 };
 
-/// Random access to one table file. The file is read with pread on demand (a version 6 file:
-/// mapped, and its blocks copied out of the mapping), so the reader keeps a file descriptor
-/// open; a writer replaces files by rename, which leaves an open reader on the old file.
+/// Random access to one table file. The file is read with pread on demand (a version 6 file
+/// opened with OpenOptions::memory_map: mapped, and its blocks copied out of the mapping), so
+/// the reader keeps a file descriptor open; a writer replaces files by rename, which leaves an
+/// open reader on the old file.
 class LayerReader {
  public:
   /// Opens and checks the table file at `path`: header, sizes, value table, seek table and (if
@@ -371,9 +381,9 @@ class LayerReader {
   /// Hints that `value(index)` comes soon: when the entry's value block is decoded and held in
   /// a cache that keeps every block (OpenOptions::cache_blocks), starts loading the entry into
   /// the processor's cache, so that several lookups' memory latencies overlap; in a version 6
-  /// file, reads the block index and starts loading the bytes the lookup will copy and hash
-  /// (the entry's group of value blocks). Does nothing otherwise (it never decodes, locks or
-  /// fails).
+  /// file opened with OpenOptions::memory_map, reads the block index and starts loading the
+  /// bytes the lookup will copy and hash (the entry's group of value blocks). Does nothing
+  /// otherwise (it never decodes, locks, fails or makes a system call).
   /// THREAD SAFETY thread safe.
   void prefetch(std::uint64_t index) const noexcept;
 
