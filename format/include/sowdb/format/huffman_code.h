@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <span>
 #include <vector>
 
@@ -83,9 +82,12 @@ class BitReader {
   explicit BitReader(const std::uint8_t* p) : start_(p), p_(p) { refill(); }
   /// After refill() at least 56 bits are buffered.
   void refill() {
-    std::uint64_t w;
-    std::memcpy(&w, p_, 8);
-    buf_ |= __builtin_bswap64(w) >> bits_;
+    // Eight bytes, most significant first: standard C++ (the installed headers use no
+    // builtin), which g++ -O2 compiles to one load and a byte swap.
+    std::uint64_t w = 0;
+    for (int i = 0; i < 8; ++i)
+      w = w << 8 | p_[i];
+    buf_ |= w >> bits_;
     p_ += (63 - bits_) >> 3;
     bits_ |= 56;
   }
