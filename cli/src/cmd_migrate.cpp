@@ -64,8 +64,7 @@ int run_migrate(const MigrateArgs& args) {
   options.from = args.tables;
   options.out = args.out;
   options.recompute = !args.write.no_recompute;
-  options.write.block_entries = args.write.block_entries;
-  options.write.zstd_level = args.write.zstd_level;
+  options.write = args.write.write_options();
   if (tty) {
     auto line = std::make_shared<ProgressLine>(pits);
     options.on_progress = [line](int n, const char* phase, double f) { line->show(n, phase, f); };

@@ -43,12 +43,13 @@ GenerateRequest generate_request(const GenArgs& args) {
     throw UsageError("--out: the table directory must not be an empty path");
   request.max_stones = args.max_stones;
   request.out = args.out;
-  request.write.block_entries = args.write.block_entries;
-  request.write.zstd_level = args.write.zstd_level;
+  request.write = args.write.write_options();
   request.recompute = !args.write.no_recompute;
   request.objective = objective_of(args.objective);
   if (request.objective == Objective::kCooperative && args.write.no_recompute)
     throw UsageError("--no-recompute: co-operative tables have no recompute entries");
+  if (request.objective == Objective::kCooperative && args.write.format_version == 6)
+    throw UsageError("--format-version 6: co-operative tables are written as format version 5");
   request.memory_limit_bytes =
       static_cast<std::uint64_t>(args.memory_limit_gib * 1024.0 * 1024.0 * 1024.0);
   request.threads = args.threads;

@@ -112,11 +112,30 @@ int thread_count(int threads) {
   return gen::thread_count(threads);
 }
 
+WriteOptions WriteArgs::write_options() const {
+  WriteOptions write;
+  write.block_entries = block_entries;
+  write.zstd_level = zstd_level;
+  write.format_version = static_cast<std::uint16_t>(format_version);
+  if (format_version == 6 &&
+      (block_entries_option == nullptr || block_entries_option->count() == 0))
+    write.block_entries = kDefaultV6BlockEntries;
+  return write;
+}
+
 void add_write_options(CLI::App* cmd, WriteArgs& args) {
-  cmd->add_option("--block-entries", args.block_entries, "Entries per compressed block")
+  args.block_entries_option =
+      cmd->add_option("--block-entries", args.block_entries, "Entries per compressed block")
+          ->transform(whole_number())
+          ->check(CLI::Range(1u, kMaxBlockEntries))
+          ->capture_default_str();
+  cmd->add_option("--format-version",
+                  args.format_version,
+                  "Write table format version 6 (small Huffman-coded blocks, values and depths "
+                  "apart; --block-entries defaults to 256, --zstd-level does not apply); without "
+                  "it the lowest version 1..5 that describes each file")
       ->transform(whole_number())
-      ->check(CLI::Range(1u, kMaxBlockEntries))
-      ->capture_default_str();
+      ->check(CLI::Range(6u, 6u));
   cmd->add_flag("--no-recompute",
                 args.no_recompute,
                 "Store every value (format version 2) instead of recompute entries that the "

@@ -61,12 +61,19 @@ int thread_count(int threads);
 
 /// The options of the commands that write tables (gen, migrate).
 struct WriteArgs {
-  unsigned block_entries = kDefaultBlockEntries;  ///< --block-entries
-  int zstd_level = WriteOptions{}.zstd_level;     ///< --zstd-level
-  bool no_recompute = false;                      ///< --no-recompute
+  unsigned block_entries = kDefaultBlockEntries;      ///< --block-entries
+  int zstd_level = WriteOptions{}.zstd_level;         ///< --zstd-level
+  bool no_recompute = false;                          ///< --no-recompute
+  unsigned format_version = 0;                        ///< --format-version (0: not given)
+  const CLI::Option* block_entries_option = nullptr;  ///< Tells whether --block-entries was given.
+
+  /// The WriteOptions these arguments give: with --format-version 6 and no --block-entries,
+  /// kDefaultV6BlockEntries entries a block.
+  WriteOptions write_options() const;
 };
 
-/// Adds --block-entries, --no-recompute and --zstd-level to `cmd`, stored in `args`.
+/// Adds --block-entries, --no-recompute, --zstd-level and --format-version to `cmd`, stored in
+/// `args`.
 void add_write_options(CLI::App* cmd, WriteArgs& args);
 
 }  // namespace sowdb::cli

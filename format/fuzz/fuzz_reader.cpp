@@ -1,8 +1,9 @@
 // libFuzzer target: arbitrary bytes as a table file. The reader must throw TableError or work;
 // it must never crash, read out of bounds (AddressSanitizer) or hit undefined behaviour (UBSan).
-// Co-operative files (version 5) go through the set paths. Checksums are tried both on and off:
-// off, mutated blocks reach the zstd and symbol checks (FORMAT.md checks 18..20) that a checksum
-// would otherwise stop first.
+// Co-operative files (version 5) go through the set paths; version 6 files (seeded by
+// tests/data/golden_v6_*.sdb) through the same value, depth and block calls as the others.
+// Checksums are tried both on and off: off, mutated blocks reach the zstd and symbol checks
+// (FORMAT.md checks 18..20) that a checksum would otherwise stop first.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -72,10 +73,15 @@ void exercise(const std::uint8_t* data, std::size_t size, bool verify) {
         ((info.recompute && *d == sowdb::kRecomputeDepth && *v != sowdb::kRecomputeValue) ||
          (*v == 0 && *d != 0 && info.depth_codec != sowdb::DepthCodec::kAll)))
       __builtin_trap();
+    // Both from one lookup: what the two calls give (the bytes are in memory and unchanged).
+    const auto both = reader->value_and_depth(i);
+    if (both.has_value() != (v && d) || (both && (both->value != *v || both->depth != *d)))
+      __builtin_trap();
   }
   (void)reader->value(info.entries - 1);
   (void)reader->depth(info.entries - 1);
-  if (reader->value(info.entries) || reader->depth(info.entries))
+  if (reader->value(info.entries) || reader->depth(info.entries) ||
+      reader->value_and_depth(info.entries))
     __builtin_trap();
   if (info.entries <= (std::uint64_t{1} << 20)) {
     std::vector<std::int8_t> values(info.entries);

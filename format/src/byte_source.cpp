@@ -33,7 +33,14 @@ FileSource::FileSource(const std::filesystem::path& path) {
 }
 
 FileSource::~FileSource() {
+  map_.reset();
   ::close(fd_);
+}
+
+const std::byte* FileSource::map() const {
+  if (!map_)
+    map_ = std::make_unique<FileMap>(fd_, size_, name_);
+  return map_->data();
 }
 
 void FileSource::read(std::uint64_t offset, std::span<std::byte> out) const {

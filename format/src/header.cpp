@@ -18,6 +18,9 @@ namespace {
 constexpr std::uint32_t kRequiredFlagsMask = 0x0000FFFFu;
 constexpr std::uint8_t kValueCodec = 0;
 constexpr std::uint8_t kSetValueCodec = 1;
+// "Version 6": the value and depth streams of small Huffman-coded blocks.
+constexpr std::uint8_t kHuffmanValueCodec = 2;
+constexpr std::uint64_t kV6LayoutSize = 32;
 // Check 14 hashes the file in chunks of this many bytes.
 constexpr std::size_t kHashChunk = std::size_t{1} << 20;
 
@@ -153,7 +156,9 @@ HeaderFlags check_flags(const std::string& name, const HeaderBytes& h, std::uint
   // Version 3 defines the required flag kFlagRecompute, version 4
   // kFlagAllMoves, version 5 kFlagCooperative ("Flags").
   const auto flags = static_cast<std::uint32_t>(get_field<F::kFlags>(h));
-  const std::uint32_t known_required = version >= 5
+  // Version 6 holds competitive layers only ("Version 6").
+  const std::uint32_t known_required = version >= 6 ? kFlagRecompute | kFlagAllMoves
+                                       : version >= 5
                                            ? kFlagRecompute | kFlagAllMoves | kFlagCooperative
                                        : version >= 4 ? kFlagRecompute | kFlagAllMoves
                                        : version >= 3 ? kFlagRecompute
@@ -192,7 +197,10 @@ std::uint8_t check_codecs(const std::string& name,
   const bool cooperative = flags.cooperative;
   // Value codec 1 and depth codec 2 go with flag COOPERATIVE, and only with it.
   const std::uint64_t value_codec = get_field<F::kValueCodec>(h);
-  if (value_codec != (cooperative ? kSetValueCodec : kValueCodec)) {
+  const std::uint8_t expected_value_codec = cooperative    ? kSetValueCodec
+                                            : version >= 6 ? kHuffmanValueCodec
+                                                           : kValueCodec;
+  if (value_codec != expected_value_codec) {
     fail_field<F::kValueCodec>(
         Code::kUnsupported,
         name,
@@ -201,7 +209,10 @@ std::uint8_t check_codecs(const std::string& name,
   }
   // Depth codec 1 exists from format version 2 on ("Depth encoding").
   const auto depth_codec = static_cast<std::uint8_t>(get_field<F::kDepthCodec>(h));
-  if (cooperative ? depth_codec != 2 : depth_codec > 1 || (depth_codec == 1 && version < 2)) {
+  // Version 6 stores the depths by codec 1's rule ("Version 6").
+  if (cooperative ? depth_codec != 2
+                  : depth_codec > 1 || (depth_codec == 1 && version < 2) ||
+                        (depth_codec != 1 && version >= 6)) {
     fail_field<F::kDepthCodec>(
         Code::kUnsupported,
         name,
@@ -280,6 +291,12 @@ std::uint8_t check_sizes(const std::string& name, const HeaderBytes& h, LayerInf
                                  field_text<F::kBlockEntries>(info.block_entries) + " outside 1.." +
                                      std::to_string(kMaxBlockEntries));
   }
+  if (info.format_version >= 6 && info.block_entries > kMaxV6BlockEntries) {
+    fail_field<F::kBlockEntries>(Code::kBadHeader,
+                                 name,
+                                 field_text<F::kBlockEntries>(info.block_entries) + " outside 1.." +
+                                     std::to_string(kMaxV6BlockEntries) + " (version 6)");
+  }
   info.block_count = static_cast<std::uint32_t>(get_field<F::kBlockCount>(h));
   const std::uint64_t expected_blocks = block_count_for(info.entries, info.block_entries);
   if (info.block_count != expected_blocks) {
@@ -324,10 +341,14 @@ void check_layout(const Source& src, std::uint8_t value_count, ParsedHeader& p) 
           ? std::uint64_t{8} * static_cast<std::uint64_t>(set_words) * info.set_count
           : pad8(value_count);
   p.data_start = kHeaderSize + table_size;
-  const std::uint64_t seek_bytes = std::uint64_t{info.block_count} * kSeekEntrySize;
+  // Version 6 has no seek table: its layout record follows the value table ("Version 6"),
+  // and v6_reader.cpp checks the rest of its layout.
+  const bool v6 = info.format_version >= 6;
+  const std::uint64_t seek_bytes = v6 ? 0 : std::uint64_t{info.block_count} * kSeekEntrySize;
   // Every block holds two frames of at least one byte each.
   const std::uint64_t min_size =
-      p.data_start + 2 * std::uint64_t{info.block_count} + seek_bytes + kFooterSize;
+      v6 ? p.data_start + kV6LayoutSize + kFooterSize
+         : p.data_start + 2 * std::uint64_t{info.block_count} + seek_bytes + kFooterSize;
   if (size < min_size) {
     fail_check(Code::kTruncated,
                name,
@@ -452,7 +473,10 @@ HeaderBytes serialise_header(const LayerInfo& info) {
   put_field<F::kEntryCount>(h, info.entries);
   put_field<F::kBlockEntries>(h, info.block_entries);
   put_field<F::kBlockCount>(h, info.block_count);
-  put_field<F::kValueCodec>(h, cooperative ? kSetValueCodec : kValueCodec);
+  put_field<F::kValueCodec>(h,
+                            cooperative                ? kSetValueCodec
+                            : info.format_version >= 6 ? kHuffmanValueCodec
+                                                       : kValueCodec);
   put_field<F::kSetCount>(h, info.set_count);
   put_field<F::kDepthCodec>(h, static_cast<std::uint64_t>(info.depth_codec));
   // The reserved bytes stay 0.

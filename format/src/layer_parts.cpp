@@ -66,6 +66,12 @@ void check_common(const std::string& name,
          "the layer has " + count_text(entries, "entry", "entries") + "; got " +
              std::to_string(given) + " " + noun);
   }
+  if (options.format_version != 0 && options.format_version != 6) {
+    fail(Code::kInvalidArgument,
+         name,
+         "format version " + std::to_string(options.format_version) +
+             " cannot be asked for (0: the lowest that describes the file, or 6)");
+  }
   if (options.block_entries < 1 || options.block_entries > kMaxBlockEntries) {
     fail(Code::kInvalidArgument,
          name,
@@ -162,6 +168,14 @@ LayerEncoder::LayerEncoder(const std::string& name,
   for (const std::uint64_t c : counts.all)
     entries += c;
   check_common(name, rules, stones, entries, 1, "values", options);
+  // Its blocks are zstd frames: version 6 is write_layer's alone (v6_writer.cpp plans with a
+  // copy of the options that asks for no version), so that a caller that compresses parts
+  // (sowdb-mpi) never writes another version than the one asked for.
+  if (options.format_version == 6) {
+    fail(Code::kInvalidArgument,
+         name,
+         "format version 6 is written by write_layer only, not in parts (LayerEncoder)");
+  }
   Histogram freq = counts.all;
   for (int v = -128; v <= 127; ++v) {
     if (freq[static_cast<std::uint8_t>(v)] != 0 && (v < -stones || v > stones)) {

@@ -19,6 +19,7 @@
 #include "seek_table.h"
 #include "sowdb/format/table_file.h"
 #include "table_common.h"
+#include "v6_reader.h"
 
 namespace sowdb {
 
@@ -33,6 +34,8 @@ struct LayerReader::Impl {
   // frames a cache of their own, caches[1].
   mutable FrameCache caches[2];
   bool split_cache = false;
+  // A version 6 file ("Version 6"): decoded block by block, without the frame caches.
+  std::unique_ptr<V6Layer> v6;
 
   const LayerInfo& info() const { return header.info; }
 
@@ -268,8 +271,11 @@ std::unique_ptr<LayerReader::Impl> open_source(std::unique_ptr<Source> src,
   }
   if (options.verify_checksums)
     check_file_checksum(*src);
-  impl->seek =
-      parse_seek_table(*src, info.block_count, impl->header.data_start, impl->header.seek_offset);
+  if (info.format_version >= 6)
+    impl->v6 = std::make_unique<V6Layer>(*src, info, impl->header.data_start, options.memory_map);
+  else
+    impl->seek =
+        parse_seek_table(*src, info.block_count, impl->header.data_start, impl->header.seek_offset);
   impl->options = options;
   impl->make_caches();
   impl->src = std::move(src);
@@ -318,6 +324,16 @@ auto entry_at(const LayerReader::Impl& impl, std::uint64_t index, int stream, Ge
 std::optional<std::int8_t> LayerReader::value(std::uint64_t index) const noexcept {
   if (impl_->cooperative())
     return std::nullopt;
+  if (impl_->v6) {
+    if (index >= impl_->info().entries)
+      return std::nullopt;
+    try {
+      return impl_->public_value(
+          impl_->v6->value_byte(*impl_->src, index, impl_->options.verify_checksums));
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
   if (const std::int8_t* v = impl_->published_value(index, true))
     return impl_->public_value(*v);
   const auto v =
@@ -328,13 +344,50 @@ std::optional<std::int8_t> LayerReader::value(std::uint64_t index) const noexcep
 }
 
 void LayerReader::prefetch(std::uint64_t index) const noexcept {
+  if (impl_->v6) {
+    if (index < impl_->info().entries)
+      impl_->v6->prefetch(0, index);
+    return;
+  }
   impl_->prefetch(index);
 }
 
 std::optional<std::uint16_t> LayerReader::depth(std::uint64_t index) const noexcept {
   if (impl_->cooperative())
     return std::nullopt;
+  if (impl_->v6) {
+    if (index >= impl_->info().entries)
+      return std::nullopt;
+    try {
+      return impl_->v6->depth(*impl_->src, index, impl_->options.verify_checksums);
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
   return entry_at(*impl_, index, 1, [](const Decoded& d, std::size_t i) { return d.depth(i); });
+}
+
+std::optional<LayerReader::ValueDepth> LayerReader::value_and_depth(
+    std::uint64_t index) const noexcept {
+  if (impl_->cooperative())
+    return std::nullopt;
+  if (impl_->v6) {
+    if (index >= impl_->info().entries)
+      return std::nullopt;
+    try {
+      std::int8_t byte = 0;
+      const std::uint16_t d =
+          impl_->v6->value_and_depth(*impl_->src, index, impl_->options.verify_checksums, byte);
+      return ValueDepth{impl_->public_value(byte), d};
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  const auto v = value(index);
+  const auto d = v ? depth(index) : std::nullopt;
+  if (!d)
+    return std::nullopt;
+  return ValueDepth{*v, *d};
 }
 
 std::optional<std::uint32_t> LayerReader::set_symbol(std::uint64_t index) const noexcept {
@@ -422,6 +475,22 @@ void LayerReader::read_all(std::span<std::int8_t> values, std::span<std::uint16_
          "read_all: depths has " + count_text(depths.size(), "entry", "entries") + ", the layer " +
              std::to_string(info.entries));
   }
+  if (impl_->v6) {
+    for (std::uint32_t b = 0; b < info.block_count; ++b) {
+      const std::size_t first = std::size_t{b} * info.block_entries;
+      const std::size_t n = entries_in_block(info, b);
+      impl_->v6->decode_block(*impl_->src,
+                              b,
+                              values.empty() ? values : values.subspan(first, n),
+                              depths.empty() ? depths : depths.subspan(first, n),
+                              impl_->options.verify_checksums);
+      if (!values.empty() && info.recompute) {
+        for (std::int8_t& v : values.subspan(first, n))
+          v = impl_->public_value(v);
+      }
+    }
+    return;
+  }
   // Depth codec 1 needs each block's values: decode them into `values`, or a scratch block.
   const bool depths_need_values = info.depth_codec != DepthCodec::kAll && !depths.empty();
   std::vector<std::int8_t> scratch;
@@ -468,6 +537,22 @@ LayerReader::BlockRead LayerReader::read_block(std::uint32_t block,
       (!depths.empty() && depths.size() != n)) {
     failed(impl_->src->name() + ": read_block: block " + std::to_string(block) +
            " does not exist or a span does not match its " + count_text(n, "entry", "entries"));
+    return out;
+  }
+  if (impl_->v6) {
+    // One decode gives both streams; a failure fails the streams asked for.
+    try {
+      impl_->v6->decode_block(*impl_->src, block, values, depths, impl_->options.verify_checksums);
+      for (std::int8_t& v : values)
+        v = impl_->public_value(v);
+      out.values = out.depths = true;
+    } catch (const std::exception& e) {
+      failed(e.what());
+      out.values = values.empty();
+      out.depths = depths.empty();
+    } catch (...) {
+      failed(impl_->src->name() + ": block " + std::to_string(block) + ": out of memory");
+    }
     return out;
   }
   // Depth codec 1 needs the block's value-table bytes (with the "stored depth" recompute byte

@@ -190,6 +190,8 @@ void write_reach_layer(const std::filesystem::path& path,
   const int words_int = stones >= 0 && stones <= kMaxIndexedStones ? reach_set_words(stones) : 1;
   const auto words = static_cast<std::size_t>(words_int);
   check_common(name, rules_in, stones, sets.size(), words, "set words", options);
+  if (options.format_version == 6)
+    fail(Code::kInvalidArgument, name, "co-operative tables are written as format version 5 only");
   const SetPlan plan = plan_sets(name, stones, sets, words, options.executor);
   LayerInfo info;
   info.rules = rules_in.normalised();
@@ -245,6 +247,10 @@ void write_layer(const std::filesystem::path& path,
   const std::string name = path.string();
   // Validate everything before creating the temporary.
   check_arguments(name, rules_in, stones, source, options);
+  if (options.format_version == 6) {
+    write_layer_v6(path, rules_in, stones, source, options);
+    return;
+  }
   const LayerEncoder encoder(name,
                              rules_in,
                              stones,

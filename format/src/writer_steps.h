@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 
@@ -28,5 +29,13 @@ void check_common(const std::string& name,
                   std::uint64_t per_entry,
                   const char* noun,
                   const WriteOptions& options);
+
+// write_layer for WriteOptions::format_version 6 (v6_writer.cpp; FORMAT.md, "Version 6"), after
+// write_layer's own checks of its arguments.
+void write_layer_v6(const std::filesystem::path& path,
+                    const RuleSet& rules,
+                    int stones,
+                    const LayerSource& source,
+                    const WriteOptions& options);
 
 }  // namespace sowdb::table_internal

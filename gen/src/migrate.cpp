@@ -65,6 +65,10 @@ std::string marker_text(const MigrateOptions& options) {
   text << "sowdb migrate\nfrom " << from.string() << "\nrecompute "
        << (options.recompute ? "on" : "off") << "\nblock_entries " << options.write.block_entries
        << "\nzstd_level " << options.write.zstd_level << "\n";
+  // Only version 6 adds a line, so that a migration interrupted before the option existed
+  // still continues.
+  if (options.write.format_version != 0)
+    text << "format_version " << options.write.format_version << "\n";
   return text.str();
 }
 
@@ -159,6 +163,7 @@ bool finished_layer(const fs::path& path,
     const auto reader = LayerReader::open(path, open);
     const LayerInfo& info = reader->info();
     return info.block_entries == options.write.block_entries &&
+           (info.format_version == 6) == (options.write.format_version == 6) &&
            (options.recompute || !info.recompute);
   } catch (const std::exception&) {
     return false;  // written again

@@ -196,6 +196,7 @@ void sowdb_open_options_init(sowdb_open_options* options) {
   options->separate_depth_cache = 0;
   options->cache_bytes = SOWDB_DEFAULT_CACHE_BYTES;
   options->depth_cache_bytes = 0;
+  options->memory_map = 0;
 }
 
 sowdb_status sowdb_open(const char* dir, const sowdb_open_options* options, sowdb_tables** out) {
@@ -217,6 +218,7 @@ sowdb_status sowdb_open(const char* dir, const sowdb_open_options* options, sowd
     set_options.cache_bytes = to_size(o.cache_bytes);
     if (o.separate_depth_cache)
       set_options.depth_cache_bytes = to_size(o.depth_cache_bytes);
+    set_options.memory_map = o.memory_map != 0;
     t->set = sowdb::TableSet::open(dir, set_options);
     t->name = t->set->variant().to_string();
     *out = t.release();

@@ -76,6 +76,7 @@ struct TableSet::Impl {
         open.cache_bytes = options.cache_bytes;
         open.depth_cache_bytes = options.depth_cache_bytes;
         open.verify_checksums = options.verify_checksums;
+        open.memory_map = options.memory_map;
         open.expected_rules = rules;
         open.expected_stones = n;
         try {
@@ -203,13 +204,30 @@ struct TableSet::Impl {
     const LayerReader* r = nullptr;
     const std::uint64_t index = index_of(position);
     std::int8_t v = 0;
-    const ProbeStatus s = stored_value(n, index, r, v);
+    std::optional<std::uint16_t> d;
+    ProbeStatus s = reader(n, r);
     if (s != ProbeStatus::kOk)
       return s;
+    if (depth && r->info().format_version >= 6) {
+      // Value and depth in one walk of the value block. (Older files keep their order: the
+      // depth of a version 3 recompute entry of value >= 0 is never read.)
+      const auto vd = r->value_and_depth(index);
+      if (!vd) {
+        note_read_error(n, index, r->value(index) ? "the depth" : "the value");
+        return ProbeStatus::kCorruptTable;
+      }
+      v = vd->value;
+      d = vd->depth;
+    } else {
+      s = stored_value(n, index, r, v);
+      if (s != ProbeStatus::kOk)
+        return s;
+    }
     if (v == kRecomputeValue)
-      return recompute(*r, position, n, index, value, depth);
+      return recompute(*r, position, n, index, value, depth, d);
     if (depth) {
-      const auto d = r->depth(index);
+      if (!d)
+        d = r->depth(index);
       if (!d) {
         note_read_error(n, index, "the depth");
         return ProbeStatus::kCorruptTable;
@@ -260,15 +278,30 @@ struct TableSet::Impl {
     return static_cast<std::uint16_t>(value == 0 ? 0 : 1);
   }
 
+  // Starts loading the children's bytes that resolve() reads (LayerReader::prefetch), so that
+  // a probe that misses every cache waits for memory about once, not once a child.
+  void prefetch_children(const MoveList& moves, int n, bool all_moves) const noexcept {
+    for (const Move& m : moves) {
+      if (m.gain() == 0 && !all_moves)
+        continue;
+      const LayerReader* child = nullptr;
+      if (reader(n - m.gain(), child) == ProbeStatus::kOk)
+        child->prefetch(index_of(m.child));
+    }
+  }
+
   // Value and depth of a recompute entry: without a legal move the final split at depth 0;
   // else `resolve` over the children's stored values, at most P value lookups. The file keeps
   // the depth of the "recompute, stored depth" entries; that of the others is derived.
+  // `read_depth`: what r.depth(index) gives, when the caller has read it already.
   ProbeStatus recompute(const LayerReader& r,
                         const Pits& position,
                         int n,
                         std::uint64_t index,
                         int& value,
-                        int* depth) const noexcept {
+                        int* depth,
+                        std::optional<std::uint16_t> read_depth = std::nullopt) const noexcept {
+    const auto file_depth = [&] { return read_depth ? read_depth : r.depth(index); };
     MoveList moves;
     if (engine->legal_moves(position, moves) == 0) {
       value = engine->final_value(position);
@@ -277,12 +310,13 @@ struct TableSet::Impl {
       return ProbeStatus::kOk;
     }
     const bool all_moves = r.info().all_moves;
+    prefetch_children(moves, n, all_moves);
     // Version 4 keeps the depth of every entry it may need, so it is read while the entry's own
     // block is still cached, before the children's blocks can evict it (a cold probe decoded
     // the block twice). Version 3 keeps no depth for a value >= 0: none is read for it.
     std::optional<std::uint16_t> d = kRecomputeDepth;
     if (depth && all_moves)
-      d = r.depth(index);
+      d = file_depth();
     int best = 0;
     const ProbeStatus s = resolve(
         moves,
@@ -298,7 +332,7 @@ struct TableSet::Impl {
       return s;
     if (depth) {
       if (best < 0 && !all_moves)
-        d = r.depth(index);
+        d = file_depth();
       const std::optional<std::uint16_t> derived =
           d ? recompute_depth(*d, best) : std::optional<std::uint16_t>();
       if (!derived) {

@@ -45,6 +45,13 @@ inline WriteOptions v2_options(std::uint32_t block_entries) {
   return o;
 }
 
+// Version 6 (Huffman-coded blocks): the same boards written by the version 6 writer.
+inline WriteOptions v6_options(std::uint32_t block_entries) {
+  WriteOptions o = write_options(block_entries, 19);
+  o.format_version = 6;
+  return o;
+}
+
 inline const Golden kGoldens[] = {
     {"golden_oware_p2_n3.sdb",
      {Family::kOware, 2, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove},
@@ -118,6 +125,25 @@ inline const Golden kGoldens[] = {
      v2_options(256),
      true,
      true},
+    // Version 6: the version 4 marks (oware), the version 3 marks (kalah), none (wari-us).
+    {"golden_v6_oware_p2_n3.sdb",
+     {Family::kOware, 2, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove},
+     3,
+     0x5EED0001,
+     v6_options(8),
+     true,
+     true},
+    {"golden_v6_kalah_p3_n4.sdb",
+     {Family::kKalah, 3, true, GrandSlam::kCapture, true, KalahEnd::kEmptySide},
+     4,
+     0x5EED0002,
+     v6_options(32),
+     true},
+    {"golden_v6_warius_p4_n5.sdb",
+     {Family::kWariUs, 4, false, GrandSlam::kCapture, false, KalahEnd::kNoMove},
+     5,
+     0x5EED0003,
+     v6_options(256)},
     // Version 5 (co-operative sets): one-byte symbols; two-byte symbols (over 256 sets); sets
     // of two words (n = 40).
     {"golden_v5_oware_p2_n3.sdb",

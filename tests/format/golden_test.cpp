@@ -71,7 +71,8 @@ TEST(Golden, ReadBackRight) {
     EXPECT_EQ(info.recompute, g.recompute);
     EXPECT_EQ(info.all_moves, g.all_moves);
     EXPECT_EQ(info.format_version,
-              g.all_moves                                 ? 4
+              g.options.format_version == 6               ? 6
+              : g.all_moves                               ? 4
               : g.recompute                               ? 3
               : g.options.depth_codec == DepthCodec::kAll ? 1
                                                           : 2);

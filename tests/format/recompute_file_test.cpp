@@ -264,13 +264,17 @@ TEST_F(TamperV3, Check7AllMovesFlag) {
     EXPECT_EQ(open_error(b), Code::kUnsupported) << bit;
   }
   // Bit 1 in a version 3 file is unknown (the loop of Check7RequiredFlags). Version 5 is for
-  // co-operative files only, and version 6 unknown.
+  // co-operative files only; version 6 codes its blocks with value codec 2, not zstd frames
+  // (check 8), and version 7 is unknown.
   b = good;
   test::put_le(b, 8, 5, 2);
   EXPECT_EQ(open_error(b, &msg), Code::kBadHeader);
   EXPECT_NE(msg.find("version 5 file without flag COOPERATIVE"), std::string::npos) << msg;
   b = good;
   test::put_le(b, 8, 6, 2);
+  EXPECT_EQ(open_error(b), Code::kUnsupported);
+  b = good;
+  test::put_le(b, 8, 7, 2);
   EXPECT_EQ(open_error(b), Code::kVersion);
 }
 

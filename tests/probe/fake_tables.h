@@ -37,10 +37,11 @@ inline RuleSet small_rules(int pits_per_side = 2) {
 }
 
 // Writes layers 0..max_stones of hand-written tables (fake_value, fake_depth) and a manifest
-// into `dir`.
+// into `dir`, in the writer's default format version or in `format_version` (6).
 inline void write_fake_tables(const std::filesystem::path& dir,
                               const RuleSet& rules,
-                              int max_stones) {
+                              int max_stones,
+                              int format_version = 0) {
   std::filesystem::create_directories(dir);
   for (int n = 0; n <= max_stones; ++n) {
     const std::uint64_t size = layer_size(rules.pits(), n);
@@ -53,6 +54,8 @@ inline void write_fake_tables(const std::filesystem::path& dir,
     WriteOptions options;
     options.block_entries = 8;
     options.zstd_level = 1;
+    if (format_version != 0)
+      options.format_version = static_cast<std::uint16_t>(format_version);
     char name[32];
     std::snprintf(name, sizeof name, "layer-%03d.sdb", n);
     write_layer(dir / name, rules, n, values, depths, options);

@@ -66,7 +66,8 @@ class LayerEncoder {
   ///   rules, stones, options  as for write_layer (executor and progress are not used here).
   /// ERRORS
   ///   Throws TableError kInvalidArgument as write_layer does for a rule set, stone count or
-  ///   option out of range, a value outside [-n, n], or marks with depth codec kAll.
+  ///   option out of range, a value outside [-n, n], or marks with depth codec kAll; also for
+  ///   WriteOptions::format_version 6, which only write_layer writes.
   LayerEncoder(const std::string& name,
                const RuleSet& rules,
                int stones,
@@ -80,6 +81,19 @@ class LayerEncoder {
 
   /// The file's first bytes: the header and the value table. The first block follows them.
   std::vector<std::byte> head() const;
+
+  /// The value-table byte an entry of value `value` stores (FORMAT.md, "Recompute entries"):
+  /// its value, or a recompute byte when `marked` and the plan keeps recompute entries. Thread
+  /// safe.
+  std::int8_t stored_byte(std::int8_t value, bool marked) const {
+    return byte_of_[marked && use_recompute_ ? 1 : 0][static_cast<std::uint8_t>(value)];
+  }
+
+  /// The symbol of value-table byte `byte` (its position in info().value_table). Thread safe.
+  std::uint8_t symbol(std::int8_t byte) const { return symbol_[static_cast<std::uint8_t>(byte)]; }
+
+  /// Whether the plan keeps recompute entries (info().recompute). Thread safe.
+  bool uses_recompute() const { return use_recompute_; }
 
   /// Blocks [first, last) of the layer that `part` holds whole: `part` covers the layer's
   /// entries [part_first, part_first + part.values.size()), its recompute marks and its

@@ -19,7 +19,7 @@ namespace sowdb {
 
 /// The newest format version this library writes and reads; it reads versions 1.. this
 /// (FORMAT.md, "Version").
-inline constexpr std::uint16_t kTableFormatVersion = 5;
+inline constexpr std::uint16_t kTableFormatVersion = 6;
 
 /// Header flag bit 0 (required, format version 3): the file has recompute entries (FORMAT.md,
 /// "Recompute entries").
@@ -82,6 +82,13 @@ inline constexpr std::uint32_t kMaxBlockEntries = std::uint32_t{1} << 24;
 
 /// Default entries per block (FORMAT.md, "Blocks").
 inline constexpr std::uint32_t kDefaultBlockEntries = std::uint32_t{1} << 12;
+
+/// Default entries per block of a version 6 file (FORMAT.md, "Version 6"): a cold value lookup
+/// decodes at most this many entries.
+inline constexpr std::uint32_t kDefaultV6BlockEntries = 256;
+
+/// Largest block of a version 6 file, in entries (FORMAT.md, "Version 6", check 22).
+inline constexpr std::uint32_t kMaxV6BlockEntries = 65536;
 
 /// Default zstd level of the writer (WriteOptions::zstd_level).
 inline constexpr int kDefaultZstdLevel = 1;
@@ -172,6 +179,13 @@ struct WriteOptions {
   /// How to store the depths. kNonZeroValues (the default, format version 2) needs every entry
   /// with value 0 to have depth 0, which the solver guarantees; kAll writes a version 1 file.
   DepthCodec depth_codec = DepthCodec::kNonZeroValues;
+  /// The format version to write: 0 (the default) writes the lowest version 1..5 that
+  /// describes the file; 6 writes a competitive layer as format version 6 (FORMAT.md, "Version
+  /// 6": small Huffman-coded blocks, values and depths in separate streams), which needs depth
+  /// codec kNonZeroValues and block_entries <= kMaxV6BlockEntries (kDefaultV6BlockEntries is
+  /// the recommended size) and ignores the zstd options. Co-operative layers
+  /// (write_reach_layer) are version 5 only: 6 is kInvalidArgument there.
+  std::uint16_t format_version = 0;
   /// Runs the block compression tasks; empty: one after the other on the calling thread. Each
   /// task compresses one block with its thread's zstd context; the blocks are written in order,
   /// so the file's bytes do not depend on the executor.
@@ -311,6 +325,15 @@ struct OpenOptions {
   /// When set, depth frames get a cache of their own of depth_cache_bytes / (2 x block_entries)
   /// frames, as `depth_cache_blocks` (which it replaces) describes.
   std::optional<std::size_t> depth_cache_bytes;
+  /// (Version 6 files; older versions are always read with pread.) Off, the default: a lookup
+  /// reads the bytes it decodes (its block's hash group) with pread, so a file cut short or
+  /// damaged after open gives a refused lookup (check 16 or 25), never a wrong answer or a
+  /// crash. On: the file is mapped read-only at open and a lookup copies those bytes out of
+  /// the mapping (no system call per lookup; `prefetch` can start loading them). The library
+  /// installs no signal handler: a file cut short while a reader maps it ends the process with
+  /// SIGBUS when a lookup touches a page the file no longer has, as with any reader that maps a
+  /// file. For a process whose table files are not truncated under it.
+  bool memory_map = false;
 };
 
 /// Counters of a LayerReader's block cache (OpenOptions::cache_blocks).
@@ -320,9 +343,10 @@ struct CacheStats {
   std::size_t cached = 0;    ///< Frames held now, at most cache_blocks (+ depth_cache_blocks).
 };
 
-/// Random access to one table file. The file is read with pread on demand, so the reader
-/// keeps a file descriptor open; a writer replaces files by rename, which leaves an open reader
-/// on the old file.
+/// Random access to one table file. The file is read with pread on demand (a version 6 file
+/// opened with OpenOptions::memory_map: mapped, and its blocks copied out of the mapping), so
+/// the reader keeps a file descriptor open; a writer replaces files by rename, which leaves an
+/// open reader on the old file.
 class LayerReader {
  public:
   /// Opens and checks the table file at `path`: header, sizes, value table, seek table and (if
@@ -356,8 +380,10 @@ class LayerReader {
 
   /// Hints that `value(index)` comes soon: when the entry's value block is decoded and held in
   /// a cache that keeps every block (OpenOptions::cache_blocks), starts loading the entry into
-  /// the processor's cache, so that several lookups' memory latencies overlap. Does nothing
-  /// otherwise (it never decodes, locks or fails).
+  /// the processor's cache, so that several lookups' memory latencies overlap; in a version 6
+  /// file opened with OpenOptions::memory_map, reads the block index and starts loading the
+  /// bytes the lookup will copy and hash (the entry's group of value blocks). Does nothing
+  /// otherwise (it never decodes, locks, fails or makes a system call).
   /// THREAD SAFETY thread safe.
   void prefetch(std::uint64_t index) const noexcept;
 
@@ -366,6 +392,17 @@ class LayerReader {
   /// recompute entry of value < 0 stores its depth, and this returns it).
   /// NOTES with depth codec 1 this decodes the block's value stream too.
   std::optional<std::uint16_t> depth(std::uint64_t index) const noexcept;
+
+  /// A value and its depth, as `value` and `depth` give them.
+  struct ValueDepth {
+    std::int8_t value = 0;
+    std::uint16_t depth = 0;
+  };
+
+  /// `value(index)` and `depth(index)` from one lookup: a version 6 file's value block is
+  /// walked once for both (two calls walk it twice). RETURN nullopt when either would be
+  /// nullopt. THREAD SAFETY as `value`.
+  std::optional<ValueDepth> value_and_depth(std::uint64_t index) const noexcept;
 
   /// (Co-operative file) the symbol of the entry `index`: its set is
   /// `info().set_table[symbol * reach_set_words(n) ..]` (see `set`). RETURN nullopt for an index

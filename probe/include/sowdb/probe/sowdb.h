@@ -112,6 +112,13 @@ typedef struct sowdb_open_options {
   /** See separate_depth_cache. Default 0 (each thread still keeps the last depth block it
    *  read). */
   uint64_t depth_cache_bytes;
+  /** Nonzero: map version 6 layer files read-only, and copy each probe's bytes out of the
+   *  mapping (no system call a probe). Default 0: each probe reads its bytes with pread, and a
+   *  file cut short while the handle is open makes the probes that need the lost bytes fail
+   *  with SOWDB_ERR_CORRUPT_TABLE. With mapping on, such a file ends the process with SIGBUS:
+   *  the library installs no signal handler (docs/LIBRARY.md). Older format versions are always
+   *  read with pread. */
+  int32_t memory_map;
 } sowdb_open_options;
 
 /** Sets every field of `options` to its default and struct_size to sizeof *options. A null

@@ -82,6 +82,11 @@ struct TableSetOptions {
   /// `cache_bytes` counts value blocks only (OpenOptions::depth_cache_bytes): for a caller that
   /// reads each depth once but the values again and again. Replaces depth_cache_blocks.
   std::optional<std::size_t> depth_cache_bytes;
+  /// Map version 6 layer files read-only instead of reading each lookup's bytes with pread
+  /// (OpenOptions::memory_map; docs/LIBRARY.md). Off by default. On, a layer file cut short
+  /// while the set is open ends the process with SIGBUS (the library installs no signal
+  /// handler); off, it makes the probes that need the lost bytes return kCorruptTable.
+  bool memory_map = false;
 };
 
 /// One legal move with its worth under perfect play.
