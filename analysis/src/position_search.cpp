@@ -280,14 +280,13 @@ void keep(ProofStore& store,
   }
 }
 
-}  // namespace
-
-PositionReport search_position(const TableSet& set,
-                               const Pits& board,
-                               int store_mover,
-                               int store_opponent,
-                               int max_plies,
-                               const SearchBudget& budget) {
+// The report of `board` before any search, once the request is checked: the objective, the
+// budget, the seeds a search can take, stores that go with the board.
+PositionReport checked_report(const TableSet& set,
+                              const Pits& board,
+                              int store_mover,
+                              int store_opponent,
+                              const SearchBudget& budget) {
   if (set.objective() != Objective::kCompetitive)
     throw Refused(refusal_of(ProbeStatus::kWrongObjective, set, board));
   if (budget.threads < 0 || budget.hash_mib < 0 || !(budget.seconds >= 0) ||
@@ -315,7 +314,54 @@ PositionReport search_position(const TableSet& set,
   // Stores that cannot go with this board are refused before any search.
   GameOutcome check;
   outcome_of(r, 0, 0, check);
+  return r;
+}
 
+// The search of `board` (`stones` seeds) with `options`, from what the store's record `known`
+// proved before (reset when it is of no use): the search starts from its bounds, and they join
+// the answer. Refusals as search_position's.
+gen::StartSolution search_from(const Rules& engine,
+                               const Pits& board,
+                               int stones,
+                               int threads,
+                               gen::SolveStartOptions& options,
+                               std::optional<ProofRecord>& known) {
+  if (known) {
+    options.known_lower = std::max<int>(known->value.lower, -stones);
+    options.known_upper = std::min<int>(known->value.upper, stones);
+    if (options.known_lower > options.known_upper)
+      known.reset();
+  }
+  if (!known) {
+    options.known_lower = -stones;
+    options.known_upper = stones;
+  }
+  gen::StartSolution s;
+  try {
+    s = gen::run_with_threads(
+        threads, [&] { return gen::solve_position(engine.rule_set(), board, options); });
+  } catch (const gen::InvalidRequest& e) {
+    throw Refused(RefusalKind::kBadRequest, e.what());
+  } catch (const Refused&) {
+    throw;
+  } catch (...) {
+    throw Refused(refusal_of(std::current_exception()));
+  }
+  if (known)
+    add_known(*known, s);
+  return s;
+}
+
+}  // namespace
+
+PositionReport search_position(const TableSet& set,
+                               const Pits& board,
+                               int store_mover,
+                               int store_opponent,
+                               int max_plies,
+                               const SearchBudget& budget) {
+  PositionReport r = checked_report(set, board, store_mover, store_opponent, budget);
+  const Rules& engine = set.engine();
   const auto start = Clock::now();
   const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                                     std::chrono::duration<double>(budget.seconds));
@@ -371,28 +417,8 @@ PositionReport search_position(const TableSet& set,
   } else {
     // What the store holds already (a book's value without the worths asked for) answers at
     // once; the search goes on from it.
+    s = search_from(engine, board, r.stones, budget.threads, options, known);
     if (known) {
-      options.known_lower = std::max<int>(known->value.lower, -r.stones);
-      options.known_upper = std::min<int>(known->value.upper, r.stones);
-      if (options.known_lower > options.known_upper)
-        known.reset();
-    }
-    if (!known) {
-      options.known_lower = -r.stones;
-      options.known_upper = r.stones;
-    }
-    try {
-      s = gen::run_with_threads(
-          budget.threads, [&] { return gen::solve_position(engine.rule_set(), board, options); });
-    } catch (const gen::InvalidRequest& e) {
-      throw Refused(RefusalKind::kBadRequest, e.what());
-    } catch (const Refused&) {
-      throw;
-    } catch (...) {
-      throw Refused(refusal_of(std::current_exception()));
-    }
-    if (known) {
-      add_known(*known, s);
       if (known->value.exact() && s.lower == s.upper) {
         value_seconds = 0;
         if (known->best_pit >= 0 && known->best_pit == s.best)

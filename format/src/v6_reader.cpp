@@ -43,7 +43,7 @@ V6Layer::V6Layer(const Source& src, const LayerInfo& info, std::uint64_t data_st
   std::uint64_t sizes[2];
   int width[2];
   for (int s = 0; s < 2; ++s) {
-    sizes[s] = get_le(record.data() + 8 * s, 8);
+    sizes[s] = get_le(record.data() + std::ptrdiff_t{8} * s, 8);
     width[s] = static_cast<int>(get_le(record.data() + 16 + s, 1));
     if (width[s] != 2 && width[s] != 4)
       fail_check(Code::kCorrupt, name, 22, "block offset width " + std::to_string(width[s]));

@@ -460,7 +460,9 @@ class V6Writer {
       const std::uint32_t blocks = info.block_count;
       const std::uint32_t groups = (blocks + v6::kIndexGroupBlocks - 1) / v6::kIndexGroupBlocks;
       for (std::uint32_t g = 0; g < groups; ++g)
-        put_le(at(l.index[s]) + 8 * g, starts_[s][g * v6::kIndexGroupBlocks], 8);
+        put_le(at(l.index[s]) + std::uint64_t{8} * g,
+               starts_[s][std::size_t{g} * v6::kIndexGroupBlocks],
+               8);
       std::byte* offsets = at(l.index[s]) + 8 * std::uint64_t{groups};
       for (std::uint32_t b = 0; b < blocks; ++b) {
         const std::uint64_t base = starts_[s][b - b % v6::kIndexGroupBlocks];
@@ -470,7 +472,7 @@ class V6Writer {
       }
       // "Group hashes".
       for (std::uint32_t g = 0; g * v6::kHashGroupBlocks < blocks; ++g) {
-        const std::uint64_t first = starts_[s][g * v6::kHashGroupBlocks];
+        const std::uint64_t first = starts_[s][std::size_t{g} * v6::kHashGroupBlocks];
         const std::uint32_t end_block = std::min(blocks, (g + 1) * v6::kHashGroupBlocks);
         const std::uint64_t last = end_block == blocks ? sizes[s] : starts_[s][end_block];
         const auto group = std::as_bytes(

@@ -60,6 +60,7 @@ CachePlan plan_caches(std::span<const std::uint64_t> layer_entries, std::uint64_
   // frame (1 byte an entry) while cached: 3 bytes of memory for the 2 the library counts.
   const std::uint64_t depth_budget = (budget - all_values) / 3 * 2;
   std::vector<std::uint64_t> depths;
+  depths.reserve(values.size());
   for (const std::uint64_t v : values)
     depths.push_back(2 * v);
   plan.depth_bytes = water_level(depths, depth_budget).value_or(depth_budget);
