@@ -97,6 +97,9 @@ Xxh64::Xxh64(std::uint64_t seed) noexcept
     : seed_(seed), acc_{seed + kPrime1 + kPrime2, seed + kPrime2, seed, seed - kPrime1} {}
 
 void Xxh64::update(std::span<const std::byte> data) noexcept {
+  // An empty span may have no data pointer, which memcpy must not be given.
+  if (data.empty())
+    return;
   const std::byte* p = data.data();
   std::size_t len = data.size();
   total_ += len;

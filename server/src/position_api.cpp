@@ -317,7 +317,7 @@ Answered Api::Impl::follow(const Served& s,
     return a;
   }
   a.status = http_status(HttpSuccess::kAccepted);
-  a.body = std::make_shared<const std::string>(SearchJobs::progress_json(job));
+  a.body = std::make_shared<const std::string>(SearchJobs::progress_json(job, JobState::kRunning));
   a.bounds = true;
   return a;
 }
@@ -366,7 +366,7 @@ Response Api::Impl::job(const Target& target, bool remove) const {
     result = job->result;
   }
   if (state == JobState::kRunning)
-    return respond(http_status(HttpSuccess::kAccepted), SearchJobs::progress_json(*job));
+    return respond(http_status(HttpSuccess::kAccepted), SearchJobs::progress_json(*job, state));
   if (!result.body)
     return respond(result.status,
                    nlohmann::json{{"status", result.status}, {"error", result.error}}.dump(

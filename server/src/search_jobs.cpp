@@ -174,6 +174,10 @@ std::string SearchJobs::progress_json(const Job& job) {
     const std::lock_guard lock(job.mutex);
     state = job.state;
   }
+  return progress_json(job, state);
+}
+
+std::string SearchJobs::progress_json(const Job& job, JobState state) {
   return nlohmann::json{
       {"api", kApiVersion},
       {"job", job.id},

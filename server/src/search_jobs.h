@@ -95,8 +95,11 @@ class SearchJobs {
   static bool wait(Job& job, int ms);
 
   /// The JSON of a job that has not given an answer: {"api":1,"job":ID,"state":...,"lower",
-  /// "upper","positions","seconds","poll":"/api/v1/job?id=ID"}.
+  /// "upper","positions","seconds","poll":"/api/v1/job?id=ID"}, with the job's state now.
   static std::string progress_json(const Job& job);
+  /// The same with `state`, the state the caller saw and answers by (a job that ends in
+  /// between is still said to be running in a 202).
+  static std::string progress_json(const Job& job, JobState state);
 
  private:
   void forget_ended();
