@@ -133,19 +133,37 @@ ErrorKind error_kind(RefusalKind kind) {
   return ErrorKind::kError;
 }
 
-long long whole_arg(py::handle obj, const char* name, long long lo, long long hi, ErrorKind kind) {
-  const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
+namespace {
+
+// The whole number `obj` holds (as `index`, its int) and `overflow` beyond long long (-1, 0,
+// 1); anything but an int (a bool too) is refused: "NAME must be a whole number WHAT, not ...".
+long long index_of(py::handle obj,
+                   const char* name,
+                   const std::string& what,
+                   ErrorKind kind,
+                   py::object& index,
+                   int& overflow) {
   if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr()))
     throw PyError(kind,
-                  std::string(name) + " must be a whole number " + range + ", not " +
+                  std::string(name) + " must be a whole number" + what + ", not " +
                       std::string(py::repr(obj)));
-  const py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
+  index = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
   if (!index)
     throw py::error_already_set();
-  int overflow = 0;
+  overflow = 0;
   const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
   if (v == -1 && PyErr_Occurred())
     throw py::error_already_set();
+  return v;
+}
+
+}  // namespace
+
+long long whole_arg(py::handle obj, const char* name, long long lo, long long hi, ErrorKind kind) {
+  const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
+  py::object index;
+  int overflow = 0;
+  const long long v = index_of(obj, name, " " + range, kind, index, overflow);
   if (overflow != 0 || v < lo || v > hi)
     throw PyError(
         kind, std::string(name) + " must be " + range + ", not " + std::string(py::repr(index)));
@@ -172,16 +190,9 @@ double number_arg(py::handle obj, const char* name, double lo, double hi, ErrorK
 
 long long clamped_whole(
     py::handle obj, const char* name, long long lo, long long hi, ErrorKind kind) {
-  if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr()))
-    throw PyError(kind,
-                  std::string(name) + " must be a whole number, not " + std::string(py::repr(obj)));
-  const py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
-  if (!index)
-    throw py::error_already_set();
+  py::object index;
   int overflow = 0;
-  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-  if (v == -1 && PyErr_Occurred())
-    throw py::error_already_set();
+  const long long v = index_of(obj, name, "", kind, index, overflow);
   if (overflow != 0)
     return overflow < 0 ? lo : hi;
   return std::clamp(v, lo, hi);
