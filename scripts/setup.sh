@@ -27,6 +27,7 @@ packages=(
   libclang-rt-14-dev  # libFuzzer runtime for clang 14
   openmpi-bin libopenmpi-dev  # sowdb-mpi, the generator over MPI ranks (SOWDB_WITH_MPI)
   libboost-dev      # Boost.Beast/Asio: the HTTP of sowdb serve (server/, SOWDB_BUILD_SERVER)
+  zlib1g-dev        # gzip of sowdb serve's answers (server/)
   wrk               # the server's load benchmark (bench/server/)
   chromium chromium-driver python3-selenium  # the page of sowdb serve in a browser (tests/server)
 )

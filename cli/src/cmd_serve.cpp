@@ -29,6 +29,7 @@ struct ServeArgs {
   long long table_cache_mb = 32;
   long long max_batch = 1000;
   long long max_body_kb = 1024;
+  long long max_answer_kb = 32768;
   int read_timeout = 10;
   int max_search_ms = 10000;
   int search_slots = 1;
@@ -73,6 +74,12 @@ void create_serve_options(CLI::App* cmd, ServeArgs& args) {
   cmd->add_option("--max-body-kb", args.max_body_kb, "Request body at most, KiB")
       ->transform(whole_number())
       ->check(CLI::Range(1LL, 1LL << 20))
+      ->capture_default_str();
+  cmd->add_option("--max-answer-kb",
+                  args.max_answer_kb,
+                  "Answer body at most, KiB, before compression (larger: 413, never cut short)")
+      ->transform(whole_number())
+      ->check(CLI::Range(1LL, 1LL << 30))
       ->capture_default_str();
   cmd->add_option("--read-timeout",
                   args.read_timeout,
@@ -130,6 +137,7 @@ std::shared_ptr<const server::Api> open_api(const ServeArgs& args) {
   api.cache_bytes = static_cast<std::size_t>(args.cache_mb) << 20;
   api.max_batch = static_cast<std::size_t>(args.max_batch);
   api.max_body_bytes = static_cast<std::size_t>(args.max_body_kb) << 10;
+  api.max_answer_bytes = static_cast<std::size_t>(args.max_answer_kb) << 10;
   api.max_search_ms = args.max_search_ms;
   api.search_slots = args.search_slots;
   api.max_job_seconds = args.max_job_seconds;
@@ -166,6 +174,9 @@ int run_serve(const ServeArgs& args) {
   }
   for (const std::string& line : api->describe_tables())
     std::printf("serving %s\n", line.c_str());
+  // Damage found at start: the server still serves what reads, and health says "degraded".
+  for (const std::string& line : api->start_warnings())
+    options.log("warning: " + line);
   std::printf("listening on %s (Ctrl-C stops)\n", server->url().c_str());
   std::fflush(stdout);
   int signal = 0;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "api_impl.h"
+#include "gzip.h"
 #include "sowdb/analysis/table_description.h"
 #include "sowdb/probe/table_directory.h"
 #include "sowdb/probe/variant.h"
@@ -89,6 +90,8 @@ Api::Api(std::vector<std::shared_ptr<const TableSet>> tables, ApiOptions options
           std::make_shared<ProofStore>(proof_store_path(proofs_root, set->rules()), set->rules());
     }
     s.set = std::move(set);
+    for (std::string& line : check_layers_at_start(s))
+      impl_->start_warnings.push_back(std::move(line));
     impl_->served.push_back(std::move(s));
   }
   impl_->variants_body = nlohmann::json{{"api", kApiVersion}, {"tables", list}}.dump();
@@ -100,6 +103,10 @@ Api::~Api() = default;
 
 Metrics& Api::metrics() const {
   return impl_->metrics;
+}
+
+std::vector<std::string> Api::start_warnings() const {
+  return impl_->start_warnings;
 }
 
 std::vector<std::string> Api::describe_tables() const {
@@ -215,7 +222,37 @@ Endpoint Api::endpoint_of(std::string_view target) {
   return parse_target(target, parsed, error) ? endpoint_of_path(parsed.path) : Endpoint::kOther;
 }
 
+std::string too_large_message(std::size_t bound) {
+  return "the answer would be larger than " + std::to_string(bound) +
+         " bytes (--max-answer-kb); ask for fewer positions, a shorter line (max_plies) or fewer "
+         "keys (fields)";
+}
+
 std::optional<Response> Api::answer(const Request& request, bool may_probe) const {
+  std::optional<Response> r = impl_->route(request, may_probe);
+  if (!r)
+    return r;
+  if (r->payload().size() > impl_->options.max_answer_bytes) {
+    const Endpoint endpoint = r->endpoint;
+    r = error_response(HttpRefusal::kTooLarge, too_large_message(impl_->options.max_answer_bytes));
+    r->endpoint = endpoint;
+  }
+  // The page's files carry an ETag of their bytes; the API's answers alone are compressed.
+  if (r->endpoint == Endpoint::kStatic)
+    return r;
+  r->vary = "Accept-Encoding";
+  if (has_body(r->status) && r->payload().size() >= kGzipMinBytes &&
+      accepts_gzip(request.accept_encoding)) {
+    if (std::optional<std::string> packed = gzip(r->payload())) {
+      r->body = std::move(*packed);
+      r->shared_body.reset();
+      r->content_encoding = "gzip";
+    }
+  }
+  return r;
+}
+
+std::optional<Response> Api::Impl::route(const Request& request, bool may_probe) const {
   Target target;
   std::string error;
   if (!parse_target(request.target, target, error))
@@ -227,46 +264,39 @@ std::optional<Response> Api::answer(const Request& request, bool may_probe) cons
   if (endpoint == Endpoint::kPosition) {
     if (!get)
       return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
-    return impl_->position(target, may_probe);
+    return position(target, may_probe);
   }
   if (endpoint == Endpoint::kBatch) {
     if (request.method != "POST")
       return with_endpoint(method_not_allowed(request, "POST"), endpoint);
     if (!may_probe)
       return std::nullopt;
-    return impl_->batch(request.body);
+    return batch(request.body);
   }
   if (endpoint == Endpoint::kVariants) {
     if (!get)
       return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
-    return json_ok(impl_->variants_body, endpoint);
+    return json_ok(variants_body, endpoint);
   }
   if (endpoint == Endpoint::kVariant) {
     if (!get)
       return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
-    return with_endpoint(impl_->variant(target), endpoint);
+    return with_endpoint(variant(target), endpoint);
   }
   if (endpoint == Endpoint::kJob) {
     if (!get && request.method != "DELETE")
       return with_endpoint(method_not_allowed(request, "GET, HEAD, DELETE"), endpoint);
-    return impl_->job(target, request.method == "DELETE");
+    return job(target, request.method == "DELETE");
   }
   if (endpoint == Endpoint::kHealth) {
     if (!get)
       return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
-    const double up =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - impl_->started).count();
-    return json_ok(nlohmann::json{{"api", kApiVersion},
-                                  {"status", "ok"},
-                                  {"tables", impl_->served.size()},
-                                  {"uptime_seconds", static_cast<long long>(up)}}
-                       .dump(),
-                   Endpoint::kHealth);
+    return json_ok(health_body(), Endpoint::kHealth);
   }
   if (endpoint == Endpoint::kMetrics) {
     if (!get)
       return with_endpoint(method_not_allowed(request, "GET, HEAD"), endpoint);
-    Response r = json_ok(impl_->metrics.text(impl_->cache.stats()), Endpoint::kMetrics);
+    Response r = json_ok(metrics.text(cache.stats()), Endpoint::kMetrics);
     r.content_type = "text/plain; version=0.0.4; charset=utf-8";
     return r;
   }

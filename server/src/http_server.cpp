@@ -128,6 +128,11 @@ class Session : public std::enable_shared_from_this<Session> {
     const auto inm = req.find(http::field::if_none_match);
     if (inm != req.end())
       request_.if_none_match = std::string_view(inm->value().data(), inm->value().size());
+    const auto encodings = req.find(http::field::accept_encoding);
+    if (encodings != req.end()) {
+      request_.accept_encoding =
+          std::string_view(encodings->value().data(), encodings->value().size());
+    }
     std::optional<Response> r = shared_.api->answer(request_, false);
     if (r) {
       send(std::move(*r), false);
@@ -211,6 +216,10 @@ class Session : public std::enable_shared_from_this<Session> {
       field("Cache-Control", out_.cache_control);
     if (!out_.allow.empty())
       field("Allow", out_.allow);
+    if (!out_.content_encoding.empty())
+      field("Content-Encoding", out_.content_encoding);
+    if (!out_.vary.empty())
+      field("Vary", out_.vary);
     field("X-Content-Type-Options", "nosniff");
     if (version == 10 && keep_alive_)
       field("Connection", "keep-alive");

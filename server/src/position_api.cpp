@@ -1,8 +1,7 @@
-// The endpoints that read tables: GET /api/v1/position and POST /api/v1/batch.
+// GET /api/v1/position, the search behind it and the lookup of a variant text (the batch in
+// batch_api.cpp).
 #include <algorithm>
-#include <initializer_list>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <stdexcept>
 #include <utility>
 
@@ -16,13 +15,6 @@
 namespace sowdb::server {
 namespace {
 
-// Numbers read of a board at most before its count is judged: a clear "expected 12, got 13"
-// for a slip, a refusal for a flood.
-constexpr std::size_t kMaxBoardItems = 64;
-// A store larger than any game is as impossible as one of this size, and game_outcome says why.
-constexpr int kMaxStoreValue = 1000000;
-// Nesting in a batch body: the format needs 3 levels.
-constexpr int kMaxNesting = 8;
 // A search's decoded value blocks per layer (128 MiB of values at most) and its transposition
 // table: searches are short (ApiOptions::max_search_ms) and one at a time by default.
 constexpr std::size_t kSearchCacheBytes = std::size_t{128} << 20;
@@ -56,95 +48,8 @@ std::string cache_key(const Served& s,
   return key;
 }
 
-// The deepest nesting of arrays and objects in `body` (strings skipped), to refuse a body
-// built to exhaust the parser's stack before it is parsed.
-int nesting(std::string_view body) {
-  int depth = 0;
-  int deepest = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < body.size(); ++i) {
-    const char c = body[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
+}  // namespace
 
-// A JSON array of whole numbers 0..max_value as numbers, or false with a reason.
-bool json_counts(const nlohmann::json& j,
-                 const char* what,
-                 int max_value,
-                 std::vector<int>& out,
-                 std::string& error) {
-  out.clear();
-  if (!j.is_array()) {
-    error = std::string(what) + " must be an array of whole numbers";
-    return false;
-  }
-  if (j.size() > kMaxBoardItems) {
-    error = std::string(what) + " has " + std::to_string(j.size()) + " numbers";
-    return false;
-  }
-  for (const auto& v : j) {
-    if (!v.is_number_integer()) {
-      error = std::string(what) + ": item " + std::to_string(out.size()) + " is not a whole number";
-      return false;
-    }
-    const auto n = v.get<long long>();
-    if (n < 0 || n > max_value) {
-      error = std::string(what) + ": item " + std::to_string(out.size()) + " is " +
-              (n < 0 ? "negative" : "more than " + std::to_string(max_value));
-      return false;
-    }
-    out.push_back(static_cast<int>(n));
-  }
-  return true;
-}
-
-// The first key of the object `j` that is not one of `allowed`, or nullopt: a misspelt key
-// must be refused, not read as an absent one.
-std::optional<std::string> unknown_key(const nlohmann::json& j,
-                                       std::initializer_list<std::string_view> allowed) {
-  for (const auto& item : j.items()) {
-    if (std::find(allowed.begin(), allowed.end(), item.key()) == allowed.end())
-      return item.key();
-  }
-  return std::nullopt;
-}
-
-// `body` parsed, with the first key repeated within one object in `repeated` (nlohmann keeps
-// the last silently). Throws nlohmann::json::exception on malformed JSON. The nesting bound
-// checked before bounds the stack of key sets.
-nlohmann::json parse_body(std::string_view body, std::string& repeated) {
-  using Event = nlohmann::json::parse_event_t;
-  std::vector<std::set<std::string>> keys;  // one set per open object
-  const nlohmann::json::parser_callback_t note_keys = [&](int, Event event, nlohmann::json& j) {
-    if (event == Event::object_start) {
-      keys.emplace_back();
-    } else if (event == Event::object_end) {
-      keys.pop_back();
-    } else if (event == Event::key && !keys.empty()) {
-      const auto& key = j.get_ref<const std::string&>();
-      if (!keys.back().insert(key).second && repeated.empty())
-        repeated = key;
-    }
-    return true;
-  };
-  return nlohmann::json::parse(body, note_keys);
-}
-
-// A refusal as a position's answer: its status and its message without the paths the client
-// never gave.
 Answered refused(const Refusal& r) {
   Answered a;
   a.status = http_status(r.kind);
@@ -152,14 +57,22 @@ Answered refused(const Refusal& r) {
   return a;
 }
 
-// A refusal as a response counted under `endpoint`.
 Response refusal_response(const Refusal& r, Endpoint endpoint) {
   Response out = Api::error(http_status(r.kind), r.message_without_paths());
   out.endpoint = endpoint;
   return out;
 }
 
-}  // namespace
+bool parse_max_plies(std::string_view text, int cap, int& out, std::string& error) {
+  std::vector<int> n;
+  if (!parse_counts(text, 1, 1000000000, n, error) || n.size() != 1) {
+    error = "max_plies: want a whole number of plies (0: no principal line), at most " +
+            std::to_string(cap) + " are played";
+    return false;
+  }
+  out = std::min(n[0], cap);
+  return true;
+}
 
 const Served* Api::Impl::find(std::string_view variant,
                               std::string_view objective,
@@ -248,6 +161,7 @@ const TableSet& Api::Impl::search_tables(const Served& s) const {
     } catch (const std::exception&) {
       s.search->set.reset();
     }
+    s.search->opened.store(true, std::memory_order_release);
   });
   return s.search->set ? *s.search->set : *s.set;
 }
@@ -292,6 +206,8 @@ Answered Api::Impl::follow(const Served& s,
         if (!answer) {
           result.status = http_status(answer.refusal().kind);
           result.error = answer.refusal().message_without_paths();
+          if (result.status == http_status(HttpRefusal::kInternal))
+            note_failure(s);
           return result;
         }
         const Answered a = report_body(*answer->competitive);
@@ -380,9 +296,10 @@ Answered Api::Impl::report(const Served& s,
                            const std::vector<int>& board,
                            const std::vector<int>& stores,
                            bool may_probe,
-                           int search_ms,
-                           bool follow,
-                           bool worths) const {
+                           const ReportOptions& how) const {
+  const int search_ms = how.search_ms;
+  const bool worths = how.worths;
+  const int max_plies = how.max_plies < 0 ? options.max_plies : how.max_plies;
   Answered a;
   if (stores.size() != 2) {
     return refused({RefusalKind::kBadRequest,
@@ -392,8 +309,10 @@ Answered Api::Impl::report(const Served& s,
   // An exact answer of a search is kept under a key of its own: without search_ms the same
   // position is still refused.
   // A search of the value and best move alone is another answer again.
-  const std::string key =
-      cache_key(s, board, stores) + (search_ms > 0 ? (worths ? "|s" : "|sv") : "");
+  // A shorter line is another answer: kept under a key of its own.
+  const std::string key = cache_key(s, board, stores) +
+                          (search_ms > 0 ? (worths ? "|s" : "|sv") : "") +
+                          (max_plies != options.max_plies ? "|m" + std::to_string(max_plies) : "");
   if ((a.body = cache.get(key, may_probe)))
     return a;
   if (!may_probe) {
@@ -404,16 +323,19 @@ Answered Api::Impl::report(const Served& s,
   query.board.assign(board.begin(), board.end());
   query.store_mover = stores[0];
   query.store_opponent = stores[1];
-  query.max_plies = options.max_plies;
+  query.max_plies = max_plies;
   Answer<PositionAnswer> answer = answer_position(*s.set, query);
   if (!answer && search_ms > 0 && answer.refusal().kind == RefusalKind::kTooManySeeds &&
       s.objective == Objective::kCompetitive) {
-    if (follow)
+    if (how.follow)
       return this->follow(s, query, key, search_ms, worths);
     answer = search(s, query, search_ms, worths);
   }
   if (!answer) {
     Refusal r = answer.refusal();
+    if (is_server_fault(http_status(r.kind)) && r.kind != RefusalKind::kBusy &&
+        r.kind != RefusalKind::kInterrupted)
+      note_failure(s);
     if (r.kind == RefusalKind::kBadPosition)
       r.message = "board: " + r.message;
     return refused(r);
@@ -438,11 +360,12 @@ std::optional<Response> Api::Impl::position(const Target& target, bool may_probe
   for (std::size_t i = 0; i < target.params.size(); ++i) {
     const std::string& name = target.params[i].first;
     if (name != "variant" && name != "board" && name != "stores" && name != "objective" &&
-        name != "search_ms" && name != "follow" && name != "worths") {
+        name != "search_ms" && name != "follow" && name != "worths" && name != "max_plies" &&
+        name != "fields") {
       return fail(RefusalKind::kBadRequest,
                   "unknown parameter '" + printable(name) +
                       "' (parameters: variant, board, stores, objective, search_ms, follow, "
-                      "worths)");
+                      "worths, max_plies, fields)");
     }
     for (std::size_t k = 0; k < i; ++k) {
       if (target.params[k].first == name)
@@ -472,6 +395,16 @@ std::optional<Response> Api::Impl::position(const Target& target, bool may_probe
     return fail(RefusalKind::kBadRequest,
                 "stores: " + error + " (want A,B: the mover's store, then the opponent's)");
   }
+  ReportOptions how;
+  if (const std::string* m = find_param(target, "max_plies")) {
+    if (!parse_max_plies(*m, options.max_plies, how.max_plies, error))
+      return fail(RefusalKind::kBadRequest, error);
+  }
+  FieldMask fields = 0;
+  if (const std::string* f = find_param(target, "fields")) {
+    if (!parse_fields(*f, fields, error))
+      return fail(RefusalKind::kBadRequest, "fields: " + error);
+  }
   int search_ms = 0;
   if (const std::string* ms = find_param(target, "search_ms")) {
     std::vector<int> n;
@@ -496,7 +429,10 @@ std::optional<Response> Api::Impl::position(const Target& target, bool may_probe
                   "and a best move only)");
     worths = *w == "1";
   }
-  Answered a = report(*s, board, stores, may_probe, search_ms, follow, worths);
+  how.search_ms = search_ms;
+  how.follow = follow;
+  how.worths = worths;
+  Answered a = report(*s, board, stores, may_probe, how);
   if (a.needs_probe)
     return std::nullopt;
   if (!a.body) {
@@ -507,108 +443,14 @@ std::optional<Response> Api::Impl::position(const Target& target, bool may_probe
   Response r;
   r.status = a.status;
   r.endpoint = Endpoint::kPosition;
-  r.shared_body = a.body;  // no copy of a cached answer per request
+  // A job's progress (202) is not a report: it keeps its keys.
+  if (fields != 0 && a.status == http_status(HttpSuccess::kOk))
+    r.body = keep_fields(*a.body, fields);
+  else
+    r.shared_body = a.body;  // no copy of a cached answer per request
   // The tables do not change while served: a position's answer may be kept for a day; bounds
   // from a search that ran out of time are not an answer to keep.
   r.cache_control = a.bounds ? "no-store" : "public, max-age=86400";
-  return r;
-}
-
-Response Api::Impl::batch(std::string_view body) const {
-  auto fail = [](auto why, const std::string& message) {
-    Response r = Api::error(http_status(why), message);
-    r.endpoint = Endpoint::kBatch;
-    return r;
-  };
-  if (body.size() > options.max_body_bytes) {
-    return fail(HttpRefusal::kTooLarge,
-                "body of " + std::to_string(body.size()) + " bytes; at most " +
-                    std::to_string(options.max_body_bytes));
-  }
-  if (nesting(body) > kMaxNesting)
-    return fail(HttpRefusal::kMalformed,
-                "body nests deeper than " + std::to_string(kMaxNesting) + " levels");
-  nlohmann::json j;
-  std::string repeated;
-  try {
-    j = parse_body(body, repeated);
-  } catch (const nlohmann::json::parse_error& e) {
-    // Its what() is the JSON library's ("[json.exception.parse_error.101] ..."): say where.
-    return fail(HttpRefusal::kMalformed,
-                "body is not JSON: a syntax error at byte " + std::to_string(e.byte));
-  }
-  if (!repeated.empty())
-    return fail(HttpRefusal::kMalformed, "key '" + printable(repeated) + "' given twice");
-  if (j.is_object()) {
-    if (const auto key = unknown_key(j, {"variant", "objective", "positions"}))
-      return fail(HttpRefusal::kMalformed,
-                  "unknown key '" + printable(*key) + "' (keys: variant, objective, positions)");
-  }
-  if (!j.is_object() || !j.contains("variant") || !j["variant"].is_string() ||
-      !j.contains("positions") || !j["positions"].is_array()) {
-    return fail(HttpRefusal::kMalformed,
-                "body must be {\"variant\": \"...\", \"positions\": [{\"board\": [...], "
-                "\"stores\": [a, b]}, ...]}");
-  }
-  const auto& positions = j["positions"];
-  if (positions.size() > options.max_batch) {
-    return fail(HttpRefusal::kTooLarge,
-                "batch of " + std::to_string(positions.size()) + " positions; at most " +
-                    std::to_string(options.max_batch));
-  }
-  std::string objective;
-  if (j.contains("objective")) {
-    if (!j["objective"].is_string())
-      return fail(HttpRefusal::kMalformed,
-                  "objective must be a string: competitive or cooperative");
-    objective = j["objective"].get<std::string>();
-  }
-  Refusal refusal;
-  const Served* s = find(j["variant"].get<std::string>(), objective, refusal);
-  if (s == nullptr)
-    return refusal_response(refusal, Endpoint::kBatch);
-  Response r;
-  std::string out = "{\"api\":" + std::to_string(kApiVersion) + ",\"results\":[";
-  for (std::size_t i = 0; i < positions.size(); ++i) {
-    if (i > 0)
-      out += ',';
-    const auto& item = positions[i];
-    std::vector<int> board;
-    std::vector<int> stores = {0, 0};
-    Answered a;
-    std::optional<std::string> key;
-    std::string error;
-    if (item.is_object() && (key = unknown_key(item, {"board", "stores"}))) {
-      a = refused({RefusalKind::kBadRequest,
-                   "unknown key '" + printable(*key) + "' (a position has board, stores)"});
-    } else if (!item.is_object() || !item.contains("board")) {
-      a = refused(
-          {RefusalKind::kBadRequest, "a position is {\"board\": [...], \"stores\": [a, b]}"});
-    } else if (!json_counts(item["board"], "board", kMaxBoardStones, board, error)) {
-      a = refused({RefusalKind::kBadPosition, error});
-    } else if (item.contains("stores") &&
-               !json_counts(item["stores"], "stores", kMaxStoreValue, stores, error)) {
-      a = refused({RefusalKind::kBadRequest, error});
-    } else {
-      a = report(*s, board, stores, true);
-    }
-    if (a.body) {
-      out += *a.body;
-      continue;
-    }
-    const std::string result = nlohmann::json{{"status", a.status}, {"error", a.error}}.dump(
-        -1, ' ', false, nlohmann::json::error_handler_t::replace);
-    out += result;
-    // The server's fault behind a success: the log must say so, as for a GET's.
-    if (is_server_fault(a.status)) {
-      r.faults.push_back("error " + std::to_string(a.status) + ": " + result + " (batch position " +
-                         std::to_string(i) + ")");
-    }
-  }
-  out += "]}";
-  r.endpoint = Endpoint::kBatch;
-  r.body = std::move(out);
-  r.cache_control = "no-store";
   return r;
 }
 

@@ -6,12 +6,19 @@ Usage: server_test.py SOWDB TABLES_DIR CASE
   CASE contract: every endpoint and every error status; the position endpoint's JSON equals
     `sowdb probe --json` for random positions of Oware, Kalah(4,3) and co-operative Oware;
   CASE damaged: a layer damaged under the server answers 500, in a batch too, and is logged;
+  CASE health: a server started on a directory with a truncated layer says so on stderr and in
+    health; one whose layer is truncated while it runs reports it once a request touched it;
+    no answer names a file path; a batch that hits the layer is one log line;
+  CASE small_answers: max_plies=0 gives no line, fields keeps the keys asked (every key of a
+    competitive and a co-operative answer may be asked), a batch is gzip-encoded when asked and
+    decodes to the plain answer, an answer over --max-answer-kb is a 413 with a JSON message;
   CASE safety_<name>: one hostile client (body_size, header_size, slowloris, malformed, path,
     batch, variant, seeds); each gets the right 4xx with a JSON message or a closed
     connection, and the server answers the next request.
 The server is started on a free port (--port 0) and found by the URL it prints; no sleeping:
 every wait is a blocking read with a bounded timeout.
 """
+import gzip
 import http.client
 import json
 import os
@@ -471,6 +478,128 @@ def damaged():
               "the batch's and the GET's 500 are both logged, the batch's as such: %s" % logged)
 
 
+def truncate(path):
+    with open(path, "r+b") as f:
+        f.truncate(os.path.getsize(path) // 2)
+
+
+def health():
+    with tempfile.TemporaryDirectory() as tmp:
+        tables = os.path.join(tmp, "oware")
+        shutil.copytree(OWARE, tables)
+        truncate(os.path.join(tables, "layer-005.sdb"))
+        srv = Server(*LIMITS, tables=[tables])
+        bodies = []
+        try:
+            status, headers, data = srv.request("GET", "/api/v1/health")
+            bodies.append(data)
+            j = json.loads(data)
+            check(status == 200 and j.get("status") == "degraded" and
+                  j.get("damaged") == [{"variant": "oware/6x4", "objective": "competitive",
+                                        "layers": [5], "served": {"min": 0, "max": 8}}],
+                  "started on a truncated layer: health degraded, got %s" % data)
+        finally:
+            err = srv.stop()
+        check(any("warning" in line and "layer 5" in line for line in err.splitlines()),
+              "started on a truncated layer: says so on stderr, got %r" % err)
+        # Truncated while it runs: health tells once a request has touched the layer.
+        shutil.rmtree(tables)
+        shutil.copytree(OWARE, tables)
+        srv = Server(*LIMITS, tables=[tables])
+        try:
+            status, j = srv.get_json("/api/v1/health")
+            check(status == 200 and j.get("status") == "ok" and j.get("damaged") == [],
+                  "sound tables: health ok, got %s" % j)
+            truncate(os.path.join(tables, "layer-006.sdb"))
+            status, headers, data = srv.request(
+                "GET", "/api/v1/position?variant=oware&board=1,1,1,1,1,1,0,0,0,0,0,0")
+            bodies.append(data)
+            check(status == 500, "a position on the truncated layer: 500, got %d %s" % (status, data))
+            positions = [{"board": [1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1]},
+                         {"board": [0, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1]},
+                         {"board": [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]}]
+            status, headers, data = srv.request("POST", "/api/v1/batch", body=json.dumps(
+                {"variant": "oware", "positions": positions}))
+            bodies.append(data)
+            results = json.loads(data).get("results", [])
+            check(status == 200 and [r.get("status") for r in results] == [500, 500, None],
+                  "batch on the truncated layer: 500 in place, got %s" % data[:300])
+            status, headers, data = srv.request("GET", "/api/v1/health")
+            bodies.append(data)
+            j = json.loads(data)
+            check(j.get("status") == "degraded" and len(j.get("damaged", [])) == 1 and
+                  j["damaged"][0]["layers"] == [6],
+                  "truncated while running: health degraded naming layer 6, got %s" % data)
+            for path in ["/api/v1/variants", "/metrics"]:
+                bodies.append(srv.request("GET", path)[2])
+        finally:
+            err = srv.stop()
+        for body in bodies:
+            check(tmp.encode() not in body and tables.encode() not in body,
+                  "no answer names a file path: %s" % body[:200])
+        logged = [line for line in err.splitlines() if "error 500" in line]
+        check(len(logged) == 2 and "2 of 3 positions failed" in logged[1],
+              "one log line per request (the GET's, the batch's), got %s" % logged)
+
+
+def small_answers():
+    srv = Server(*LIMITS, "--max-answer-kb", "8")
+    try:
+        board = "1,1,1,1,0,0,0,0,1,1,1,1"
+        status, full = srv.get_json("/api/v1/position?variant=oware&board=" + board)
+        status0, none = srv.get_json("/api/v1/position?variant=oware&board=%s&max_plies=0" % board)
+        check(status == 200 and len(full["line"]) > 0, "a position with a line, got %s" % full)
+        check(status0 == 200 and none["line"] == [] and none["line_steps"] == [] and
+              none["value"] == full["value"] and none["moves"] == full["moves"],
+              "max_plies=0: no line, the same value and moves, got %s" % str(none)[:200])
+        # Every key of an answer may be asked for, on competitive and co-operative tables.
+        for extra in ["", "&objective=cooperative"]:
+            path = "/api/v1/position?variant=oware&board=1,0,0,0,1,0,0,0,1,0,0,0" + extra
+            status, headers, data = srv.request("GET", path)
+            keys = ",".join(json.loads(data).keys())
+            status2, headers2, data2 = srv.request("GET", path + "&fields=" + keys)
+            check(status == 200 and status2 == 200 and data2 == data,
+                  "fields=%s%s: the whole answer, got %d %s" % (keys, extra, status2, data2[:200]))
+        status, some = srv.get_json("/api/v1/position?variant=oware&board=%s&fields=value" % board)
+        check(status == 200 and some == {"api": 1, "value": full["value"]},
+              "fields=value: api and value alone, got %s" % some)
+        expect_error(srv, "GET", "/api/v1/position?variant=oware&board=%s&fields=valu" % board, 400,
+                     "unknown field 'valu'")
+        # A batch gzip-encoded when asked, which decodes to the plain answer.
+        rng = random.Random(7)
+        body = json.dumps({"variant": "oware", "max_plies": 4,
+                           "fields": ["value", "best", "line", "moves_best_first", "pits"],
+                           "positions": [
+            {"board": random_board(rng, 12, 8)} for _ in range(20)]})
+        status, headers, plain = srv.request("POST", "/api/v1/batch", body=body)
+        check(status == 200 and "Content-Encoding" not in headers and 1024 <= len(plain) <= 8192 and
+              headers.get("Vary") == "Accept-Encoding",
+              "batch without Accept-Encoding: plain, 1..8 KiB, got %d %d bytes" % (status, len(plain)))
+        status, headers, packed = srv.request("POST", "/api/v1/batch", body=body,
+                                              headers={"Accept-Encoding": "gzip"})
+        check(status == 200 and headers.get("Content-Encoding") == "gzip" and
+              headers.get("Vary") == "Accept-Encoding" and
+              headers.get("Content-Length") == str(len(packed)),
+              "batch with Accept-Encoding: gzip: encoded, got %d %s" % (status, headers))
+        check(packed[:2] == b"\x1f\x8b" and gzip.decompress(packed) == plain and
+              len(packed) < len(plain), "the gzip answer decodes to the plain answer")
+        # An answer over the bound: 413 with a JSON message, never a cut answer; the same
+        # batch asked smaller is answered.
+        big = json.dumps({"variant": "oware", "positions": [
+            {"board": random_board(rng, 12, 8)} for _ in range(20)]})
+        status, headers, data = srv.request("POST", "/api/v1/batch", body=big)
+        j = json.loads(data)
+        check(status == 413 and j.get("status") == 413 and "larger than 8192 bytes" in j["error"],
+              "an answer over --max-answer-kb: 413, got %d %s" % (status, data[:200]))
+        status, headers, data = srv.request("POST", "/api/v1/batch", body=json.dumps(
+            dict(json.loads(big), fields=["value"])))
+        check(status == 200 and len(json.loads(data)["results"]) == 20,
+              "the same batch with fields=value: 200")
+        srv.healthy("after a 413 answer")
+    finally:
+        srv.stop()
+
+
 def main():
     if CASE == "tables":
         make_tables()
@@ -478,6 +607,10 @@ def main():
         contract()
     elif CASE == "damaged":
         damaged()
+    elif CASE == "health":
+        health()
+    elif CASE == "small_answers":
+        small_answers()
     elif CASE.startswith("safety_"):
         srv = Server(*LIMITS)
         try:

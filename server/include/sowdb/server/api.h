@@ -26,7 +26,12 @@ struct ApiOptions {
   std::size_t cache_bytes = std::size_t{64} << 20;    ///< Response cache bound.
   std::size_t max_batch = 1000;                       ///< Positions in one batch request.
   std::size_t max_body_bytes = std::size_t{1} << 20;  ///< A request body (the batch).
-  int max_plies = 1000;  ///< Principal line length, as `sowdb probe`'s default --max-plies.
+  /// Principal line length, as `sowdb probe`'s default --max-plies; a request's `max_plies`
+  /// asks for less (more is cut to this).
+  int max_plies = 1000;
+  /// The largest answer body (before compression) the API builds: a larger one is refused
+  /// with 413 rather than sent cut short. A batch stops building its answer when it passes this.
+  std::size_t max_answer_bytes = std::size_t{32} << 20;
   /// The longest search a position request may ask for (`search_ms`); more is cut to this.
   int max_search_ms = 10000;
   /// Searches running at once (each on one of the transport's worker threads); a position that
@@ -46,11 +51,16 @@ struct ApiOptions {
 
 /// A request as the transport read it.
 struct Request {
-  std::string_view method;         ///< "GET", "POST", ...
-  std::string_view target;         ///< Path and query, as sent.
-  std::string_view body;           ///< The body (POST).
-  std::string_view if_none_match;  ///< The If-None-Match header, or empty.
+  std::string_view method;                ///< "GET", "POST", ...
+  std::string_view target;                ///< Path and query, as sent.
+  std::string_view body;                  ///< The body (POST).
+  std::string_view if_none_match;         ///< The If-None-Match header, or empty.
+  std::string_view accept_encoding = {};  ///< The Accept-Encoding header, or empty.
 };
+
+/// Answers of the API (not the page's files) at least this long are sent gzip-compressed when
+/// the request accepts gzip; shorter ones gain too little to be worth the CPU.
+inline constexpr std::size_t kGzipMinBytes = 1024;
 
 /// A response for the transport to send.
 struct Response {
@@ -59,9 +69,11 @@ struct Response {
   std::string body;  ///< The body, unless shared_body is set.
   /// When set, the body, shared with the response cache rather than copied (`body` is empty).
   std::shared_ptr<const std::string> shared_body;
-  std::string etag;           ///< When set: the ETag header (quoted).
-  std::string cache_control;  ///< When set: the Cache-Control header.
-  std::string allow;          ///< For a method not allowed: the Allow header.
+  std::string etag;              ///< When set: the ETag header (quoted).
+  std::string cache_control;     ///< When set: the Cache-Control header.
+  std::string allow;             ///< For a method not allowed: the Allow header.
+  std::string content_encoding;  ///< When set: the Content-Encoding header ("gzip").
+  std::string vary;              ///< When set: the Vary header ("Accept-Encoding").
   Endpoint endpoint = Endpoint::kOther;
   /// Server faults behind this response that its status does not show (a batch position's
   /// server fault), one line each, for the transport to log.
@@ -85,7 +97,10 @@ class Api {
 
   /// The response to `request`. With `may_probe` false, returns nullopt instead of reading
   /// tables (a position not in the cache, a batch): the transport then calls again with
-  /// `may_probe` true off its I/O threads. Never throws except std::bad_alloc.
+  /// `may_probe` true off its I/O threads. An answer over ApiOptions::max_answer_bytes is a
+  /// 413; an API answer of at least kGzipMinBytes is gzip-compressed when the request's
+  /// Accept-Encoding admits it (every API answer then carries Vary: Accept-Encoding). Never
+  /// throws except std::bad_alloc.
   std::optional<Response> answer(const Request& request, bool may_probe) const;
 
   /// The counters the transport records into and /metrics prints.
@@ -93,6 +108,14 @@ class Api {
 
   /// One line per served table set ("oware/6x4 competitive, layers 0..20"), for the log.
   std::vector<std::string> describe_tables() const;
+
+  /// What the check of every layer at construction found: one line per layer that is missing
+  /// or damaged (a gap below the highest layer file, a header that does not read, a truncated
+  /// file, a value or seek table that fails its checks), naming its file, for the terminal;
+  /// empty when every layer passed. GET /api/v1/health then reports "degraded" (without the
+  /// files). The whole-file checksum is left to a layer's first probe, whose failure health
+  /// reports from then on.
+  std::vector<std::string> start_warnings() const;
 
   /// The endpoint a request for `target` (path and query, as sent) is counted under in the
   /// metrics, as answer() classifies it; kOther for a target that does not parse. For answers
