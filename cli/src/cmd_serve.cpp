@@ -23,8 +23,9 @@ struct ServeArgs {
   std::vector<std::string> tables;
   std::string bind = "127.0.0.1";
   int port = 8080;
-  int threads = 0;  // 0: half the cores, at least one
-  int workers = 0;  // 0: all cores
+  int threads = 0;        // 0: half the cores, at least one
+  int workers = 0;        // 0: all cores
+  int batch_workers = 0;  // 0: all workers but one
   long long cache_mb = 64;
   long long table_cache_mb = 32;
   long long max_batch = 1000;
@@ -56,6 +57,11 @@ void create_serve_options(CLI::App* cmd, ServeArgs& args) {
       ->transform(whole_number())
       ->check(CLI::Range(1, 64));
   cmd->add_option("--workers", args.workers, "Threads reading tables (default: all cores)")
+      ->transform(whole_number())
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--batch-workers",
+                  args.batch_workers,
+                  "Workers batches may hold at once (default: all workers but one)")
       ->transform(whole_number())
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--cache-mb", args.cache_mb, "Response cache, MiB (0: none)")
@@ -159,6 +165,7 @@ int run_serve(const ServeArgs& args) {
   options.port = args.port;
   options.io_threads = args.threads > 0 ? args.threads : std::max(1, thread_count(0) / 2);
   options.workers = thread_count(args.workers);
+  options.batch_workers = args.batch_workers;
   options.read_timeout = std::chrono::seconds(args.read_timeout);
   options.max_body_bytes = static_cast<std::size_t>(args.max_body_kb) << 10;
   auto log_mutex = std::make_shared<std::mutex>();

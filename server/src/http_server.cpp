@@ -19,6 +19,7 @@
 
 #include "sowdb/server/server.h"
 #include "sowdb/server/status.h"
+#include "work_scheduler.h"
 
 namespace sowdb::server {
 namespace {
@@ -32,7 +33,7 @@ using tcp = asio::ip::tcp;
 struct Shared {
   std::shared_ptr<const Api> api;
   ServerOptions options;
-  asio::thread_pool* workers = nullptr;
+  WorkScheduler* workers = nullptr;
   std::atomic<std::size_t> connections{0};
 
   void log(const std::string& line) const {
@@ -138,8 +139,19 @@ class Session : public std::enable_shared_from_this<Session> {
       send(std::move(*r), false);
       return;
     }
-    // Reading tables may take milliseconds (decoding blocks): off this I/O thread.
-    asio::post(*shared_.workers, [self = shared_from_this()] {
+    // Reading tables may take milliseconds (decoding blocks): off this I/O thread, in the queue
+    // of its class, so that a single lookup never waits behind batches or searches.
+    const Endpoint endpoint = Api::endpoint_of(request_.target);
+    const WorkClass c = endpoint == Endpoint::kBatch ? WorkClass::kBatch
+                        : request_.target.find("search_ms=") != std::string_view::npos
+                            ? WorkClass::kSearch
+                            : WorkClass::kLookup;
+    Metrics& metrics = shared_.api->metrics();
+    metrics.queued(static_cast<int>(c), 1);
+    shared_.workers->post(c, [self = shared_from_this(), c, endpoint, &metrics] {
+      metrics.queued(static_cast<int>(c), -1);
+      if (self->shared_.options.on_work)
+        self->shared_.options.on_work(endpoint);
       std::optional<Response> answer;
       try {
         answer = self->shared_.api->answer(self->request_, true);
@@ -284,7 +296,7 @@ struct Server::Impl {
 
   Shared shared;
   asio::io_context ioc;
-  std::optional<asio::thread_pool> workers;
+  std::optional<WorkScheduler> workers;
   tcp::acceptor acceptor{ioc};
   asio::steady_timer retry{ioc};
   std::vector<std::thread> threads;
@@ -347,7 +359,7 @@ Server::Server(std::shared_ptr<const Api> api, ServerOptions options)
   m.port = m.acceptor.local_endpoint().port();
   m.url = "http://" + (address.is_v6() ? "[" + o.bind + "]" : o.bind) + ":" +
           std::to_string(m.port) + "/";
-  m.workers.emplace(static_cast<std::size_t>(o.workers));
+  m.workers.emplace(o.workers, o.batch_workers > 0 ? o.batch_workers : o.workers - 1);
   m.shared.workers = &*m.workers;
   m.accept();
   for (int i = 0; i < o.io_threads; ++i)
@@ -379,7 +391,6 @@ void Server::stop() {
   // Workers first: a probe in flight posts its answer to the I/O context, which must still
   // exist; the context then drops every connection when it stops.
   m.workers->stop();
-  m.workers->join();
   m.ioc.stop();
   for (std::thread& t : m.threads)
     t.join();

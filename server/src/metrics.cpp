@@ -47,6 +47,11 @@ void Metrics::record(Endpoint endpoint, int status, double seconds) noexcept {
   sum_micros_.fetch_add(static_cast<std::uint64_t>(seconds * 1e6), std::memory_order_relaxed);
 }
 
+void Metrics::queued(int work_class, int delta) noexcept {
+  if (work_class >= 0 && work_class < static_cast<int>(queued_.size()))
+    queued_[static_cast<std::size_t>(work_class)].fetch_add(delta, std::memory_order_relaxed);
+}
+
 std::string Metrics::text(const ResponseCache::Stats& cache) const {
   std::string out;
   char line[256];
@@ -114,6 +119,16 @@ std::string Metrics::text(const ResponseCache::Stats& cache) const {
           "gauge",
           "The cache's bound.",
           static_cast<double>(cache.capacity));
+  out +=
+      "# HELP sowdb_work_queue_depth Requests waiting for a worker, by class (single lookups are "
+      "taken first, then batches, then searches).\n"
+      "# TYPE sowdb_work_queue_depth gauge\n";
+  static constexpr const char* kClasses[] = {"lookup", "batch", "search"};
+  for (std::size_t c = 0; c < queued_.size(); ++c) {
+    add("sowdb_work_queue_depth{class=\"%s\"} %lld\n",
+        kClasses[c],
+        static_cast<long long>(queued_[c].load(std::memory_order_relaxed)));
+  }
   return out;
 }
 

@@ -39,6 +39,10 @@ class Metrics {
   /// Counts one answered request of `endpoint` with `status` that took `seconds`.
   void record(Endpoint endpoint, int status, double seconds) noexcept;
 
+  /// Counts `delta` (+1 queued, -1 taken) requests waiting for a worker in the queue of work
+  /// class `work_class` (0 single lookups, 1 batches, 2 searches).
+  void queued(int work_class, int delta) noexcept;
+
   /// Everything in the Prometheus text format (version 0.0.4), with `cache`'s counters.
   std::string text(const ResponseCache::Stats& cache) const;
 
@@ -50,6 +54,7 @@ class Metrics {
   std::array<std::atomic<std::uint64_t>, kBuckets.size() + 1> buckets_{};  // last: +Inf
   std::atomic<std::uint64_t> count_{0};
   std::atomic<std::uint64_t> sum_micros_{0};
+  std::array<std::atomic<std::int64_t>, 3> queued_{};
 };
 
 }  // namespace sowdb::server

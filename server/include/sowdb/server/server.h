@@ -18,6 +18,10 @@ struct ServerOptions {
   int port = 8080;                 ///< 0: any free port (Server::port says which).
   int io_threads = 2;              ///< Threads reading requests and writing responses.
   int workers = 2;  ///< Threads reading tables (positions not in the cache, batches).
+  /// Workers batches may hold at once; 0: all workers but one (at least 1), so that a single
+  /// position always finds a worker. Work is taken by class: single lookups first, then
+  /// batches, then searches (a position with search_ms).
+  int batch_workers = 0;
   /// A request must arrive whole within this time of the previous response (or of the
   /// connection's start), or the connection is closed: the defence against slow clients.
   std::chrono::milliseconds read_timeout{10000};
@@ -25,6 +29,9 @@ struct ServerOptions {
   std::size_t max_body_bytes = std::size_t{1}
                                << 20;  ///< A body beyond this is refused as too large.
   std::size_t max_connections = 4096;  ///< Connections beyond this are closed on accept.
+  /// A test hook: called on a worker, before it answers, with the endpoint of the request it
+  /// took (a test holds workers here to see who else is served). Empty in a real server.
+  std::function<void(Endpoint)> on_work;
   /// Receives one line per event worth a log (start, errors); may be empty. Called from the
   /// server's threads.
   std::function<void(const std::string&)> log;
