@@ -32,6 +32,8 @@ struct ServeArgs {
   long long max_body_kb = 1024;
   long long max_answer_kb = 32768;
   int read_timeout = 10;
+  long long max_connections = 4096;
+  long long max_connections_per_client = 64;
   int max_search_ms = 10000;
   int search_slots = 1;
   int max_job_seconds = 300;
@@ -92,6 +94,20 @@ void create_serve_options(CLI::App* cmd, ServeArgs& args) {
                   "Seconds a client has to send a whole request (and an idle connection stays)")
       ->transform(whole_number())
       ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+  cmd->add_option("--max-connections",
+                  args.max_connections,
+                  "Connections at most; beyond, the longest idle one is closed for a new one, "
+                  "or the new one is answered 503")
+      ->transform(whole_number())
+      ->check(CLI::Range(1LL, 1000000LL))
+      ->capture_default_str();
+  cmd->add_option("--max-connections-per-client",
+                  args.max_connections_per_client,
+                  "Connections from one client address at most (more: 503); raise it for a "
+                  "benchmark from one address")
+      ->transform(whole_number())
+      ->check(CLI::Range(1LL, 1000000LL))
       ->capture_default_str();
   cmd->add_option("--max-search-ms",
                   args.max_search_ms,
@@ -167,6 +183,8 @@ int run_serve(const ServeArgs& args) {
   options.workers = thread_count(args.workers);
   options.batch_workers = args.batch_workers;
   options.read_timeout = std::chrono::seconds(args.read_timeout);
+  options.max_connections = static_cast<std::size_t>(args.max_connections);
+  options.max_connections_per_client = static_cast<std::size_t>(args.max_connections_per_client);
   options.max_body_bytes = static_cast<std::size_t>(args.max_body_kb) << 10;
   auto log_mutex = std::make_shared<std::mutex>();
   options.log = [log_mutex](const std::string& line) {

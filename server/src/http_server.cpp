@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "connection_table.h"
 #include "sowdb/server/server.h"
 #include "sowdb/server/status.h"
 #include "work_scheduler.h"
@@ -29,12 +30,19 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
+// The deadline of a connection waiting for a request while the table is three-quarters full.
+constexpr std::chrono::milliseconds kPressedTimeout{2000};
+// How long a refused connection is drained after its 503, and how many are answered at once.
+constexpr std::chrono::milliseconds kRefusalLinger{1000};
+constexpr std::size_t kMaxRefusing = 256;
+
 // What every connection shares.
 struct Shared {
   std::shared_ptr<const Api> api;
   ServerOptions options;
   WorkScheduler* workers = nullptr;
-  std::atomic<std::size_t> connections{0};
+  std::optional<ConnectionTable> table;
+  std::atomic<std::size_t> refusing{0};  // refused connections being answered 503
 
   void log(const std::string& line) const {
     if (options.log)
@@ -44,8 +52,15 @@ struct Shared {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, Shared& shared) : stream_(std::move(socket)), shared_(shared) {}
-  ~Session() { shared_.connections.fetch_sub(1); }
+  Session(tcp::socket socket, Shared& shared, std::string client)
+      : stream_(std::move(socket)), shared_(shared), client_(std::move(client)) {
+    shared_.api->metrics().connections(1);
+  }
+  ~Session() {
+    shared_.table->busy(idle_id_);
+    shared_.table->release(client_);
+    shared_.api->metrics().connections(-1);
+  }
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
@@ -54,8 +69,16 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(static_cast<std::uint32_t>(shared_.options.max_header_bytes));
     parser_->body_limit(shared_.options.max_body_bytes);
     // The whole request (headers and body) must arrive within the timeout: a client that
-    // trickles bytes is cut off however steadily it trickles.
-    stream_.expires_after(shared_.options.read_timeout);
+    // trickles bytes is cut off however steadily it trickles. When the table is filling, the
+    // deadline is short: idle connections must not hold out new ones.
+    stream_.expires_after(shared_.table->pressed()
+                              ? std::min(shared_.options.read_timeout, kPressedTimeout)
+                              : shared_.options.read_timeout);
+    // Until its header has arrived, a full table may close this connection for a new one.
+    idle_id_ = shared_.table->idle([weak = weak_from_this()] {
+      if (const std::shared_ptr<Session> self = weak.lock())
+        asio::post(self->stream_.get_executor(), [self] { self->evict(); });
+    });
     http::async_read_header(
         stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
           self->on_header(ec);
@@ -65,7 +88,18 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   // A client that asks before sending its body (curl does above 1 KiB) is told to go on, or it
   // waits a second; a body the bound refuses was refused from the Content-Length already.
+  // On this connection's executor, for a full table: closed unless a request has begun meanwhile.
+  void evict() {
+    if (idle_id_ == 0)
+      return;
+    shared_.api->metrics().idle_closed();
+    beast::error_code ignored;
+    stream_.socket().close(ignored);
+  }
+
   void on_header(beast::error_code ec) {
+    shared_.table->busy(idle_id_);
+    idle_id_ = 0;
     if (ec) {
       on_read(ec);
       return;
@@ -280,10 +314,60 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string head_;  // out_'s status line and headers
   bool keep_alive_ = false;
   Request request_;
+  std::string client_;         // the client's address bytes (ConnectionTable)
+  std::uint64_t idle_id_ = 0;  // while waiting for a request: its id in the table
   std::chrono::steady_clock::time_point started_;
   std::vector<char> drain_buffer_;
   std::size_t drained_ = 0;
 };
+
+// A connection refused at accept (the table full of requests in flight, or its address at its
+// cap): it is told so, 503 with Retry-After, without its request being read; then what it sends
+// is drained for a moment, since closing with unread data would reset the answer away.
+class RefusedConnection : public std::enable_shared_from_this<RefusedConnection> {
+ public:
+  RefusedConnection(tcp::socket socket, Shared& shared, std::string answer)
+      : stream_(std::move(socket)), shared_(shared), answer_(std::move(answer)) {}
+  ~RefusedConnection() { shared_.refusing.fetch_sub(1); }
+  RefusedConnection(const RefusedConnection&) = delete;
+  RefusedConnection& operator=(const RefusedConnection&) = delete;
+
+  void start() {
+    stream_.expires_after(kRefusalLinger);
+    asio::async_write(stream_,
+                      asio::buffer(answer_),
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                        if (ec)
+                          return;
+                        beast::error_code ignored;
+                        self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+                        self->drain();
+                      });
+  }
+
+ private:
+  void drain() {
+    stream_.async_read_some(asio::buffer(buffer_),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (!ec)
+                                self->drain();
+                            });
+  }
+
+  beast::tcp_stream stream_;
+  Shared& shared_;
+  std::string answer_;
+  std::array<char, 4096> buffer_{};
+};
+
+// The whole answer to a refused connection: 503, Retry-After, a JSON body saying why.
+std::string refusal_text(const std::string& why) {
+  const Response r = Api::error(http_status(HttpRefusal::kUnavailable), why);
+  return "HTTP/1.1 503 Service Unavailable\r\nServer: sowdb\r\nContent-Type: " + r.content_type +
+         "\r\nCache-Control: no-store\r\nRetry-After: 1\r\nConnection: close\r\n"
+         "Content-Length: " +
+         std::to_string(r.body.size()) + "\r\n\r\n" + r.body;
+}
 
 }  // namespace
 
@@ -304,6 +388,40 @@ struct Server::Impl {
   std::string url;
   bool stopped = false;
 
+  // A new connection into the table, or refused with 503.
+  void admit(tcp::socket s) {
+    beast::error_code ec;
+    const asio::ip::address address = s.remote_endpoint(ec).address();
+    std::string client;
+    if (address.is_v4()) {
+      const auto bytes = address.to_v4().to_bytes();
+      client.assign(bytes.begin(), bytes.end());
+    } else {
+      const auto bytes = address.to_v6().to_bytes();
+      client.assign(bytes.begin(), bytes.end());
+    }
+    const ConnectionTable::Admit admitted = shared.table->admit(client);
+    if (admitted == ConnectionTable::Admit::kYes) {
+      std::make_shared<Session>(std::move(s), shared, std::move(client))->read();
+      return;
+    }
+    const bool cap = admitted == ConnectionTable::Admit::kClientCap;
+    shared.api->metrics().connection_refused(cap);
+    // Answering costs a socket a moment longer: beyond a bound of them, a plain close.
+    if (shared.refusing.fetch_add(1) >= kMaxRefusing) {
+      shared.refusing.fetch_sub(1);
+      s.close(ec);
+      return;
+    }
+    const std::string why =
+        cap ? "too many connections from your address (at most " +
+                  std::to_string(shared.options.max_connections_per_client) +
+                  "); close some, or retry after 1 s"
+            : "the server is full (" + std::to_string(shared.options.max_connections) +
+                  " connections, every one busy with a request); retry after 1 s";
+    std::make_shared<RefusedConnection>(std::move(s), shared, refusal_text(why))->start();
+  }
+
   void accept() {
     // One I/O thread runs every handler in turn: a strand per connection would only cost.
     const auto executor = shared.options.io_threads > 1
@@ -322,13 +440,7 @@ struct Server::Impl {
         });
         return;
       }
-      if (shared.connections.fetch_add(1) >= shared.options.max_connections) {
-        shared.connections.fetch_sub(1);
-        beast::error_code ignored;
-        s.close(ignored);
-      } else {
-        std::make_shared<Session>(std::move(s), shared)->read();
-      }
+      admit(std::move(s));
       accept();
     });
   }
@@ -344,6 +456,7 @@ Server::Server(std::shared_ptr<const Api> api, ServerOptions options)
   m.shared.api = std::move(api);
   m.shared.options = std::move(options);
   const ServerOptions& o = m.shared.options;
+  m.shared.table.emplace(o.max_connections, std::max<std::size_t>(o.max_connections_per_client, 1));
   beast::error_code ec;
   const asio::ip::address address = asio::ip::make_address(o.bind, ec);
   if (ec)

@@ -52,6 +52,18 @@ void Metrics::queued(int work_class, int delta) noexcept {
     queued_[static_cast<std::size_t>(work_class)].fetch_add(delta, std::memory_order_relaxed);
 }
 
+void Metrics::connections(int delta) noexcept {
+  connections_.fetch_add(delta, std::memory_order_relaxed);
+}
+
+void Metrics::connection_refused(bool client_cap) noexcept {
+  (client_cap ? refused_client_cap_ : refused_full_).fetch_add(1, std::memory_order_relaxed);
+}
+
+void Metrics::idle_closed() noexcept {
+  idle_closed_.fetch_add(1, std::memory_order_relaxed);
+}
+
 std::string Metrics::text(const ResponseCache::Stats& cache) const {
   std::string out;
   char line[256];
@@ -129,6 +141,22 @@ std::string Metrics::text(const ResponseCache::Stats& cache) const {
         kClasses[c],
         static_cast<long long>(queued_[c].load(std::memory_order_relaxed)));
   }
+  counter("sowdb_connections_open",
+          "gauge",
+          "Connections open now.",
+          static_cast<double>(connections_.load(std::memory_order_relaxed)));
+  out +=
+      "# HELP sowdb_connections_refused_total Connections answered 503 at accept: the table full "
+      "of busy connections, or the client's address at its cap.\n"
+      "# TYPE sowdb_connections_refused_total counter\n";
+  add("sowdb_connections_refused_total{reason=\"full\"} %llu\n",
+      static_cast<unsigned long long>(refused_full_.load(std::memory_order_relaxed)));
+  add("sowdb_connections_refused_total{reason=\"client_cap\"} %llu\n",
+      static_cast<unsigned long long>(refused_client_cap_.load(std::memory_order_relaxed)));
+  counter("sowdb_idle_connections_closed_total",
+          "counter",
+          "Connections waiting for a request closed to make room for a new one.",
+          static_cast<double>(idle_closed_.load(std::memory_order_relaxed)));
   return out;
 }
 

@@ -9,6 +9,10 @@ Usage: server_test.py SOWDB TABLES_DIR CASE
   CASE health: a server started on a directory with a truncated layer says so on stderr and in
     health; one whose layer is truncated while it runs reports it once a request touched it;
     no answer names a file path; a batch that hits the layer is one log line;
+  CASE fair_connections: health is answered while the connection table is full of idle
+    connections from 127.0.0.2 and up (the health client sharing one of their addresses), the
+    longest idle closed for it; a client over its address's cap is answered 503 with
+    Retry-After; /metrics counts both;
   CASE small_answers: max_plies=0 gives no line, fields keeps the keys asked (every key of a
     competitive and a co-operative answer may be asked), a batch is gzip-encoded when asked and
     decodes to the plain answer, an answer over --max-answer-kb is a 413 with a JSON message;
@@ -24,6 +28,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -542,6 +547,82 @@ def health():
               "one log line per request (the GET's, the batch's), got %s" % logged)
 
 
+def metric_value(srv, name):
+    text = srv.request("GET", "/metrics")[2].decode()
+    m = re.search(r"^%s (\d+)$" % re.escape(name), text, re.M)
+    return int(m.group(1)) if m else -1
+
+
+def idle_connection(srv, source):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.settimeout(30)
+    s.bind((source, 0))
+    s.connect(("127.0.0.1", srv.port))
+    return s
+
+
+def fair_connections():
+    table, cap, flood, spread = 64, 16, 96, 8
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 4 * (table + flood)
+    if soft < want:
+        if hard != resource.RLIM_INFINITY and hard < want:
+            print("SKIP: the open-file limit (hard %d) is below the %d this case needs" % (hard, want))
+            return
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    srv = Server(*LIMITS, "--max-connections", str(table), "--max-connections-per-client", str(cap))
+    idle = []
+    try:
+        # More idle connections than the table holds, spread over 127.0.0.2..9: each beyond the
+        # bound closes the longest idle one; none is refused.
+        for i in range(flood):
+            idle.append(idle_connection(srv, "127.0.0.%d" % (2 + i % spread)))
+        answered = 0
+        for _ in range(32):
+            c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30,
+                                           source_address=("127.0.0.2", 0))
+            c.request("GET", "/api/v1/health")
+            r = c.getresponse()
+            j = json.loads(r.read())
+            c.close()
+            answered += r.status == 200 and j.get("status") == "ok"
+        check(answered == 32, "health while the table is full of idle connections: %d of 32" % answered)
+        closed = metric_value(srv, "sowdb_idle_connections_closed_total")
+        check(closed >= flood - table, "idle connections closed for new ones: %d, want >= %d" %
+              (closed, flood - table))
+        for s in idle:
+            s.close()
+        idle = []
+        # One address over its cap: 503 with Retry-After and a JSON message, before any request.
+        for _ in range(cap):
+            idle.append(idle_connection(srv, "127.0.0.20"))
+        extra = idle_connection(srv, "127.0.0.20")
+        extra.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: t\r\n\r\n")
+        raw = b""
+        try:
+            while True:
+                chunk = extra.recv(65536)
+                if not chunk:
+                    break
+                raw += chunk
+        except OSError:
+            pass
+        extra.close()
+        j = json.loads(body_of(raw) or b"{}")
+        check(status_of(raw) == 503 and b"\r\nRetry-After: 1\r\n" in raw and j.get("status") == 503 and
+              "too many connections from your address" in j.get("error", ""),
+              "over the per-address cap: 503 with Retry-After, got %r" % raw[:300])
+        text = srv.request("GET", "/metrics")[2].decode()
+        check(re.search(r'^sowdb_connections_refused_total\{reason="client_cap"\} [1-9]', text, re.M)
+              is not None, "metrics: the cap hit counted")
+        check(re.search(r'^sowdb_work_queue_depth\{class="batch"\} \d+$', text, re.M) is not None,
+              "metrics: the queue depth by class")
+    finally:
+        for s in idle:
+            s.close()
+        srv.stop()
+
+
 def small_answers():
     srv = Server(*LIMITS, "--max-answer-kb", "8")
     try:
@@ -609,6 +690,8 @@ def main():
         damaged()
     elif CASE == "health":
         health()
+    elif CASE == "fair_connections":
+        fair_connections()
     elif CASE == "small_answers":
         small_answers()
     elif CASE.startswith("safety_"):

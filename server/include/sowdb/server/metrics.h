@@ -43,6 +43,14 @@ class Metrics {
   /// class `work_class` (0 single lookups, 1 batches, 2 searches).
   void queued(int work_class, int delta) noexcept;
 
+  /// Counts a connection opened (+1) or closed (-1).
+  void connections(int delta) noexcept;
+  /// Counts a connection refused with 503 at accept: its address at its cap (`client_cap`), or
+  /// the table full of connections busy with requests.
+  void connection_refused(bool client_cap) noexcept;
+  /// Counts an idle connection closed to make room for a new one.
+  void idle_closed() noexcept;
+
   /// Everything in the Prometheus text format (version 0.0.4), with `cache`'s counters.
   std::string text(const ResponseCache::Stats& cache) const;
 
@@ -55,6 +63,10 @@ class Metrics {
   std::atomic<std::uint64_t> count_{0};
   std::atomic<std::uint64_t> sum_micros_{0};
   std::array<std::atomic<std::int64_t>, 3> queued_{};
+  std::atomic<std::int64_t> connections_{0};
+  std::atomic<std::uint64_t> refused_full_{0};
+  std::atomic<std::uint64_t> refused_client_cap_{0};
+  std::atomic<std::uint64_t> idle_closed_{0};
 };
 
 }  // namespace sowdb::server

@@ -28,7 +28,13 @@ struct ServerOptions {
   std::size_t max_header_bytes = 8192;  ///< Request line and headers.
   std::size_t max_body_bytes = std::size_t{1}
                                << 20;  ///< A body beyond this is refused as too large.
-  std::size_t max_connections = 4096;  ///< Connections beyond this are closed on accept.
+  /// Connections at most. A new one beyond them closes the connection that has waited longest
+  /// for a request; when none waits (every one busy with a request), the new one is answered
+  /// 503 with Retry-After. From three-quarters full, a connection waiting for a request gets at
+  /// most 2 s (not read_timeout).
+  std::size_t max_connections = 4096;
+  /// Connections from one client address at most; more are answered 503 with Retry-After.
+  std::size_t max_connections_per_client = 64;
   /// A test hook: called on a worker, before it answers, with the endpoint of the request it
   /// took (a test holds workers here to see who else is served). Empty in a real server.
   std::function<void(Endpoint)> on_work;
