@@ -38,6 +38,7 @@ struct ServeArgs {
   int search_slots = 1;
   int max_job_seconds = 300;
   bool no_proof_store = false;
+  std::string cors;
 };
 
 void create_serve_options(CLI::App* cmd, ServeArgs& args) {
@@ -128,6 +129,10 @@ void create_serve_options(CLI::App* cmd, ServeArgs& args) {
       ->transform(whole_number())
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
+  cmd->add_option("--cors",
+                  args.cors,
+                  "Let pages of this origin (e.g. https://example.org, or *) call the API from "
+                  "a browser (CORS); off by default");
   cmd->add_flag("--no-proof-store",
                 args.no_proof_store,
                 "Neither read nor keep positions proved by search (default: proofs/ in solve's "
@@ -163,6 +168,7 @@ std::shared_ptr<const server::Api> open_api(const ServeArgs& args) {
   api.max_search_ms = args.max_search_ms;
   api.search_slots = args.search_slots;
   api.max_job_seconds = args.max_job_seconds;
+  api.cors_origin = args.cors;
   if (!args.no_proof_store)
     api.proofs_root = start_cache_root();
   try {

@@ -228,7 +228,46 @@ std::string too_large_message(std::size_t bound) {
          "keys (fields)";
 }
 
+namespace {
+
+// Whether a request from `origin` may read the API's answers under `allowed` (--cors).
+bool cors_allows(const std::string& allowed, std::string_view origin) {
+  return !allowed.empty() && !origin.empty() && (allowed == "*" || origin == allowed);
+}
+
+// The CORS headers of an answer to `origin` under `allowed`.
+void add_cors(Response& r, const std::string& allowed, std::string_view origin) {
+  r.headers.emplace_back("Access-Control-Allow-Origin",
+                         allowed == "*" ? std::string("*") : std::string(origin));
+  if (allowed != "*")
+    r.vary = r.vary.empty() ? "Origin" : r.vary + ", Origin";
+}
+
+// A preflight (OPTIONS on an API path) answered for `origin`: what a page may send.
+Response preflight(Endpoint endpoint) {
+  Response r;
+  r.status = http_status(HttpSuccess::kNoContent);
+  r.endpoint = endpoint;
+  r.cache_control = "no-store";
+  r.headers.emplace_back("Access-Control-Allow-Methods", "GET, HEAD, POST, DELETE");
+  r.headers.emplace_back("Access-Control-Allow-Headers", "Content-Type");
+  r.headers.emplace_back("Access-Control-Max-Age", "86400");
+  return r;
+}
+
+}  // namespace
+
 std::optional<Response> Api::answer(const Request& request, bool may_probe) const {
+  const std::string& cors = impl_->options.cors_origin;
+  const bool cross = cors_allows(cors, request.origin);
+  if (cross && request.method == "OPTIONS") {
+    const Endpoint endpoint = endpoint_of(request.target);
+    if (endpoint != Endpoint::kStatic && endpoint != Endpoint::kOther) {
+      Response r = preflight(endpoint);
+      add_cors(r, cors, request.origin);
+      return r;
+    }
+  }
   std::optional<Response> r = impl_->route(request, may_probe);
   if (!r)
     return r;
@@ -241,6 +280,8 @@ std::optional<Response> Api::answer(const Request& request, bool may_probe) cons
   if (r->endpoint == Endpoint::kStatic)
     return r;
   r->vary = "Accept-Encoding";
+  if (cross)
+    add_cors(*r, cors, request.origin);
   if (has_body(r->status) && r->payload().size() >= kGzipMinBytes &&
       accepts_gzip(request.accept_encoding)) {
     if (std::optional<std::string> packed = gzip(r->payload())) {

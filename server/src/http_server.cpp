@@ -163,6 +163,9 @@ class Session : public std::enable_shared_from_this<Session> {
     const auto inm = req.find(http::field::if_none_match);
     if (inm != req.end())
       request_.if_none_match = std::string_view(inm->value().data(), inm->value().size());
+    const auto origin = req.find(http::field::origin);
+    if (origin != req.end())
+      request_.origin = std::string_view(origin->value().data(), origin->value().size());
     const auto encodings = req.find(http::field::accept_encoding);
     if (encodings != req.end()) {
       request_.accept_encoding =
@@ -254,7 +257,7 @@ class Session : public std::enable_shared_from_this<Session> {
       head_ += value;
       head_ += "\r\n";
     };
-    if (out_.status != http_status(HttpSuccess::kNotModified))
+    if (has_body(out_.status))  // not for 204 and 304
       field("Content-Type", out_.content_type);
     if (!out_.etag.empty())
       field("ETag", out_.etag);
@@ -266,6 +269,8 @@ class Session : public std::enable_shared_from_this<Session> {
       field("Content-Encoding", out_.content_encoding);
     if (!out_.vary.empty())
       field("Vary", out_.vary);
+    for (const auto& [name, value] : out_.headers)
+      field(name, value);
     field("X-Content-Type-Options", "nosniff");
     if (version == 10 && keep_alive_)
       field("Connection", "keep-alive");

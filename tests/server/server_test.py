@@ -15,7 +15,8 @@ Usage: server_test.py SOWDB TABLES_DIR CASE
     Retry-After; /metrics counts both;
   CASE small_answers: max_plies=0 gives no line, fields keeps the keys asked (every key of a
     competitive and a co-operative answer may be asked), a batch is gzip-encoded when asked and
-    decodes to the plain answer, an answer over --max-answer-kb is a 413 with a JSON message;
+    decodes to the plain answer, an answer over --max-answer-kb is a 413 with a JSON message,
+    --cors answers a preflight and marks answers for the origin named only;
   CASE safety_<name>: one hostile client (body_size, header_size, slowloris, malformed, path,
     batch, variant, seeds); each gets the right 4xx with a JSON message or a closed
     connection, and the server answers the next request.
@@ -624,7 +625,8 @@ def fair_connections():
 
 
 def small_answers():
-    srv = Server(*LIMITS, "--max-answer-kb", "8")
+    site = "https://example.org"
+    srv = Server(*LIMITS, "--max-answer-kb", "8", "--cors", site)
     try:
         board = "1,1,1,1,0,0,0,0,1,1,1,1"
         status, full = srv.get_json("/api/v1/position?variant=oware&board=" + board)
@@ -677,6 +679,19 @@ def small_answers():
         check(status == 200 and len(json.loads(data)["results"]) == 20,
               "the same batch with fields=value: 200")
         srv.healthy("after a 413 answer")
+        # --cors: the origin named is answered a preflight and reads answers; no other is.
+        status, headers, data = srv.request("OPTIONS", "/api/v1/batch", headers={
+            "Origin": site, "Access-Control-Request-Method": "POST"})
+        check(status == 204 and headers.get("Access-Control-Allow-Origin") == site and
+              "POST" in headers.get("Access-Control-Allow-Methods", "") and data == b"",
+              "CORS preflight: 204 with the origin and methods, got %d %s" % (status, headers))
+        status, headers, data = srv.request("GET", "/api/v1/health", headers={"Origin": site})
+        check(status == 200 and headers.get("Access-Control-Allow-Origin") == site,
+              "CORS: an answer to the origin named carries it, got %s" % headers)
+        status, headers, data = srv.request("GET", "/api/v1/health",
+                                            headers={"Origin": "https://other.example"})
+        check(status == 200 and "Access-Control-Allow-Origin" not in headers,
+              "CORS: another origin gets no header, got %s" % headers)
     finally:
         srv.stop()
 

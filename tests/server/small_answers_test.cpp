@@ -219,5 +219,43 @@ TEST(SmallAnswers, OversizeAnswerIs413) {
   EXPECT_EQ(ask(tiny, "GET", position(kBoards[0], "&fields=value")).status, 200);
 }
 
+// The CORS switch: off by default; on, the origin named may read answers and is answered a
+// preflight; another origin gets no CORS header.
+TEST(SmallAnswers, CorsForTheOriginNamed) {
+  auto header = [](const Response& r, const std::string& name) {
+    for (const auto& [n, v] : r.headers) {
+      if (n == name)
+        return v;
+    }
+    return std::string();
+  };
+  auto ask_from = [](const Api& a, const std::string& method, const std::string& origin) {
+    const std::optional<Response> r =
+        a.answer(Request{method, position(kBoards[0]), "", "", "", origin}, true);
+    EXPECT_TRUE(r.has_value());
+    return r.value_or(Response{});
+  };
+  const std::string site = "https://example.org";
+  // Off: no header, and OPTIONS is a method not allowed, as before.
+  EXPECT_TRUE(ask_from(api(), "GET", site).headers.empty());
+  EXPECT_EQ(ask_from(api(), "OPTIONS", site).status, 405);
+  ApiOptions options;
+  options.cors_origin = site;
+  const Api cors({oware_tables()}, options);
+  const Response got = ask_from(cors, "GET", site);
+  EXPECT_EQ(got.status, 200);
+  EXPECT_EQ(header(got, "Access-Control-Allow-Origin"), site);
+  EXPECT_EQ(got.vary, "Accept-Encoding, Origin");
+  const Response pre = ask_from(cors, "OPTIONS", site);
+  EXPECT_EQ(pre.status, 204);
+  EXPECT_TRUE(pre.payload().empty());
+  EXPECT_EQ(header(pre, "Access-Control-Allow-Origin"), site);
+  EXPECT_NE(header(pre, "Access-Control-Allow-Methods").find("POST"), std::string::npos);
+  EXPECT_EQ(header(pre, "Access-Control-Allow-Headers"), "Content-Type");
+  // Another origin: answered (the browser then refuses it), without the header.
+  EXPECT_TRUE(ask_from(cors, "GET", "https://elsewhere.example").headers.empty());
+  EXPECT_EQ(ask_from(cors, "OPTIONS", "https://elsewhere.example").status, 405);
+}
+
 }  // namespace
 }  // namespace sowdb::server

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sowdb/probe/tables.h"
@@ -47,6 +48,11 @@ struct ApiOptions {
   /// The root of the proof stores (proof_store_path: ROOT/proofs/NAME.sowproof, one per rule
   /// set): positions proved by search are read and kept there. Empty: no store.
   std::filesystem::path proofs_root;
+  /// The origin of pages on other sites allowed to call the API (CORS), e.g.
+  /// "https://example.org", or "*" for any; empty (the default): none. When set, an API answer
+  /// to a request from that origin carries Access-Control-Allow-Origin, and a preflight
+  /// (OPTIONS on an API path) is answered 204 with the methods and headers allowed.
+  std::string cors_origin;
 };
 
 /// A request as the transport read it.
@@ -56,6 +62,7 @@ struct Request {
   std::string_view body;                  ///< The body (POST).
   std::string_view if_none_match;         ///< The If-None-Match header, or empty.
   std::string_view accept_encoding = {};  ///< The Accept-Encoding header, or empty.
+  std::string_view origin = {};           ///< The Origin header, or empty.
 };
 
 /// Answers of the API (not the page's files) at least this long are sent gzip-compressed when
@@ -74,6 +81,8 @@ struct Response {
   std::string allow;             ///< For a method not allowed: the Allow header.
   std::string content_encoding;  ///< When set: the Content-Encoding header ("gzip").
   std::string vary;              ///< When set: the Vary header ("Accept-Encoding").
+  /// Further headers (CORS), name and value, in order.
+  std::vector<std::pair<std::string, std::string>> headers;
   Endpoint endpoint = Endpoint::kOther;
   /// Server faults behind this response that its status does not show (a batch position's
   /// server fault), one line each, for the transport to log.

@@ -27,6 +27,7 @@ enum class HttpSuccess : std::uint8_t {
   kOk,           ///< The answer.
   kNotModified,  ///< A static file the client holds (If-None-Match).
   kAccepted,     ///< A search job runs on: its progress now, its answer when it ends.
+  kNoContent,    ///< A CORS preflight (OPTIONS) answered: the headers say what is allowed.
 };
 
 /// The status of an answer.
@@ -36,6 +37,8 @@ constexpr int http_status(HttpSuccess s) noexcept {
       return 304;
     case HttpSuccess::kAccepted:
       return 202;
+    case HttpSuccess::kNoContent:
+      return 204;
     case HttpSuccess::kOk:
       break;
   }
@@ -105,7 +108,7 @@ constexpr bool has_body(int status) noexcept {
 
 /// The statuses the metrics count one by one (every status the mappings above give), then 0 for
 /// any other.
-inline constexpr std::array<int, 11> kCountedStatuses = {
-    200, 202, 304, 400, 404, 405, 413, 422, 500, 503, 0};
+inline constexpr std::array<int, 12> kCountedStatuses = {
+    200, 202, 204, 304, 400, 404, 405, 413, 422, 500, 503, 0};
 
 }  // namespace sowdb::server
