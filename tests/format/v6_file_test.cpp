@@ -199,7 +199,8 @@ TEST(V6File, DamageNeverGivesAWrongAnswer) {
                                         size - 200,
                                         size - 40,
                                         size - 3};
-  for (std::uint64_t at = 0; at < size; at += size / 97)
+  // And a byte every 1/31 of the file (97 took 83 s under the sanitizers, CI time).
+  for (std::uint64_t at = 0; at < size; at += size / 31)
     offsets.push_back(at);
   for (const bool map : {false, true}) {
     SCOPED_TRACE(map ? "memory_map" : "pread");
