@@ -28,6 +28,27 @@ export function moveAt(report, pit) {
                                                  undefined;
 }
 
+/**
+ * What the page shows of a position while its search job runs and no answer has come yet: a
+ * report holding the job's legal moves (its progress's `moves`, API.md), none of them proved (no
+ * worth, no bounds, no category), each marked `searching`; nothing else is claimed. Null when the
+ * progress names no moves.
+ */
+export function searchingReport(progress) {
+  if (!progress || !Array.isArray(progress.moves)) return null;
+  return {
+    moves: progress.moves.map((m) => ({...m, worth: null, category: null, searching: true})),
+    best: null,
+    value: null,
+    result: null,
+    final: null,
+    decided: false,
+    game_over: false,
+    method: "search",
+    searching: true
+  };
+}
+
 /** The moves of a report, best first (the API's moves_best_first, else the order given). */
 export function movesBestFirst(report) {
   if (!Array.isArray(report.moves_best_first)) return report.moves.slice();

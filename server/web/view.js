@@ -3,7 +3,7 @@
 // Each function redraws one container from the page's state; app.js owns the state and events.
 
 import {lineBefores, other, pitLabel, plies, seedsOf, sideName, signed} from "./position.js";
-import {gameSeeds, maxStones, touchScreen} from "./state.js";
+import {gameSeeds, maxStones, shownReport, touchScreen} from "./state.js";
 import {
   boundsText,
   boundsVerdict,
@@ -172,9 +172,12 @@ function renderProgress(box, st, hidden) {
               maxStones(st.pos.variant, "competitive")}), so the server searches the position. ` +
               "The bounds narrow as it goes on; the exact value lies in between."));
   }
+  // A job's first answers may come before its first count: 0 is no figure of the search.
   box.append(h("p", {id: "search-note", class: "search-note small muted"},
-    `searched ${count(p.positions)} position${p.positions === 1 ? "" : "s"} in ${
-        p.seconds.toFixed(1)} s so far.`));
+    p.positions > 0 ? `searched ${count(p.positions)} position${
+                          p.positions === 1 ? "" : "s"} in ${p.seconds.toFixed(1)} s so far.` :
+                      `searching\u2026 for ${
+                          p.seconds.toFixed(1)} s so far (no count of positions yet).`));
   if (st.mode === "play" && st.pos.side !== st.you) return;  // the tables' own budget
   box.append(h("p", {class: "row"}, h("button", {
     type: "button",
@@ -224,7 +227,7 @@ function renderSearchBox(box, st) {
 /** The moves list, best first; each row plays its move on click and previews it on hover. */
 export function renderMoves(list, st) {
   list.replaceChildren();
-  const r = st.report;
+  const r = shownReport();
   if (!r || (st.mode === "play" && !st.hints)) return;
   if (r.game_over) {
     list.append(h("li", {class: "none"}, "The game is over: no move is left to play."));
@@ -251,6 +254,14 @@ export function renderMoves(list, st) {
       row.append(
           h("span", {class: "chip"}, m.balancing ? "\u2713" : "\u2717"),
           h("span", {class: "reach"}, m.reachable.length ? ranges(m.reachable) : "\u2014"));
+    } else if (m.searching) {
+      // A search job just started: the move is legal, nothing about it is proved yet.
+      row.classList.add("bounds", "searching");
+      row.append(
+          h("span", {class: "chip outcome", dataset: {kind}},
+            h("span", {class: "word"}, "undecided")),
+          h("span", {class: "worth bounds searching", title: "not proved yet: the search goes on"},
+            "searching\u2026"));
     } else {
       // The result (its score when known) in its colour, then the worth in ink.
       const scored = o.mine !== undefined;
@@ -395,7 +406,8 @@ export function renderCoopSummary(box, st) {
  */
 export function renderHoverInfo(box, st) {
   box.replaceChildren();
-  const m = st.hover === null ? undefined : moveAt(st.report, st.hover);
+  const shown = shownReport();
+  const m = st.hover === null ? undefined : moveAt(shown, st.hover);
   const touch = touchScreen();
   if (!m) {
     let hint = "";
@@ -404,7 +416,7 @@ export function renderHoverInfo(box, st) {
           "Tap a pit or a store to add a seed; with \u22121 seed chosen, a tap takes " +
               "one away." :
           "Click a pit or a store to add a seed; shift-click or right-click to remove one.";
-    } else if (st.report && !st.report.game_over) {
+    } else if (shown && !shown.game_over) {
       hint = touch ? "Tap a pit to see its move, then tap it again (or Play) to play it." :
                      "Hover over a move to see what it does; click a pit to play it.";
     }
@@ -420,8 +432,10 @@ export function renderHoverInfo(box, st) {
   if (st.pos.objective === "cooperative") {
     parts.push(
         m.balancing ? "keeps a balanced end possible" : "a balanced end is then out of reach");
+  } else if (m.searching) {
+    if (!(st.mode === "play" && !st.hints)) parts.push("searching: nothing proved yet");
   } else if (!(st.mode === "play" && !st.hints)) {
-    const o = moveOutcome(st.pos, st.report, m, gameSeeds(st.pos.variant));
+    const o = moveOutcome(st.pos, shown, m, gameSeeds(st.pos.variant));
     if (o.mine !== undefined) {
       parts.push(`leads to ${scoreText(o)} (${me}'s first), a ${o.kind} for ${me}`);
     } else {

@@ -875,6 +875,70 @@ def stop_search(driver, pos, what):
 LIVE = {"variant": "kalah/6x4", "board": [4] * 3 + [3] * 9, "stores": [5, 4], "side": "south"}
 
 
+# Holds back the page's polls of its search job (GET /api/v1/job; a DELETE goes through), so that
+# the page keeps its first frame of the job; window.firstJob: the job's first answer (202), as
+# the server gave it. window.realFetch and window.heldPolls undo it.
+HOLD_JOB_POLLS = """
+window.realFetch = window.fetch;
+window.heldPolls = [];
+window.firstJob = null;
+window.fetch = (url, o) => {
+  const u = String(url);
+  if (u.includes('/api/v1/job') && !(o && o.method === 'DELETE'))
+    return new Promise((ok, no) => window.heldPolls.push(
+        () => window.realFetch(url, o).then(ok, no)));
+  const answer = window.realFetch(url, o);
+  if (u.includes('/api/v1/position') && u.includes('follow=1'))
+    answer.then((r) => r.status === 202 ? r.clone().json() : null)
+        .then((j) => { if (j && window.firstJob === null) window.firstJob = j; })
+        .catch(() => null);
+  return answer;
+};
+"""
+
+
+def live_first_frame(driver, pos, rep, out):
+    """The first frame of a search followed live (issue 42: it said "0 positions", its moves list
+    empty): every legal move listed from the first answer on, by its pit's name, undecided in
+    ink with "searching..." for its worth, and on the board; no count of positions claimed
+    before one arrives."""
+    what = "the live search's first frame"
+    first = driver.execute_script("return window.firstJob")
+    if not check(first is not None and first.get("state") == "running",
+                 f"{what}: the job's first answer {first}"):
+        return
+    # The job's moves are the position's legal moves, as the probe lists them.
+    legal = [m["pit"] for m in rep["moves"]]
+    check([m["pit"] for m in first.get("moves", [])] == legal and
+          all(m["after"] == p["after"] and m["gain"] == p["gain"] and
+              m["extra_turn"] == p["extra_turn"] for m, p in zip(first["moves"], rep["moves"])),
+          f"{what}: the job's moves {first.get('moves')}, the probe's {rep['moves']}")
+    status = driver.find_element(By.ID, "status").text
+    note = driver.find_element(By.ID, "search-note").text
+    check(not re.search(r"\b0 positions?\b", status) and
+          not re.search(r"\b0 positions?\b", note),
+          f"{what}: no count of 0 positions claimed: status {status!r}, note {note!r}")
+    if first["positions"] == 0:
+        check(re.match(r"Searching\u2026 \S+\u2026\S+, [0-9.]+ s$", status) is not None and
+              note.startswith("searching\u2026"),
+              f"{what}: before a count, 'searching': status {status!r}, note {note!r}")
+    f = driver.execute_script(READ_FIGURES)
+    rows = [(r["pit"], r["label"], r["kind"], r["word"], r["colour"], r["worth"])
+            for r in f["rows"]]
+    want = [(p, pit_label(pos["side"], p), "undecided", "undecided", "neutral", "neutral")
+            for p in sorted(legal)]
+    check(sorted(rows) == want, f"{what}: the moves list {rows}, want {want}")
+    worths = driver.execute_script(
+        "return [...document.querySelectorAll('#moves li.move .worth')].map(w => w.textContent)")
+    check(len(worths) == len(legal) and all(w == "searching\u2026" for w in worths),
+          f"{what}: the moves' worths {worths}")
+    badges = [(b["pit"], b["kind"], b["colour"]) for b in f["badges"]]
+    check(sorted(badges) == [(p, "undecided", "neutral") for p in sorted(legal)],
+          f"{what}: the board's badges {badges}")
+    # (Quickly: a job nobody asks about for 10 s stops by itself.)
+    driver.save_screenshot(os.path.join(out, "page-live-first-desktop.png"))
+
+
 def live_search_test(driver, sowdb, tables, out):
     """A position above the tables whose search outlasts the page's first wait: "searching" with
     its bounds (lower < upper) and the positions searched, live, then the exact value, as
@@ -886,11 +950,23 @@ def live_search_test(driver, sowdb, tables, out):
         t = os.path.join(tables, "kalah")
         held = {"variant": "kalah/6x4", "board": [1, 0, 2, 0, 1, 1, 0, 2, 0, 0, 0, 0],
                 "stores": [20, 21], "side": "south"}
+        # The legal moves, from the command line (a search of a few seconds).
+        rep = probe(sowdb, t, LIVE["board"], LIVE["stores"])
         open_position(driver, base, held)
+        # The page's first frame of the job, held there: its first answer (202) drawn, its polls
+        # held back until the checks below are done.
+        driver.execute_script(HOLD_JOB_POLLS)
         driver.execute_script("history.pushState(null, '', arguments[0]);"
                               "dispatchEvent(new PopStateEvent('popstate'))", "/" + query(LIVE))
         if not wait_searching(driver, LIVE, "the position searched live"):
             return
+        live_first_frame(driver, LIVE, rep, out)
+        driver.execute_script("window.fetch = window.realFetch;"
+                              "window.heldPolls.forEach(f => f());")
+        # The job's count of positions arrives with a later answer.
+        wait_for(driver, "the live search's count of positions", lambda d: d.execute_script(
+            "return document.body.dataset.state !== 'searching' ||"
+            " / positions, /.test(document.getElementById('status').textContent)"))
         value = read_value(driver)
         status = driver.find_element(By.ID, "status").text
         check(norm(value["text"]) == f"{signed(int(value['lower']))}\u2026"
@@ -903,7 +979,6 @@ def live_search_test(driver, sowdb, tables, out):
         driver.save_screenshot(os.path.join(out, "page-live-desktop.png"))
         if not wait_key(driver, LIVE, "the live search ends"):
             return
-        rep = probe(sowdb, t, LIVE["board"], LIVE["stores"])
         value = read_value(driver)
         check(rep["value"] is not None and value["method"] == "search" and
               value["value"] != "" and norm(value["text"]) == signed(rep["value"]) and
