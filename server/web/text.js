@@ -115,7 +115,10 @@ export function scoreText(o) {
   return `${score(o.mine)}–${score(o.theirs)}`;
 }
 
-/** The result for the side to move in words: "South wins", "North loses", "Draw", "undecided". */
+/**
+ * The result for `side` in words: "South wins", "North loses", "Draw", "undecided". `side` is the
+ * side to move, or in the game mode once the game is over the player's side.
+ */
 export function outcomeWord(kind, side) {
   if (kind === "win") return `${sideName(side)} wins`;
   if (kind === "loss") return `${sideName(side)} loses`;
@@ -164,7 +167,8 @@ export function verdict(pos, report, game) {
   const north = side === "south" ? theirs : mine;
   const headline = o.kind === "undecided" ?
       `Undecided: ${o.missing} of the game's seeds are not on the board or in the stores` :
-      `Final score with perfect play: South ${score(south)}, North ${score(north)}`;
+      `Final score${report.game_over ? "" : " with perfect play"}: South ${score(south)}, North ${
+          score(north)}`;
   const detail = [];
   const me = sideName(side);
   const you = sideName(other(side));

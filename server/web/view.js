@@ -94,7 +94,9 @@ export function renderVerdict(box, st) {
   const game = gameSeeds(pos.variant);
   const o = outcomeOf(pos, r, game);
   const v = exact ? verdict(pos, r, game) : boundsVerdict(pos, r, game);
-  box.append(outcomeFigure(o, pos.side));
+  box.append(
+      st.mode === "play" && r.game_over ? gameOverFigure(o, pos.side, st.you) :
+                                          outcomeFigure(o, pos.side));
   // The value, the seeds netted from now on: secondary, in ink (its sign need not be the result's:
   // the stores count too). Its class names the result for scripts; only #outcome is coloured.
   const me = sideName(pos.side);
@@ -138,6 +140,31 @@ function outcomeFigure(o, side) {
       },
       scored ? h("span", {class: "score"}, scoreText(o)) : "",
       h("span", {class: "word"}, outcomeWord(o.kind, side)));
+}
+
+/**
+ * The game mode's result once the game is over, said from the player's side whoever is left to
+ * move (the mover, who cannot move, may be either): "Game over: South wins 29–19", the player's
+ * score first, green when the player wins, red when the tables do. `o`: outcomeOf for the mover,
+ * `side`; `you`: the player's side.
+ */
+function gameOverFigure(o, side, you) {
+  const mover = side === you;
+  const flipped = {win: "loss", loss: "win"};
+  const kind = mover ? o.kind : flipped[o.kind] || o.kind;
+  const scored = o.mine !== undefined;
+  const score = mover ? o : {mine: o.theirs, theirs: o.mine};
+  return h(
+      "p", {
+        id: "outcome",
+        class: `outcome over ${kind}`,
+        dataset: {kind, side: you},
+        title: scored ? `the final score, ${sideName(you)}'s (yours) first` :
+                        "the result is not decided by what is known"
+      },
+      h("span", {class: "lead"}, "Game over:"),
+      h("span", {class: "word"}, outcomeWord(kind, you)),
+      scored ? h("span", {class: "score"}, scoreText(score)) : "");
 }
 
 /**

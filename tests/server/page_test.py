@@ -745,6 +745,65 @@ def game_test(driver, base, sowdb, tables):
     driver.find_element(By.CSS_SELECTOR, '#modes button[data-mode="analyse"]').click()
 
 
+def phone_screenshot(driver, path):
+    """The page as it is, saved as a phone shows it (390x844, the board redrawn for a small
+    screen), then back at 1280x800."""
+    viewport(driver, 390, 844, mobile=True)
+    wait_for(driver, "the board drawn for a phone", lambda d: d.execute_script(
+        "return document.getElementById('board').classList.contains('compact')"))
+    driver.save_screenshot(path)
+    viewport(driver, 1280, 800)
+    wait_for(driver, "the board drawn for a desktop", lambda d: d.execute_script(
+        "return !document.getElementById('board').classList.contains('compact')"))
+
+
+def game_over_test(driver, base, sowdb, tables, out):
+    """Game mode: the player's own move ends the game, the tables left to move. The result figure
+    says it from the player's side whoever is to move: "Game over", the player's side named in
+    the word, the player's score first, its colour the player's result (a win green: issue 42
+    found it drawn from the mover's side, a red "19-29 North loses" after South's winning move).
+    Once as South winning, once as North losing."""
+    t = os.path.join(tables, "kalah")
+    # Kalah 6x4: the player's pit a (1 seed) sows into the empty b and captures the opponent's
+    # last seeds, opposite: the opponent, to move, has none, and the game is over.
+    for you, stores, want in (("south", [22, 20], "win"), ("north", [16, 26], "loss")):
+        start = {"variant": "kalah/6x4", "board": [1, 0, 0, 0, 0, 3, 0, 0, 0, 0, 2, 0],
+                 "stores": stores, "side": you}
+        what = f"the game ended by {you}'s move"
+        rep = probe(sowdb, t, start["board"], start["stores"])
+        move = next((m for m in rep["moves"] if m["pit"] == 0), None)
+        if not check(move is not None and move["captured"] == 3,
+                     f"{what}: the probe's moves {rep['moves']}"):
+            continue
+        end = after(start, move)
+        final = probe(sowdb, t, end["board"], end["stores"])
+        check(final["game_over"] and end["side"] != you,
+              f"{what}: the probe's game over {final['game_over']}, {end['side']} to move")
+        driver.get(base + "/" + query(start) + f"&mode=play&you={you}")
+        if not wait_key(driver, start, f"{what}: the game opens"):
+            continue
+        click_pit(driver, you, 0)
+        if not wait_key(driver, end, f"{what}: the game over shown"):
+            continue
+        turn = driver.execute_script("return document.getElementById('game-msg').dataset.turn")
+        check(turn == "over", f"{what}: the game message's turn {turn!r}")
+        f = driver.execute_script(READ_FIGURES)["outcome"]
+        if not check(f is not None, f"{what}: no result figure"):
+            continue
+        # The probe's final score is the mover's (the tables') first: the player's is second.
+        yours = (final["final"][1], final["final"][0])
+        check_figure(f, want, yours, f"{what}: the result figure")
+        text = norm(driver.find_element(By.ID, "outcome").text)
+        name = "South" if you == "south" else "North"
+        word = f"{name} wins" if want == "win" else f"{name} loses"
+        check(text.startswith("Game over") and word in text,
+              f"{what}: the result figure reads {text!r}, want 'Game over' and {word!r}")
+        if you == "south":
+            driver.save_screenshot(os.path.join(out, "page-game-over-desktop.png"))
+            phone_screenshot(driver, os.path.join(out, "page-game-over-phone.png"))
+    driver.find_element(By.CSS_SELECTOR, '#modes button[data-mode="analyse"]').click()
+
+
 # A board whose start (24 seeds) is above its tables (layers 0..18): the first plies of a game are
 # answered by search.
 SEARCH_VARIANT = "kalah/4x3"
@@ -1352,6 +1411,7 @@ def main():
             ("keyboard and line", lambda: keyboard_test(driver, base, a.sowdb, a.tables)),
             ("editor", lambda: editor_test(driver, base, a.sowdb, a.tables)),
             ("game mode", lambda: game_test(driver, base, a.sowdb, a.tables)),
+            ("game over", lambda: game_over_test(driver, base, a.sowdb, a.tables, a.out)),
             ("search from the start", lambda: search_start_test(driver, base, a.sowdb,
                                                                  a.tables, a.out)),
             ("game from the start", lambda: search_game_test(driver, base, a.sowdb, a.tables)),
