@@ -308,6 +308,11 @@ function play(pit, how) {
     flash("The game is decided: a store holds more than half of the seeds (the majority rule).");
     return;
   }
+  if (!how && st.mode === "play" && st.pos.side !== st.you) {
+    // A click in the moves list (hints on) while the tables search their move.
+    flash("Wait for the tables' move.");
+    return;
+  }
   const move = moveAt(r, pit);
   if (!move) {
     const seeds = st.pos.board[pit];
