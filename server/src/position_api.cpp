@@ -48,6 +48,27 @@ std::string cache_key(const Served& s,
   return key;
 }
 
+// The legal moves of `board` as a job's progress lists them, in pit order: {after, captured,
+// extra_turn, gain, pit, stored} each, the keys of a searched answer's moves that need no search.
+// "[]" for a board check_board refuses (the job's search then refuses it too).
+std::string legal_moves_json(const Rules& rules, const std::vector<long long>& board) {
+  nlohmann::json moves = nlohmann::json::array();
+  const Answer<Pits> pits = check_board(rules, board);
+  if (!pits)
+    return moves.dump();
+  MoveList legal;
+  rules.legal_moves(*pits, legal);
+  for (const Move& m : legal) {
+    moves.push_back({{"after", pits_vector(rules, m.child)},
+                     {"captured", static_cast<int>(m.captured)},
+                     {"extra_turn", m.extra_turn},
+                     {"gain", m.gain()},
+                     {"pit", static_cast<int>(m.pit)},
+                     {"stored", static_cast<int>(m.stored)}});
+  }
+  return moves.dump();
+}
+
 }  // namespace
 
 Answered refused(const Refusal& r) {
@@ -194,8 +215,10 @@ Answered Api::Impl::follow(const Served& s,
   int stones = 0;
   for (const long long n : query.board)
     stones += static_cast<int>(n);
-  Answer<std::shared_ptr<Job>> joined =
-      jobs->start(key, stones, [this, &s, query, key, worths](const SearchBudget& budget) {
+  Answer<std::shared_ptr<Job>> joined = jobs->start(
+      key,
+      stones,
+      [this, &s, query, key, worths](const SearchBudget& budget) {
         PositionQuery q = query;
         q.search = search_budget(s, worths);
         q.search->seconds = budget.seconds;
@@ -216,7 +239,8 @@ Answered Api::Impl::follow(const Served& s,
         if (!a.bounds)
           cache.put(key, a.body);
         return result;
-      });
+      },
+      legal_moves_json(s.set->engine(), query.board));
   if (!joined)
     return refused(joined.refusal());
   Job& job = **joined;

@@ -77,7 +77,10 @@ SearchJobs::~SearchJobs() {
     t.join();
 }
 
-Answer<std::shared_ptr<Job>> SearchJobs::start(const std::string& key, int stones, Work work) {
+Answer<std::shared_ptr<Job>> SearchJobs::start(const std::string& key,
+                                               int stones,
+                                               Work work,
+                                               std::string moves) {
   const std::lock_guard lock(mutex_);
   forget_ended();
   for (auto& [id, job] : jobs_) {
@@ -100,6 +103,7 @@ Answer<std::shared_ptr<Job>> SearchJobs::start(const std::string& key, int stone
   auto job = std::make_shared<Job>();
   job->id = new_id(++counter_);
   job->key = key;
+  job->moves = std::move(moves);
   job->started = Clock::now();
   job->lower = -stones;
   job->upper = stones;
@@ -186,6 +190,7 @@ std::string SearchJobs::progress_json(const Job& job, JobState state) {
       {"upper", job.upper.load()},
       {"positions", job.positions.load()},
       {"seconds", std::chrono::duration<double>(Clock::now() - job.started).count()},
+      {"moves", nlohmann::json::parse(job.moves)},
       {"poll", "/api/v1/job?id=" + job.id}}
       .dump();
 }

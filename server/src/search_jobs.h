@@ -44,6 +44,9 @@ struct JobResult {
 struct Job {
   std::string id;   ///< 16 hex digits, unguessable.
   std::string key;  ///< The position's response-cache key: one job per position.
+  /// The position's legal moves as a JSON array (see SearchJobs::start), fixed before the job is
+  /// shared: a client lists them from the first answer, before anything is proved.
+  std::string moves = "[]";
   std::chrono::steady_clock::time_point started;
   /// Written by the search's progress and read by polls.
   std::atomic<int> lower{0};
@@ -81,9 +84,13 @@ class SearchJobs {
   SearchJobs(const SearchJobs&) = delete;
   SearchJobs& operator=(const SearchJobs&) = delete;
 
-  /// The running job of `key`, or a new one running `work` on a slot.
+  /// The running job of `key`, or a new one running `work` on a slot. `moves`: the position's
+  /// legal moves, a JSON array that progress_json passes on as it is (a new job only).
   /// RETURN the job; kBusy when a new job finds every slot taken.
-  Answer<std::shared_ptr<Job>> start(const std::string& key, int stones, Work work);
+  Answer<std::shared_ptr<Job>> start(const std::string& key,
+                                     int stones,
+                                     Work work,
+                                     std::string moves = "[]");
 
   /// The job `id` (marked as asked about), or null when there is none (never was, or forgotten).
   std::shared_ptr<Job> find(const std::string& id);
@@ -95,7 +102,8 @@ class SearchJobs {
   static bool wait(Job& job, int ms);
 
   /// The JSON of a job that has not given an answer: {"api":1,"job":ID,"state":...,"lower",
-  /// "upper","positions","seconds","poll":"/api/v1/job?id=ID"}, with the job's state now.
+  /// "upper","positions","seconds","moves":[...],"poll":"/api/v1/job?id=ID"}, with the job's
+  /// state now.
   static std::string progress_json(const Job& job);
   /// The same with `state`, the state the caller saw and answers by (a job that ends in
   /// between is still said to be running in a 202).

@@ -46,6 +46,7 @@ import {
   kPollMs,
   kSearchMs,
   maxStones,
+  shownReport,
   st,
   tableFor,
   touchScreen,
@@ -155,13 +156,17 @@ function dropJob() {
 
 const delay = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
-/** "Searching… −2…+6, 1.2 M positions, 3.4 s": a job's progress in one line. */
+/**
+ * "Searching… −2…+6, 1.2 M positions, 3.4 s": a job's progress in one line. Until the job's
+ * first count arrives (positions 0, no figure of the search) it names none: "Searching… −24…+24,
+ * 0.5 s".
+ */
 function progressWords(p) {
   const n = p.positions >= 1e6 ? `${(p.positions / 1e6).toFixed(1)} M` :
       p.positions >= 1e3       ? `${(p.positions / 1e3).toFixed(0)} k` :
                                  String(p.positions);
-  return `Searching\u2026 ${boundsText(p.lower, p.upper)}, ${n} positions, ` +
-      `${p.seconds.toFixed(1)} s`;
+  const counted = p.positions > 0 ? `${n} positions, ` : "";
+  return `Searching\u2026 ${boundsText(p.lower, p.upper)}, ${counted}${p.seconds.toFixed(1)} s`;
 }
 
 /**
@@ -292,16 +297,23 @@ function searchAgain() {
 
 /** Plays `pit` in the position on show (when the report says it is legal). */
 function play(pit, how) {
-  if (!st.report || st.pos.objective === undefined) return;
-  if (st.report.game_over) {
+  // While a search job runs before its first answer, its legal moves may be played too.
+  const r = shownReport();
+  if (!r || st.pos.objective === undefined) return;
+  if (r.game_over) {
     flash("The game is over: no move is left.");
     return;
   }
-  if (st.mode === "play" && st.report.decided) {
+  if (st.mode === "play" && r.decided) {
     flash("The game is decided: a store holds more than half of the seeds (the majority rule).");
     return;
   }
-  const move = moveAt(st.report, pit);
+  if (!how && st.mode === "play" && st.pos.side !== st.you) {
+    // A click in the moves list (hints on) while the tables search their move.
+    flash("Wait for the tables' move.");
+    return;
+  }
+  const move = moveAt(r, pit);
   if (!move) {
     const seeds = st.pos.board[pit];
     const name = pitLabel(st.pos.side, pit);

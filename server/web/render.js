@@ -17,6 +17,7 @@ import {
   aboveTables,
   gameSeeds,
   maxStones,
+  shownReport,
   st,
   tableFor,
   touchScreen,
@@ -148,7 +149,7 @@ function errorWords(e) {
 }
 
 function badges() {
-  const r = st.report;
+  const r = shownReport();
   const out = new Map();
   if (!r || r.game_over) return out;
   const coop = st.pos.objective === "cooperative";
@@ -172,6 +173,19 @@ function badges() {
         label: `${name}: ${
                    m.balancing ? "keeps a balanced end possible" : "no balanced end after it"}` +
             (notes ? ` (${notes})` : "")
+      });
+      continue;
+    }
+    if (m.searching) {
+      // A search job just started: the move is legal, nothing about it is proved yet. (On a
+      // phone's board the word would be squeezed past reading: an ellipsis says it.)
+      out.set(pit, {
+        fig: moveWord("undecided"),
+        word: null,
+        kind: "undecided",
+        best: false,
+        worthText: boardWidth() < 560 ? "\u2026" : "searching\u2026",
+        label: `${name}: searching, nothing proved yet` + (notes ? ` (${notes})` : "")
       });
       continue;
     }
@@ -212,7 +226,7 @@ function boardWidth() {
 
 export function renderBoard() {
   const pos = st.pos;
-  const m = st.hover === null ? undefined : moveAt(st.report, st.hover);
+  const m = st.hover === null ? undefined : moveAt(shownReport(), st.hover);
   const names = {south: "South", north: "North"};
   if (st.mode === "play") {
     names[st.you] = "You";

@@ -2,6 +2,7 @@
 // it) and what the server says it serves.
 
 import {seedsOf, SOUTH} from "./position.js";
+import {searchingReport} from "./text.js";
 
 /**
  * How long the first request of a position above the tables waits for the search (`search_ms`
@@ -54,6 +55,14 @@ export const st = {
   progress: null,       // the running search job's progress (lower, upper, positions, seconds)
   stopping: false,      // "Stop searching" was clicked: the job is being stopped
 };
+/**
+ * The report whose moves the page shows and plays: the position's report, or while its search
+ * job runs before any answer, the job's legal moves, none proved (searchingReport); null.
+ */
+export function shownReport() {
+  return st.report || searchingReport(st.progress);
+}
+
 // ---- tables served -------------------------------------------------------------------------
 
 /** The served table set of a variant and objective, or undefined. */

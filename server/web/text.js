@@ -28,6 +28,27 @@ export function moveAt(report, pit) {
                                                  undefined;
 }
 
+/**
+ * What the page shows of a position while its search job runs and no answer has come yet: a
+ * report holding the job's legal moves (its progress's `moves`, API.md), none of them proved (no
+ * worth, no bounds, no category), each marked `searching`; nothing else is claimed. Null when the
+ * progress names no moves.
+ */
+export function searchingReport(progress) {
+  if (!progress || !Array.isArray(progress.moves)) return null;
+  return {
+    moves: progress.moves.map((m) => ({...m, worth: null, category: null, searching: true})),
+    best: null,
+    value: null,
+    result: null,
+    final: null,
+    decided: false,
+    game_over: false,
+    method: "search",
+    searching: true
+  };
+}
+
 /** The moves of a report, best first (the API's moves_best_first, else the order given). */
 export function movesBestFirst(report) {
   if (!Array.isArray(report.moves_best_first)) return report.moves.slice();
@@ -94,7 +115,10 @@ export function scoreText(o) {
   return `${score(o.mine)}–${score(o.theirs)}`;
 }
 
-/** The result for the side to move in words: "South wins", "North loses", "Draw", "undecided". */
+/**
+ * The result for `side` in words: "South wins", "North loses", "Draw", "undecided". `side` is the
+ * side to move, or in the game mode once the game is over the player's side.
+ */
 export function outcomeWord(kind, side) {
   if (kind === "win") return `${sideName(side)} wins`;
   if (kind === "loss") return `${sideName(side)} loses`;
@@ -143,7 +167,8 @@ export function verdict(pos, report, game) {
   const north = side === "south" ? theirs : mine;
   const headline = o.kind === "undecided" ?
       `Undecided: ${o.missing} of the game's seeds are not on the board or in the stores` :
-      `Final score with perfect play: South ${score(south)}, North ${score(north)}`;
+      `Final score${report.game_over ? "" : " with perfect play"}: South ${score(south)}, North ${
+          score(north)}`;
   const detail = [];
   const me = sideName(side);
   const you = sideName(other(side));

@@ -3,7 +3,7 @@
 // Each function redraws one container from the page's state; app.js owns the state and events.
 
 import {lineBefores, other, pitLabel, plies, seedsOf, sideName, signed} from "./position.js";
-import {gameSeeds, maxStones, touchScreen} from "./state.js";
+import {gameSeeds, maxStones, shownReport, touchScreen} from "./state.js";
 import {
   boundsText,
   boundsVerdict,
@@ -94,7 +94,9 @@ export function renderVerdict(box, st) {
   const game = gameSeeds(pos.variant);
   const o = outcomeOf(pos, r, game);
   const v = exact ? verdict(pos, r, game) : boundsVerdict(pos, r, game);
-  box.append(outcomeFigure(o, pos.side));
+  box.append(
+      st.mode === "play" && r.game_over ? gameOverFigure(o, pos.side, st.you) :
+                                          outcomeFigure(o, pos.side));
   // The value, the seeds netted from now on: secondary, in ink (its sign need not be the result's:
   // the stores count too). Its class names the result for scripts; only #outcome is coloured.
   const me = sideName(pos.side);
@@ -141,6 +143,31 @@ function outcomeFigure(o, side) {
 }
 
 /**
+ * The game mode's result once the game is over, said from the player's side whoever is left to
+ * move (the mover, who cannot move, may be either): "Game over: South wins 29–19", the player's
+ * score first, green when the player wins, red when the tables do. `o`: outcomeOf for the mover,
+ * `side`; `you`: the player's side.
+ */
+function gameOverFigure(o, side, you) {
+  const mover = side === you;
+  const flipped = {win: "loss", loss: "win"};
+  const kind = mover ? o.kind : flipped[o.kind] || o.kind;
+  const scored = o.mine !== undefined;
+  const score = mover ? o : {mine: o.theirs, theirs: o.mine};
+  return h(
+      "p", {
+        id: "outcome",
+        class: `outcome over ${kind}`,
+        dataset: {kind, side: you},
+        title: scored ? `the final score, ${sideName(you)}'s (yours) first` :
+                        "the result is not decided by what is known"
+      },
+      h("span", {class: "lead"}, "Game over:"),
+      h("span", {class: "word"}, outcomeWord(kind, you)),
+      scored ? h("span", {class: "score"}, scoreText(score)) : "");
+}
+
+/**
  * A search job running: its bounds so far, neutral (the result is not claimed while it runs),
  * what it has searched, and "Stop searching". In game mode without hints only that it searches.
  */
@@ -172,9 +199,12 @@ function renderProgress(box, st, hidden) {
               maxStones(st.pos.variant, "competitive")}), so the server searches the position. ` +
               "The bounds narrow as it goes on; the exact value lies in between."));
   }
+  // A job's first answers may come before its first count: 0 is no figure of the search.
   box.append(h("p", {id: "search-note", class: "search-note small muted"},
-    `searched ${count(p.positions)} position${p.positions === 1 ? "" : "s"} in ${
-        p.seconds.toFixed(1)} s so far.`));
+    p.positions > 0 ? `searched ${count(p.positions)} position${
+                          p.positions === 1 ? "" : "s"} in ${p.seconds.toFixed(1)} s so far.` :
+                      `searching\u2026 for ${
+                          p.seconds.toFixed(1)} s so far (no count of positions yet).`));
   if (st.mode === "play" && st.pos.side !== st.you) return;  // the tables' own budget
   box.append(h("p", {class: "row"}, h("button", {
     type: "button",
@@ -224,7 +254,7 @@ function renderSearchBox(box, st) {
 /** The moves list, best first; each row plays its move on click and previews it on hover. */
 export function renderMoves(list, st) {
   list.replaceChildren();
-  const r = st.report;
+  const r = shownReport();
   if (!r || (st.mode === "play" && !st.hints)) return;
   if (r.game_over) {
     list.append(h("li", {class: "none"}, "The game is over: no move is left to play."));
@@ -251,6 +281,14 @@ export function renderMoves(list, st) {
       row.append(
           h("span", {class: "chip"}, m.balancing ? "\u2713" : "\u2717"),
           h("span", {class: "reach"}, m.reachable.length ? ranges(m.reachable) : "\u2014"));
+    } else if (m.searching) {
+      // A search job just started: the move is legal, nothing about it is proved yet.
+      row.classList.add("bounds", "searching");
+      row.append(
+          h("span", {class: "chip outcome", dataset: {kind}},
+            h("span", {class: "word"}, "undecided")),
+          h("span", {class: "worth bounds searching", title: "not proved yet: the search goes on"},
+            "searching\u2026"));
     } else {
       // The result (its score when known) in its colour, then the worth in ink.
       const scored = o.mine !== undefined;
@@ -395,7 +433,8 @@ export function renderCoopSummary(box, st) {
  */
 export function renderHoverInfo(box, st) {
   box.replaceChildren();
-  const m = st.hover === null ? undefined : moveAt(st.report, st.hover);
+  const shown = shownReport();
+  const m = st.hover === null ? undefined : moveAt(shown, st.hover);
   const touch = touchScreen();
   if (!m) {
     let hint = "";
@@ -404,7 +443,7 @@ export function renderHoverInfo(box, st) {
           "Tap a pit or a store to add a seed; with \u22121 seed chosen, a tap takes " +
               "one away." :
           "Click a pit or a store to add a seed; shift-click or right-click to remove one.";
-    } else if (st.report && !st.report.game_over) {
+    } else if (shown && !shown.game_over) {
       hint = touch ? "Tap a pit to see its move, then tap it again (or Play) to play it." :
                      "Hover over a move to see what it does; click a pit to play it.";
     }
@@ -420,8 +459,10 @@ export function renderHoverInfo(box, st) {
   if (st.pos.objective === "cooperative") {
     parts.push(
         m.balancing ? "keeps a balanced end possible" : "a balanced end is then out of reach");
+  } else if (m.searching) {
+    if (!(st.mode === "play" && !st.hints)) parts.push("searching: nothing proved yet");
   } else if (!(st.mode === "play" && !st.hints)) {
-    const o = moveOutcome(st.pos, st.report, m, gameSeeds(st.pos.variant));
+    const o = moveOutcome(st.pos, shown, m, gameSeeds(st.pos.variant));
     if (o.mine !== undefined) {
       parts.push(`leads to ${scoreText(o)} (${me}'s first), a ${o.kind} for ${me}`);
     } else {

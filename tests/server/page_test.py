@@ -745,6 +745,65 @@ def game_test(driver, base, sowdb, tables):
     driver.find_element(By.CSS_SELECTOR, '#modes button[data-mode="analyse"]').click()
 
 
+def phone_screenshot(driver, path):
+    """The page as it is, saved as a phone shows it (390x844, the board redrawn for a small
+    screen), then back at 1280x800."""
+    viewport(driver, 390, 844, mobile=True)
+    wait_for(driver, "the board drawn for a phone", lambda d: d.execute_script(
+        "return document.getElementById('board').classList.contains('compact')"))
+    driver.save_screenshot(path)
+    viewport(driver, 1280, 800)
+    wait_for(driver, "the board drawn for a desktop", lambda d: d.execute_script(
+        "return !document.getElementById('board').classList.contains('compact')"))
+
+
+def game_over_test(driver, base, sowdb, tables, out):
+    """Game mode: the player's own move ends the game, the tables left to move. The result figure
+    says it from the player's side whoever is to move: "Game over", the player's side named in
+    the word, the player's score first, its colour the player's result (a win green: issue 42
+    found it drawn from the mover's side, a red "19-29 North loses" after South's winning move).
+    Once as South winning, once as North losing."""
+    t = os.path.join(tables, "kalah")
+    # Kalah 6x4: the player's pit a (1 seed) sows into the empty b and captures the opponent's
+    # last seeds, opposite: the opponent, to move, has none, and the game is over.
+    for you, stores, want in (("south", [22, 20], "win"), ("north", [16, 26], "loss")):
+        start = {"variant": "kalah/6x4", "board": [1, 0, 0, 0, 0, 3, 0, 0, 0, 0, 2, 0],
+                 "stores": stores, "side": you}
+        what = f"the game ended by {you}'s move"
+        rep = probe(sowdb, t, start["board"], start["stores"])
+        move = next((m for m in rep["moves"] if m["pit"] == 0), None)
+        if not check(move is not None and move["captured"] == 3,
+                     f"{what}: the probe's moves {rep['moves']}"):
+            continue
+        end = after(start, move)
+        final = probe(sowdb, t, end["board"], end["stores"])
+        check(final["game_over"] and end["side"] != you,
+              f"{what}: the probe's game over {final['game_over']}, {end['side']} to move")
+        driver.get(base + "/" + query(start) + f"&mode=play&you={you}")
+        if not wait_key(driver, start, f"{what}: the game opens"):
+            continue
+        click_pit(driver, you, 0)
+        if not wait_key(driver, end, f"{what}: the game over shown"):
+            continue
+        turn = driver.execute_script("return document.getElementById('game-msg').dataset.turn")
+        check(turn == "over", f"{what}: the game message's turn {turn!r}")
+        f = driver.execute_script(READ_FIGURES)["outcome"]
+        if not check(f is not None, f"{what}: no result figure"):
+            continue
+        # The probe's final score is the mover's (the tables') first: the player's is second.
+        yours = (final["final"][1], final["final"][0])
+        check_figure(f, want, yours, f"{what}: the result figure")
+        text = norm(driver.find_element(By.ID, "outcome").text)
+        name = "South" if you == "south" else "North"
+        word = f"{name} wins" if want == "win" else f"{name} loses"
+        check(text.startswith("Game over") and word in text,
+              f"{what}: the result figure reads {text!r}, want 'Game over' and {word!r}")
+        if you == "south":
+            driver.save_screenshot(os.path.join(out, "page-game-over-desktop.png"))
+            phone_screenshot(driver, os.path.join(out, "page-game-over-phone.png"))
+    driver.find_element(By.CSS_SELECTOR, '#modes button[data-mode="analyse"]').click()
+
+
 # A board whose start (24 seeds) is above its tables (layers 0..18): the first plies of a game are
 # answered by search.
 SEARCH_VARIANT = "kalah/4x3"
@@ -875,6 +934,70 @@ def stop_search(driver, pos, what):
 LIVE = {"variant": "kalah/6x4", "board": [4] * 3 + [3] * 9, "stores": [5, 4], "side": "south"}
 
 
+# Holds back the page's polls of its search job (GET /api/v1/job; a DELETE goes through), so that
+# the page keeps its first frame of the job; window.firstJob: the job's first answer (202), as
+# the server gave it. window.realFetch and window.heldPolls undo it.
+HOLD_JOB_POLLS = """
+window.realFetch = window.fetch;
+window.heldPolls = [];
+window.firstJob = null;
+window.fetch = (url, o) => {
+  const u = String(url);
+  if (u.includes('/api/v1/job') && !(o && o.method === 'DELETE'))
+    return new Promise((ok, no) => window.heldPolls.push(
+        () => window.realFetch(url, o).then(ok, no)));
+  const answer = window.realFetch(url, o);
+  if (u.includes('/api/v1/position') && u.includes('follow=1'))
+    answer.then((r) => r.status === 202 ? r.clone().json() : null)
+        .then((j) => { if (j && window.firstJob === null) window.firstJob = j; })
+        .catch(() => null);
+  return answer;
+};
+"""
+
+
+def live_first_frame(driver, pos, rep, out):
+    """The first frame of a search followed live (issue 42: it said "0 positions", its moves list
+    empty): every legal move listed from the first answer on, by its pit's name, undecided in
+    ink with "searching..." for its worth, and on the board; no count of positions claimed
+    before one arrives."""
+    what = "the live search's first frame"
+    first = driver.execute_script("return window.firstJob")
+    if not check(first is not None and first.get("state") == "running",
+                 f"{what}: the job's first answer {first}"):
+        return
+    # The job's moves are the position's legal moves, as the probe lists them.
+    legal = [m["pit"] for m in rep["moves"]]
+    check([m["pit"] for m in first.get("moves", [])] == legal and
+          all(m["after"] == p["after"] and m["gain"] == p["gain"] and
+              m["extra_turn"] == p["extra_turn"] for m, p in zip(first["moves"], rep["moves"])),
+          f"{what}: the job's moves {first.get('moves')}, the probe's {rep['moves']}")
+    status = driver.find_element(By.ID, "status").text
+    note = driver.find_element(By.ID, "search-note").text
+    check(not re.search(r"\b0 positions?\b", status) and
+          not re.search(r"\b0 positions?\b", note),
+          f"{what}: no count of 0 positions claimed: status {status!r}, note {note!r}")
+    if first["positions"] == 0:
+        check(re.match(r"Searching\u2026 \S+\u2026\S+, [0-9.]+ s$", status) is not None and
+              note.startswith("searching\u2026"),
+              f"{what}: before a count, 'searching': status {status!r}, note {note!r}")
+    f = driver.execute_script(READ_FIGURES)
+    rows = [(r["pit"], r["label"], r["kind"], r["word"], r["colour"], r["worth"])
+            for r in f["rows"]]
+    want = [(p, pit_label(pos["side"], p), "undecided", "undecided", "neutral", "neutral")
+            for p in sorted(legal)]
+    check(sorted(rows) == want, f"{what}: the moves list {rows}, want {want}")
+    worths = driver.execute_script(
+        "return [...document.querySelectorAll('#moves li.move .worth')].map(w => w.textContent)")
+    check(len(worths) == len(legal) and all(w == "searching\u2026" for w in worths),
+          f"{what}: the moves' worths {worths}")
+    badges = [(b["pit"], b["kind"], b["colour"]) for b in f["badges"]]
+    check(sorted(badges) == [(p, "undecided", "neutral") for p in sorted(legal)],
+          f"{what}: the board's badges {badges}")
+    # (Quickly: a job nobody asks about for 10 s stops by itself.)
+    driver.save_screenshot(os.path.join(out, "page-live-first-desktop.png"))
+
+
 def live_search_test(driver, sowdb, tables, out):
     """A position above the tables whose search outlasts the page's first wait: "searching" with
     its bounds (lower < upper) and the positions searched, live, then the exact value, as
@@ -886,11 +1009,23 @@ def live_search_test(driver, sowdb, tables, out):
         t = os.path.join(tables, "kalah")
         held = {"variant": "kalah/6x4", "board": [1, 0, 2, 0, 1, 1, 0, 2, 0, 0, 0, 0],
                 "stores": [20, 21], "side": "south"}
+        # The legal moves, from the command line (a search of a few seconds).
+        rep = probe(sowdb, t, LIVE["board"], LIVE["stores"])
         open_position(driver, base, held)
+        # The page's first frame of the job, held there: its first answer (202) drawn, its polls
+        # held back until the checks below are done.
+        driver.execute_script(HOLD_JOB_POLLS)
         driver.execute_script("history.pushState(null, '', arguments[0]);"
                               "dispatchEvent(new PopStateEvent('popstate'))", "/" + query(LIVE))
         if not wait_searching(driver, LIVE, "the position searched live"):
             return
+        live_first_frame(driver, LIVE, rep, out)
+        driver.execute_script("window.fetch = window.realFetch;"
+                              "window.heldPolls.forEach(f => f());")
+        # The job's count of positions arrives with a later answer.
+        wait_for(driver, "the live search's count of positions", lambda d: d.execute_script(
+            "return document.body.dataset.state !== 'searching' ||"
+            " / positions, /.test(document.getElementById('status').textContent)"))
         value = read_value(driver)
         status = driver.find_element(By.ID, "status").text
         check(norm(value["text"]) == f"{signed(int(value['lower']))}\u2026"
@@ -903,7 +1038,6 @@ def live_search_test(driver, sowdb, tables, out):
         driver.save_screenshot(os.path.join(out, "page-live-desktop.png"))
         if not wait_key(driver, LIVE, "the live search ends"):
             return
-        rep = probe(sowdb, t, LIVE["board"], LIVE["stores"])
         value = read_value(driver)
         check(rep["value"] is not None and value["method"] == "search" and
               value["value"] != "" and norm(value["text"]) == signed(rep["value"]) and
@@ -1277,6 +1411,7 @@ def main():
             ("keyboard and line", lambda: keyboard_test(driver, base, a.sowdb, a.tables)),
             ("editor", lambda: editor_test(driver, base, a.sowdb, a.tables)),
             ("game mode", lambda: game_test(driver, base, a.sowdb, a.tables)),
+            ("game over", lambda: game_over_test(driver, base, a.sowdb, a.tables, a.out)),
             ("search from the start", lambda: search_start_test(driver, base, a.sowdb,
                                                                  a.tables, a.out)),
             ("game from the start", lambda: search_game_test(driver, base, a.sowdb, a.tables)),
