@@ -344,6 +344,7 @@ class StartSolver {
   // The cache cannot be written: search over the layers it holds, or without tables (a small
   // board is solved in memory), and say so.
   std::unique_ptr<TableSet> unwritable_cache(const std::string& why) {
+    cache_unwritable_ = true;
     std::unique_ptr<TableSet> t;
     if (have_ >= 0) {
       try {
@@ -469,8 +470,13 @@ class StartSolver {
       return nullptr;
     }
     const Pits position = request_.position ? *request_.position : request_.variant.start();
+    // When the cache cannot be written a note says so already; the store beside it fails the
+    // same way, and a second note would say nothing new.
+    std::vector<std::string> store_notes;
     auto c = std::make_unique<SolveCheckpoint>(
-        request_.cache_root, rules_, position, stones, request_.checkpoint_seconds, report_.notes);
+        request_.cache_root, rules_, position, stones, request_.checkpoint_seconds, store_notes);
+    if (!cache_unwritable_)
+      report_.notes.insert(report_.notes.end(), store_notes.begin(), store_notes.end());
     if (!c->usable())
       return nullptr;
     report_.checkpoint = c->resume(options, report_.notes);
@@ -494,6 +500,7 @@ class StartSolver {
   int want_ = -1;
   int have_ = -1;
   bool repaired_ = false;
+  bool cache_unwritable_ = false;  // said so in a note: the proof store beside it is no better
 };
 
 }  // namespace
