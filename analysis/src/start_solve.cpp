@@ -8,6 +8,7 @@
 #include <bit>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 
@@ -18,6 +19,7 @@
 #include "sowdb/probe/manifest.h"
 #include "sowdb/probe/table_directory.h"
 #include "sowdb/probe/tables.h"
+#include "start_checkpoint.h"
 
 namespace sowdb {
 namespace {
@@ -225,6 +227,10 @@ class StartSolver {
                                 " (-1: the cache policy)");
     }
     refuse_position(request_);
+    if (!(request_.checkpoint_seconds >= 0) || !std::isfinite(request_.checkpoint_seconds)) {
+      throw gen::InvalidRequest("checkpoint_seconds must be 0 or more, not " +
+                                std::to_string(request_.checkpoint_seconds));
+    }
     if (request_.hash_mib > 0)
       refuse_hash(request_.hash_mib, start_hash_bits(request_.hash_mib));
     std::unique_ptr<TableSet> tables =
@@ -338,6 +344,7 @@ class StartSolver {
   // The cache cannot be written: search over the layers it holds, or without tables (a small
   // board is solved in memory), and say so.
   std::unique_ptr<TableSet> unwritable_cache(const std::string& why) {
+    cache_unwritable_ = true;
     std::unique_ptr<TableSet> t;
     if (have_ >= 0) {
       try {
@@ -433,13 +440,56 @@ class StartSolver {
     if (limited || stop) {
       options.stop = [=] { return (limited && Clock::now() >= deadline) || (stop && stop()); };
     }
+    std::unique_ptr<SolveCheckpoint> checkpoint = open_checkpoint(tables, options);
     report_.solution = request_.position ? gen::solve_position(rules_, *request_.position, options)
                                          : gen::solve_start(request_.variant, options);
+    if (checkpoint) {
+      // The last checkpoint: the answer, whole or (stopped) as far as it was proved.
+      checkpoint->write(report_.solution);
+      report_.checkpoint->writes = checkpoint->writes();
+    }
     report_.outcome = decided_outcome(request_, report_.solution);
     report_.search_seconds = since(start);
     if (!report_.solution.complete)
       report_.stopped_by =
           limited && Clock::now() >= deadline ? std::string("time_limit") : request_.stop_name;
+  }
+
+  // The proof store's checkpoint of this search (StartSolveRequest::checkpoint), its bounds
+  // read into `options`; null when none is kept.
+  std::unique_ptr<SolveCheckpoint> open_checkpoint(const TableSet* tables,
+                                                   gen::SolveStartOptions& options) {
+    report_.checkpoint.reset();
+    const int stones = request_stones(request_);
+    // The Oware family's search starts from no known bound; complete tables need no search.
+    if (!request_.checkpoint || rules_.family == Family::kOware ||
+        (tables && tables->max_stones() >= stones) || stones > 127)
+      return nullptr;
+    if (request_.cache_root.empty()) {
+      report_.notes.push_back("no cache directory: no checkpoint of the search is kept");
+      return nullptr;
+    }
+    const Pits position = request_.position ? *request_.position : request_.variant.start();
+    // When the cache cannot be written a note says so already; the store beside it fails the
+    // same way, and a second note would say nothing new.
+    std::vector<std::string> store_notes;
+    auto c = std::make_unique<SolveCheckpoint>(
+        request_.cache_root, rules_, position, stones, request_.checkpoint_seconds, store_notes);
+    if (!cache_unwritable_)
+      report_.notes.insert(report_.notes.end(), store_notes.begin(), store_notes.end());
+    if (!c->usable())
+      return nullptr;
+    report_.checkpoint = c->resume(options, report_.notes);
+    if (report_.checkpoint->resumed && events_.on_resume)
+      events_.on_resume(*report_.checkpoint);
+    options.checkpoint_seconds = request_.checkpoint_seconds;
+    options.checkpoint = [this, c = c.get()](const gen::StartSolution& s) {
+      c->write(s);
+      report_.checkpoint->writes = c->writes();
+      if (events_.on_checkpoint)
+        events_.on_checkpoint(*report_.checkpoint, s);
+    };
+    return c;
   }
 
   const StartSolveRequest& request_;
@@ -450,6 +500,7 @@ class StartSolver {
   int want_ = -1;
   int have_ = -1;
   bool repaired_ = false;
+  bool cache_unwritable_ = false;  // said so in a note: the proof store beside it is no better
 };
 
 }  // namespace

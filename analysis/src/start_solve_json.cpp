@@ -88,6 +88,19 @@ nlohmann::json to_json(const StartSolveReport& r) {
   j["time_limit"] = r.time_limit > 0 ? nlohmann::json(r.time_limit) : nlohmann::json(nullptr);
   j["stopped_by"] = r.stopped_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.stopped_by);
   j["notes"] = r.notes;
+  j["checkpoint"] = nullptr;
+  if (const auto& c = r.checkpoint) {
+    // The store's file is in the text output only: it names a directory, as `tables` does.
+    const auto bound = [&](int v) { return c->resumed ? nlohmann::json(v) : nlohmann::json(); };
+    j["checkpoint"] = {{"seconds", c->seconds},
+                       {"resumed", c->resumed},
+                       {"lower", bound(c->lower)},
+                       {"upper", bound(c->upper)},
+                       {"known", c->known},
+                       {"exact", c->exact},
+                       {"total", c->total},
+                       {"writes", c->writes}};
+  }
   return j;
 }
 

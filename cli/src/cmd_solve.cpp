@@ -37,18 +37,21 @@ struct SolveArgs {
   std::vector<std::string> board;  // --board: a position in place of the start
   std::string stores;              // --stores A,B: with --board
   bool stores_given = false;
+  double checkpoint_seconds = kCheckpointSeconds;
+  bool no_checkpoint = false;
 };
 
-// --time-limit: a positive number of seconds, in solve's own words (CLI11's PositiveNumber
-// would print its range of doubles, 309 digits long).
-CLI::Validator positive_seconds() {
+// --time-limit (a positive number of seconds) and --checkpoint-seconds (0 too), in solve's own
+// words (CLI11's PositiveNumber would print its range of doubles, 309 digits long).
+CLI::Validator seconds(bool zero) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [zero](std::string& text) -> std::string {
         char* end = nullptr;
         const double v = std::strtod(text.c_str(), &end);
-        if (!text.empty() && end == text.c_str() + text.size() && v > 0 && v < 1e9)
+        if (!text.empty() && end == text.c_str() + text.size() && (v > 0 || (zero && v == 0)) &&
+            v < 1e9)
           return "";
-        return "'" + text + "' is not a positive number of seconds";
+        return "'" + text + "' is not " + (zero ? "0 or " : "") + "a positive number of seconds";
       },
       "SECONDS");
 }
@@ -62,7 +65,12 @@ std::string help_footer() {
          (root.empty() ? std::string("no cache directory is set") : root.string()) +
          " ($SOWDB_CACHE_DIR, else $XDG_CACHE_HOME/sowdb, else ~/.cache/sowdb), one directory per "
          "rule set. To clear it, delete that directory (rm -r); the next run builds it again. "
-         "Building it is timed apart from the search, and --time-limit never counts it.\n\n" +
+         "Building it is timed apart from the search, and --time-limit never counts it.\n\n"
+         "What the search proves is kept in the proof store beside the cache (proofs/, "
+         "docs/PROOF_STORE.md): every --checkpoint-seconds and when the search ends or is stopped "
+         "(SIGINT, SIGTERM, --time-limit), so that solving the same position again resumes "
+         "where it stopped, and a position proved before is answered at once (--no-checkpoint: "
+         "neither).\n\n" +
          exit_codes_help();
 }
 
@@ -83,7 +91,7 @@ void bind_options(CLI::App* cmd, SolveArgs& a) {
                   a.time_limit,
                   "Stop the search after this many seconds of search and print the bounds "
                   "proved so far (building the cache's tables is not counted)")
-      ->check(positive_seconds());
+      ->check(seconds(false));
   cmd->add_option("--hash-mb",
                   a.hash_mb,
                   "Memory of the search's transposition table in MiB, rounded down to a power "
@@ -112,6 +120,15 @@ void bind_options(CLI::App* cmd, SolveArgs& a) {
                   a.stores,
                   "With --board: seeds already in the stores, mover's first: A,B (default 0,0); "
                   "they decide the result and the final score, not the value");
+  cmd->add_option("--checkpoint-seconds",
+                  a.checkpoint_seconds,
+                  "Keep what the search has proved in the proof store every this many seconds "
+                  "(default 180; 0: only when it ends or is stopped, SIGINT and SIGTERM "
+                  "included); a later solve of the same position resumes from it")
+      ->check(seconds(true));
+  cmd->add_flag("--no-checkpoint",
+                a.no_checkpoint,
+                "Neither read nor write the proof store: search from nothing (for timings)");
   cmd->add_flag("--json", a.json, "One JSON object on stdout");
   cmd->footer(help_footer());
 }
@@ -192,6 +209,8 @@ int run_solve(const SolveArgs& a) {
   request.hash_mib = a.hash_mb;
   request.time_limit = a.time_limit;
   request.cache_layers = a.cache_layers;
+  request.checkpoint = !a.no_checkpoint;
+  request.checkpoint_seconds = a.checkpoint_seconds;
   request.stop = [] { return interrupt_signal() != 0; };
   request.stop_name = "interrupt";
   // From here a signal stops the search softly; the cache build puts gen's handler in place

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "board_text.h"
 #include "interrupt.h"
@@ -263,6 +264,54 @@ void clear_progress_line() {
   std::fflush(stderr);
 }
 
+namespace {
+
+// The searches of `s` (a first move each, or a continuation after an extra turn) whose worth
+// is exact, and all of them.
+std::pair<int, int> exact_searches(const gen::StartSolution& s) {
+  int exact = 0;
+  int total = 0;
+  for (const gen::StartMove& m : s.moves) {
+    if (m.continuations.empty()) {
+      ++total;
+      exact += m.lower == m.upper ? 1 : 0;
+    }
+    for (const gen::StartMove& c : m.continuations) {
+      ++total;
+      exact += c.lower == c.upper ? 1 : 0;
+    }
+  }
+  return {exact, total};
+}
+
+}  // namespace
+
+void print_resume(const StartCheckpoint& c) {
+  std::fprintf(stderr,
+               "sowdb: resumed from the proof store %s: value in [%+d, %+d], %d of %d first "
+               "moves and continuations bounded, %d exact\n",
+               c.store.c_str(),
+               c.lower,
+               c.upper,
+               c.known,
+               c.total,
+               c.exact);
+}
+
+void print_checkpoint(const StartCheckpoint& c, const gen::StartSolution& s) {
+  const auto [exact, total] = exact_searches(s);
+  std::fprintf(stderr,
+               "sowdb: checkpoint: value in [%+d, %+d], %d of %d first moves and continuations "
+               "exact, %llu positions, kept in %s\n",
+               s.lower,
+               s.upper,
+               exact,
+               total,
+               static_cast<unsigned long long>(s.nodes),
+               c.store.c_str());
+  std::fflush(stderr);
+}
+
 // The terminal's side of a solve: notices, progress lines, and the switch from the build's
 // interruption (gen's: clean temporaries, exit) to the search's (stop, print the bounds).
 StartSolveEvents solve_terminal_events(bool json, int pits) {
@@ -309,6 +358,14 @@ StartSolveEvents solve_terminal_events(bool json, int pits) {
   };
   if (tty)
     e.on_search_progress = [=](const gen::SolveProgress& p) { search->show(p); };
+  if (talk) {
+    e.on_resume = [](const StartCheckpoint& c) { print_resume(c); };
+    e.on_checkpoint = [=](const StartCheckpoint& c, const gen::StartSolution& s) {
+      if (tty)
+        clear_progress_line();
+      print_checkpoint(c, s);
+    };
+  }
   return e;
 }
 

@@ -56,6 +56,12 @@ class SearchProgress {
 /// search's (stop_on_interrupts: stop, then the bounds). `pits`: 2P of the board.
 StartSolveEvents solve_terminal_events(bool json, int pits);
 
+/// One line on standard error: the search starts from the bounds the proof store held.
+void print_resume(const StartCheckpoint& checkpoint);
+
+/// One line on standard error: a checkpoint of the search, of bounds `proved`, was kept.
+void print_checkpoint(const StartCheckpoint& checkpoint, const gen::StartSolution& proved);
+
 /// Clears the progress line (before other output on the terminal).
 void clear_progress_line();
 

@@ -19,173 +19,13 @@
 #include "parallel_loops.h"
 #include "sowdb/format/index.h"
 #include "sowdb/gen/generate.h"
+#include "start_search_state.h"
 #include "start_searcher.h"
 #include "table_values.h"
 #include "transposition_table.h"
 
 namespace sowdb::gen {
-namespace {
-
-// Bounds shared between threads only ever tighten.
-void raise_to(std::atomic<int>& bound, int v) {
-  int old = bound.load();
-  while (v > old && !bound.compare_exchange_weak(old, v)) {
-  }
-}
-void lower_to(std::atomic<int>& bound, int v) {
-  int old = bound.load();
-  while (v < old && !bound.compare_exchange_weak(old, v)) {
-  }
-}
-
-// Thrown from a search's tick when SolveStartOptions::stop says so.
-struct Stopped {};
-
-// One exact value to find: the position after a first move (and a continuation), whose value
-// gives that move's worth.
-struct Task {
-  StartMove* move;
-  Pits position{};
-  int stones = 0;
-  int sign = 1;  // the worth is base + sign * value (sign -1: the opponent moves next)
-  int base = 0;
-  // Bounds on the worth proved so far, read by the progress reports of other threads.
-  std::atomic<int> lower{0};
-  std::atomic<int> upper{0};
-  int first_pit = 0;     // the first move's pit
-  Pits then{};           // a continuation: the position after the first move...
-  int then_stones = -1;  // ...and its seeds; -1: not a continuation
-  int estimate = 0;      // of the worth, for the order of the searches
-  int priority = 0;      // the order of the searches, larger first
-
-  Task(StartMove* m, const Pits& p, int n, int s, int b, int pit)
-      : move(m),
-        position(p),
-        stones(n),
-        sign(s),
-        base(b),
-        lower(b - n),
-        upper(b + n),
-        first_pit(pit),
-        estimate(b),
-        priority(b) {}
-
-  // Records what a search of the task's position proved of its value (lo..hi, for its mover).
-  void record(int lo, int hi) {
-    raise_to(lower, base + (sign > 0 ? lo : -hi));
-    lower_to(upper, base + (sign > 0 ? hi : -lo));
-  }
-};
-
-StartMove start_move(const Move& m) {
-  StartMove s;
-  s.pit = m.pit;
-  s.gain = m.gain();
-  s.extra_turn = m.extra_turn;
-  return s;
-}
-
-// One call of solve_start, in the steps it takes: plan (the moves and the searches to make),
-// estimate (iterative deepening of the start position), root search (the start's value),
-// every worth, summary.
-class StartSearch {
- public:
-  // `variant`: the game whose start is searched (its refusals name it); null for any other
-  // position.
-  StartSearch(const RuleSet& rules,
-              const Pits& position,
-              const Variant* variant,
-              const SolveStartOptions& options)
-      : variant_(variant),
-        rules_(rules.normalised()),
-        engine_(rules_),
-        options_(options),
-        tables_(options.tables) {
-    out_.start = position;
-  }
-
-  StartSolution run() {
-    plan();
-    if (out_.by_tables) {
-      // Complete tables answer every task without a search: the least table that holds the
-      // keys serves.
-      make_table(0);
-      every_worth();
-    } else {
-      make_table(options_.table_bits);
-      if (!tasks_.empty())
-        preload();
-      if (!tasks_.empty()) {
-        estimate();
-        know();
-        const bool value_first = options_.value_first || !options_.worths;
-        if (!stopped_ && value_first && root_lower_ != root_upper_)
-          root_value();
-        if (!stopped_ && value_first)
-          root_moves();
-        if (options_.worths && !stopped_)
-          every_worth();
-      }
-    }
-    return summary();
-  }
-
- private:
-  // The moves of the start position, the tasks, and the checks on the request.
-  void plan();
-  void make_table(int bits);
-  // The tables' values read whole, when they fit SolveStartOptions::preload_limit.
-  void preload();
-  // Iterative deepening of the start position, when asked (SolveStartOptions::deepening).
-  void estimate();
-  // The bounds on the start's value known before the search (SolveStartOptions::known_lower).
-  void know();
-  // The start's value: MTD(f) on the start position, every thread at once (Lazy SMP).
-  void root_value();
-  // Each task's bounds and order from the table, then what the start's value proves of each
-  // (MTD(f) on the start from its value, its tests split over the tasks).
-  void root_moves();
-  // Each task's exact worth by MTD(f) from its bounds.
-  void every_worth();
-  StartSolution summary();
-  // StartSolution::line, from the moves' worths and the transposition table.
-  void proved_line();
-  // The exact value of `pos` (n seeds) when the tables, the end of the game or the table prove
-  // it.
-  bool exact_value(const Searcher& searcher, const Pits& pos, int n, int& v) const;
-
-  void report(bool last = false);
-  void watch(Searcher& searcher, std::uint64_t& published, const std::atomic<bool>* halt);
-  void publish(const Searcher& searcher, std::uint64_t& published) {
-    nodes_ += searcher.nodes() - published;
-    published = searcher.nodes();
-  }
-  void each_task(const std::function<void(Searcher&, std::size_t)>& each,
-                 const std::atomic<bool>* halt);
-
-  const Variant* variant_;
-  const RuleSet rules_;
-  const Rules engine_;
-  const SolveStartOptions& options_;
-  const TableSet* tables_;
-  StartSolution out_;
-  std::deque<Task> tasks_;  // a deque: tasks hold atomics, which do not move
-  std::vector<std::size_t> order_;
-  int key_bits_ = 1;
-  int root_guess_ = 0;  // the start's value as the deepening estimated it
-  std::unique_ptr<TranspositionTable> table_;
-  std::unique_ptr<TableValues> values_;
-  const TableValues* shared_values_ = nullptr;  // values_, or SolveStartOptions::preloaded's
-  std::atomic<std::uint64_t> nodes_{0};
-  std::atomic<int> done_{0};
-  std::atomic<bool> stopped_{false};
-  // Bounds proved on the start's value by the root search.
-  std::atomic<int> root_lower_{-kMaxBoardStones - 1};
-  std::atomic<int> root_upper_{kMaxBoardStones + 1};
-  std::atomic<SolvePhase> phase_{SolvePhase::kValue};
-  std::atomic<int> beta_{0};  // the start's current test, in kValue
-  std::mutex progress_mutex_;
-};
+namespace start_detail {
 
 void StartSearch::plan() {
   out_.stones = 0;
@@ -312,6 +152,7 @@ void StartSearch::watch(Searcher& searcher,
     }
     publish(searcher, published);
     report();
+    checkpoint();
   });
 }
 
@@ -336,6 +177,7 @@ void StartSearch::each_task(const std::function<void(Searcher&, std::size_t)>& e
         ++done_;
         publish(searcher, published);
         report();
+        checkpoint();
       }
     } catch (const Stopped&) {
     }
@@ -365,6 +207,9 @@ void StartSearch::know() {
   if (root_lower_ > root_upper_)
     throw InvalidRequest("the known bounds on the position's value are empty");
   root_guess_ = std::clamp(root_guess_, root_lower_.load(), root_upper_.load());
+  // No move is worth more than the position's value.
+  for (Task& t : tasks_)
+    lower_to(t.upper, std::max(root_upper_.load(), t.lower.load()));
 }
 
 void StartSearch::root_value() {
@@ -381,12 +226,18 @@ void StartSearch::root_value() {
     std::uint64_t published = 0;
     watch(searcher, published, &found);
     try {
-      const auto v = searcher.value(out_.start, out_.stones, root_guess_, [&](int lo, int hi) {
-        raise_to(root_lower_, lo);
-        lower_to(root_upper_, hi);
-        report();
-        return found.load();
-      });
+      const auto v = searcher.value(
+          out_.start,
+          out_.stones,
+          root_guess_,
+          [&](int lo, int hi) {
+            raise_to(root_lower_, lo);
+            lower_to(root_upper_, hi);
+            report();
+            return found.load();
+          },
+          root_lower_.load(),
+          root_upper_.load());
       if (v.first == v.second) {
         raise_to(root_lower_, v.first);
         lower_to(root_upper_, v.second);
@@ -491,137 +342,32 @@ void StartSearch::every_worth() {
         Task& task = tasks_[t];
         if (task.lower == task.upper)
           return;
-        const int guess = std::clamp(task.estimate, task.lower.load(), task.upper.load());
+        const int lower = task.lower.load();
+        const int upper = task.upper.load();
+        const int guess = std::clamp(task.estimate, lower, upper);
+        // The search starts from the bounds proved so far (of its position's value, for its
+        // mover), known beforehand or by the root search, and proves neither again.
+        const int sign = task.sign;
         const auto v = searcher.value(
-            task.position, task.stones, task.sign * (guess - task.base), [&](int lo, int hi) {
+            task.position,
+            task.stones,
+            sign * (guess - task.base),
+            [&](int lo, int hi) {
               task.record(lo, hi);
               report();
               return false;
-            });
+            },
+            sign > 0 ? lower - task.base : task.base - upper,
+            sign > 0 ? upper - task.base : task.base - lower);
         task.record(v.first, v.second);
       },
       nullptr);
 }
 
-StartSolution StartSearch::summary() {
-  report(true);
-  out_.nodes = nodes_.load();
-  out_.complete = done_.load() == static_cast<int>(tasks_.size()) && !stopped_;
-  for (Task& t : tasks_) {
-    // No move is worth more than the start's value: what the search of the start proved of it
-    // bounds every move (value only).
-    lower_to(t.upper, std::max(root_upper_.load(), t.lower.load()));
-    t.move->lower = t.lower.load();
-    t.move->upper = t.upper.load();
-    t.move->worth = t.move->lower == t.move->upper ? t.move->lower : 0;  // 0: not known
-  }
-  // A move with an extra turn is worth its best continuation; without one (the game ended) its
-  // own search's value.
-  for (StartMove& m : out_.moves) {
-    if (!m.continuations.empty()) {
-      m.lower = m.upper = -kMaxBoardStones - 1;
-      for (const StartMove& c : m.continuations) {
-        m.lower = std::max(m.lower, c.lower);
-        m.upper = std::max(m.upper, c.upper);
-      }
-      m.worth = m.lower == m.upper ? m.lower : 0;
-    }
-  }
-  if (out_.moves.empty()) {
-    out_.value = out_.lower = out_.upper = engine_.final_value(out_.start);
-    return out_;
-  }
-  out_.lower = out_.upper = -kMaxBoardStones - 1;
-  for (const StartMove& m : out_.moves) {
-    out_.lower = std::max(out_.lower, m.lower);
-    out_.upper = std::max(out_.upper, m.upper);
-  }
-  out_.lower = std::max(out_.lower, std::min(root_lower_.load(), out_.upper));
-  // The best move is known when one move is proved at least as good as every other can be.
-  for (const StartMove& m : out_.moves) {
-    bool best = true;
-    for (const StartMove& o : out_.moves)
-      best = best && (&o == &m || m.lower >= o.upper);
-    if (best) {
-      out_.best = m.pit;
-      break;
-    }
-  }
-  if (out_.lower == out_.upper)
-    out_.value = out_.lower;
-  if (out_.complete) {
-    // The lowest pit among equals.
-    for (const StartMove& m : out_.moves) {
-      if (m.lower == m.upper && m.worth == out_.value) {
-        out_.best = m.pit;
-        break;
-      }
-    }
-  }
-  if (out_.lower == out_.upper && options_.line_plies > 0)
-    proved_line();
-  return out_;
-}
-
-bool StartSearch::exact_value(const Searcher& searcher, const Pits& pos, int n, int& v) const {
-  MoveList moves;
-  if (engine_.legal_moves(pos, moves) == 0) {
-    v = engine_.final_value(pos);
-    return true;
-  }
-  if (n <= out_.tables_max) {
-    int depth = 0;
-    return tables_->value(pos, v, depth) == ProbeStatus::kOk;
-  }
-  const TableEntry e = searcher.entry(pos, n);
-  if (!e.found || e.depth != kExact || e.lower != e.upper)
-    return false;
-  v = e.lower;
-  return true;
-}
-
-void StartSearch::proved_line() {
-  // A move is a best move when its worth, proved, equals the position's value, proved: no move
-  // can be worth more than the value. Each step is checked so; nothing is searched.
-  Searcher searcher(engine_, tables_, *table_, shared_values_);
-  Pits pos = out_.start;
-  int n = out_.stones;
-  int v = out_.value;
-  while (static_cast<int>(out_.line.size()) < options_.line_plies && n > out_.tables_max) {
-    MoveList moves;
-    if (engine_.legal_moves(pos, moves) == 0)
-      return;
-    const Move* chosen = nullptr;
-    int chosen_value = 0;
-    for (const Move& m : moves) {
-      if (out_.line.empty()) {
-        // The first move is the solution's best, whose worth (the value) the search proved.
-        if (m.pit != out_.best)
-          continue;
-        chosen = &m;
-        chosen_value = m.extra_turn ? v - m.gain() : m.gain() - v;
-        break;
-      }
-      int cv = 0;
-      if (exact_value(searcher, m.child, n - m.gain(), cv) && Rules::worth(m, cv) == v) {
-        chosen = &m;
-        chosen_value = cv;
-        break;
-      }
-    }
-    if (!chosen)
-      return;
-    out_.line.push_back(chosen->pit);
-    pos = chosen->child;
-    n -= chosen->gain();
-    v = chosen_value;
-  }
-}
-
-}  // namespace
+}  // namespace start_detail
 
 StartSolution solve_start(const Variant& variant, const SolveStartOptions& options) {
-  StartSearch search(variant.rules, variant.start(), &variant, options);
+  start_detail::StartSearch search(variant.rules, variant.start(), &variant, options);
   return search.run();
 }
 
@@ -643,7 +389,7 @@ StartSolution solve_position(const RuleSet& rules,
     }
     return s;
   }
-  StartSearch search(rules, position, nullptr, options);
+  start_detail::StartSearch search(rules, position, nullptr, options);
   return search.run();
 }
 

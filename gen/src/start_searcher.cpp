@@ -92,13 +92,15 @@ int Searcher::probe(const Pits& pos) const {
 std::pair<int, int> Searcher::value(const Pits& pos,
                                     int n,
                                     int guess,
-                                    const std::function<bool(int, int)>& proved) {
+                                    const std::function<bool(int, int)>& proved,
+                                    int lower,
+                                    int upper) {
   if (n <= tables_max_) {
     const int v = probe(pos, n);
     return {v, v};
   }
   int proven = kExact;
-  return mtdf(pos, n, guess, kExact, proven, proved);
+  return mtdf(pos, n, guess, kExact, proven, proved, lower, upper);
 }
 
 int Searcher::estimate(const Pits& pos, int n, int guess, int max_depth, bool& exact) {
@@ -141,10 +143,12 @@ std::pair<int, int> Searcher::mtdf(const Pits& pos,
                                    int guess,
                                    int depth,
                                    int& proven,
-                                   const std::function<bool(int, int)>& enough) {
+                                   const std::function<bool(int, int)>& enough,
+                                   int known_lower,
+                                   int known_upper) {
   const std::uint64_t key = key_of(pos, n);
-  int lower = -n;
-  int upper = n;
+  int lower = std::max(-n, known_lower);
+  int upper = std::min(n, known_upper);
   int g = std::clamp(guess, lower, upper);
   proven = kExact;
   while (lower < upper) {

@@ -65,11 +65,15 @@ class Searcher {
 
   /// Bounds on the value of `pos` (n seeds) for its mover, to the end of the game: MTD(f) from
   /// `guess`; `proved` is told the bounds after each null-window test and may return true to
-  /// stop (the bounds so far are returned).
+  /// stop (the bounds so far are returned). `lower` and `upper`: bounds proved beforehand (a
+  /// proof store's), where MTD(f) starts instead of -n..n, so no test repeats their proof; wrong
+  /// ones give wrong values.
   std::pair<int, int> value(const Pits& pos,
                             int n,
                             int guess,
-                            const std::function<bool(int, int)>& proved);
+                            const std::function<bool(int, int)>& proved,
+                            int lower = -kMaxBoardStones - 1,
+                            int upper = kMaxBoardStones + 1);
 
   /// An estimate of the value of `pos`: MTD(f) of kFirstDepth plies, then kDeepening more at a
   /// time up to `max_depth`, positions at the horizon estimated at 0 (no more seeds gained).
@@ -100,7 +104,9 @@ class Searcher {
                            int guess,
                            int depth,
                            int& proven,
-                           const std::function<bool(int, int)>& enough);
+                           const std::function<bool(int, int)>& enough,
+                           int lower = -kMaxBoardStones - 1,
+                           int upper = kMaxBoardStones + 1);
   // Fail-soft alpha-beta on the window (alpha, beta) to `depth` plies; `proven` is set to the
   // depth the result holds to (kExact: it is a true bound, or the value).
   int search(

@@ -66,6 +66,13 @@ inline constexpr int kSmallHashReach = 28;
 /// rounded down to a power of two. Thread safe.
 int start_hash_bits(int mib);
 
+/// The default seconds between a solve's checkpoints (StartSolveRequest::checkpoint_seconds).
+/// WHY: a checkpoint writes a few records of the proof store (one per position, microseconds),
+/// so its cost does not count; what it buys is the work a kill -9 or a crash can lose, at most
+/// this much search (a SIGINT or SIGTERM loses none: the last checkpoint is written before the
+/// process exits).
+inline constexpr double kCheckpointSeconds = 180;
+
 /// Where the tables of a start-position solve came from.
 enum class TablesSource {
   kGiven,  ///< A directory the caller named.
@@ -113,6 +120,33 @@ struct StartSolveRequest {
   /// Threads of the cache build and the search, for this call only (gen::run_with_threads);
   /// 0: all cores. A negative count is refused (std::invalid_argument).
   int threads = 0;
+  /// Keep a checkpoint of the search in the proof store of the rules under `cache_root`
+  /// (proof_store.h; added 2026-11-29, issue 44): every `checkpoint_seconds` of search and when
+  /// it ends or stops, the bounds proved on the position's value and on every first move's and
+  /// continuation's worth (a record of the position, and one of each position an extra turn
+  /// leads to); and start from what the store holds of them, so that a stopped search goes on
+  /// where it stopped and an answer proved before comes at once. The records are facts of the
+  /// game, whichever tables or version of the search proved them, so only the rules key them.
+  /// Not for the Oware family, nor when the tables answer alone or there is no cache root.
+  /// False (the default): the store is neither read nor written.
+  bool checkpoint = false;
+  /// Seconds of search between checkpoints; 0: only when the search ends or is stopped. A
+  /// negative or non-finite number is refused (gen::InvalidRequest).
+  double checkpoint_seconds = kCheckpointSeconds;
+};
+
+/// What a solve read from and wrote to the proof store (StartSolveReport::checkpoint).
+struct StartCheckpoint {
+  std::string store;     ///< The proof store's file.
+  double seconds = 0;    ///< StartSolveRequest::checkpoint_seconds.
+  bool resumed = false;  ///< The search started from bounds the store held.
+  /// The bounds on the value the store held (-stones..stones: none).
+  int lower = 0;
+  int upper = 0;
+  int known = 0;   ///< First moves and continuations whose worth the store bounded.
+  int exact = 0;   ///< Of them, those whose worth it held exact.
+  int total = 0;   ///< First moves and continuations in all (one search each).
+  int writes = 0;  ///< Checkpoints written, during the search and at its end.
 };
 
 /// What the cache build is about to do, for StartSolveEvents::on_build.
@@ -140,6 +174,11 @@ struct StartSolveEvents {
   std::function<void()> on_search;
   /// gen::SolveStartOptions::progress: from the search's threads, one call at a time.
   std::function<void(const gen::SolveProgress&)> on_search_progress;
+  /// The search starts from bounds the proof store held (StartSolveRequest::checkpoint).
+  std::function<void(const StartCheckpoint&)> on_resume;
+  /// A checkpoint was written during the search, of these bounds (not called for the last one,
+  /// at the end): from the search's threads, one call at a time.
+  std::function<void(const StartCheckpoint&, const gen::StartSolution&)> on_checkpoint;
 };
 
 /// The answer to a start-position solve with how it was obtained.
@@ -172,6 +211,9 @@ struct StartSolveReport {
   /// Why an incomplete search stopped: "time_limit", StartSolveRequest::stop_name, or empty
   /// when it is complete.
   std::string stopped_by;
+  /// The checkpoint kept in the proof store; nullopt: none (not asked, or no store to keep it
+  /// in: then `notes` says why).
+  std::optional<StartCheckpoint> checkpoint;
 };
 
 /// Solves the start position of request.variant (or request.position). Without `tables`, it builds
@@ -201,8 +243,9 @@ StartSolveReport solve_start_position(const StartSolveRequest& request,
 /// "search"), tables (the directory alone; null without tables), tables_source ("given", "cache",
 /// "none"), tables_cache, tables_max_stones, tables_built, layers_built, repaired_layers,
 /// tables_missing_layer, hash_mb, tables_preloaded_bytes and preload_seconds (the tables read whole
-/// before the search, part of search_seconds; 0: probed), time_limit, stopped_by, notes. Thread
-/// safe.
+/// before the search, part of search_seconds; 0: probed), time_limit, stopped_by, notes, and
+/// checkpoint (null when none was kept; else seconds, resumed, lower and upper of the value read
+/// (null unless resumed), known, exact, total, writes: StartCheckpoint). Thread safe.
 nlohmann::json to_json(const StartSolveReport& report);
 
 /// The co-operative answer of a start position (`sowdb solve --objective cooperative`).

@@ -137,6 +137,16 @@ class PreloadedValues {
   int max_stones_ = -1;
 };
 
+/// Bounds proved beforehand on the worth of a first move, or of a continuation after its extra
+/// turn (SolveStartOptions::known_worths), counted as StartMove::worth is: from the position
+/// solved on, for its mover. Added 2026-11-29 (issue 44).
+struct KnownWorth {
+  int pit = 0;            ///< The first move's pit.
+  int continuation = -1;  ///< The continuation's pit after the move's extra turn; -1: the move.
+  int lower = -kMaxBoardStones - 1;  ///< The worth is at least this...
+  int upper = kMaxBoardStones + 1;   ///< ...and at most this.
+};
+
 /// Options of `solve_start`.
 struct SolveStartOptions {
   /// Tables of the variant's rules, probed at every position of at most max_stones() seeds; when
@@ -186,6 +196,25 @@ struct SolveStartOptions {
   /// only proved ones. Default: nothing known. Used by the Kalah-family search only.
   int known_lower = -kMaxBoardStones - 1;
   int known_upper = kMaxBoardStones + 1;
+  /// Bounds on first moves' and continuations' worths proved beforehand (a checkpoint in the
+  /// proof store, issue 44): each search of a move (or continuation) starts from them, so a
+  /// proved half is not searched again and an exact worth not at all; a bound on a move that
+  /// has continuations bounds each of them above and the move in the answer. Entries of pits
+  /// that are no legal move are ignored. Wrong bounds give wrong answers: pass only proved
+  /// ones; bounds of one move (or continuation) that do not intersect are refused
+  /// (InvalidRequest). Used by the Kalah-family search only. Added 2026-11-29.
+  std::vector<KnownWorth> known_worths;
+  /// Called with what the search has proved so far, at most once every checkpoint_seconds,
+  /// from one of the search's threads, one call at a time, while the search waits: the
+  /// StartSolution solve_start would return if it were stopped then (complete false; `line`
+  /// empty), every bound in it proved. For a checkpoint that survives a stop (`sowdb solve`
+  /// keeps it in the proof store); the final answer is the caller's to keep. Never called when
+  /// the tables answer without a search, nor by the Oware family's search. May be empty.
+  /// Added 2026-11-29 (issue 44).
+  std::function<void(const StartSolution&)> checkpoint;
+  /// Seconds between calls of `checkpoint`, counted from the start of the search; 0 (the
+  /// default) or less: never called.
+  double checkpoint_seconds = 0;
 };
 
 /// Solves the start position of `variant` (S seeds in each pit): its value for the first player
