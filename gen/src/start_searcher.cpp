@@ -174,7 +174,7 @@ std::pair<int, int> Searcher::mtdf(const Pits& pos,
 int Searcher::search(
     const Pits& pos, int n, std::uint64_t key, int alpha, int beta, int depth, int& proven) {
   const std::uint64_t nodes_before = nodes_;
-  if ((++nodes_ & 0xFFFF) == 0 && tick_)
+  if ((++nodes_ & (kTickNodes - 1)) == 0 && tick_)
     tick_();
   MoveList moves;
   if (rules_.legal_moves(pos, moves) == 0) {

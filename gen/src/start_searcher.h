@@ -24,6 +24,9 @@ namespace sowdb::gen {
 /// empty pit beyond it, and captures. False for the other families. THREAD SAFETY pure.
 bool gains_at_once(const Rules& rules, const Pits& pos);
 
+/// How many nodes a Searcher visits between two calls of its tick (a power of two).
+inline constexpr std::uint64_t kTickNodes = 4096;
+
 /// An exact alpha-beta search of an acyclic game (the Kalah family, wari-us) whose values are the
 /// seeds the mover nets from a position on (-n..n for n seeds on the board).
 ///
@@ -60,7 +63,7 @@ class Searcher {
   /// Calls `on_test` with beta before each null-window test of an MTD(f) (for progress).
   void set_on_test(std::function<void(int)> on_test) { on_test_ = std::move(on_test); }
 
-  /// Calls `tick` every 2^16 nodes, from this thread; it may throw to abandon the search.
+  /// Calls `tick` every kTickNodes nodes, from this thread; it may throw to abandon the search.
   void set_tick(std::function<void()> tick) { tick_ = std::move(tick); }
 
   /// Bounds on the value of `pos` (n seeds) for its mover, to the end of the game: MTD(f) from
