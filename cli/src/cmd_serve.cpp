@@ -67,6 +67,10 @@ void create_serve_options(CLI::App* cmd, ServeArgs& args) {
                   "Workers batches may hold at once (default: all workers but one)")
       ->transform(whole_number())
       ->check(CLI::Range(1, 1024));
+}
+
+// The bounds on what one request, one connection and one client may take (docs/API.md).
+void create_serve_limits(CLI::App* cmd, ServeArgs& args) {
   cmd->add_option("--cache-mb", args.cache_mb, "Response cache, MiB (0: none)")
       ->transform(whole_number())
       ->check(CLI::Range(0LL, 1LL << 20))
@@ -129,6 +133,10 @@ void create_serve_options(CLI::App* cmd, ServeArgs& args) {
       ->transform(whole_number())
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
+}
+
+// Where a page may come from and where proved positions are kept.
+void create_serve_sharing(CLI::App* cmd, ServeArgs& args) {
   cmd->add_option("--cors",
                   args.cors,
                   "Let pages of this origin (e.g. https://example.org, or *) call the API from "
@@ -224,6 +232,8 @@ void add_serve(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand(
       "serve", "Serve the tables over HTTP: a JSON API and the analysis page (docs/API.md)");
   create_serve_options(cmd, *args);
+  create_serve_limits(cmd, *args);
+  create_serve_sharing(cmd, *args);
   cmd->callback([&run, args] { run = [args] { return run_serve(*args); }; });
 }
 
