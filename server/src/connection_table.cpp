@@ -1,67 +1,74 @@
 #include "connection_table.h"
 
-#include <utility>
-
 namespace sowdb::server {
 
 ConnectionTable::Admit ConnectionTable::admit(const std::string& client) {
-  std::function<void()> close;
+  std::shared_ptr<void> evicted;
+  Waiter* w = nullptr;
   {
     const std::lock_guard lock(mutex_);
     const auto it = per_client_.find(client);
     if (it != per_client_.end() && it->second >= per_client_cap_)
       return Admit::kClientCap;
-    if (open_ >= max_) {
-      if (idle_.empty())
+    if (open_.load(std::memory_order_relaxed) >= max_) {
+      w = take_oldest(evicted);
+      if (w == nullptr)
         return Admit::kFull;
       // The longest idle goes: its release comes when it has closed, so the table may pass its
       // bound by the evictions in flight, never by more.
-      close = std::move(idle_.begin()->second);
-      idle_.erase(idle_.begin());
     }
-    ++open_;
+    open_.fetch_add(1, std::memory_order_relaxed);
     ++per_client_[client];
   }
-  if (close)
-    close();
+  // `evicted` keeps the connection (and so `w`, its member) alive until its close is posted.
+  if (w != nullptr)
+    w->close(evicted);
   return Admit::kYes;
 }
 
 void ConnectionTable::release(const std::string& client) {
   const std::lock_guard lock(mutex_);
-  --open_;
+  open_.fetch_sub(1, std::memory_order_relaxed);
   const auto it = per_client_.find(client);
   if (it != per_client_.end() && --it->second == 0)
     per_client_.erase(it);
 }
 
-bool ConnectionTable::pressed() const {
+void ConnectionTable::idle(Waiter& w) {
   const std::lock_guard lock(mutex_);
-  return open_ * 4 >= max_ * 3;
-}
-
-std::size_t ConnectionTable::open() const {
-  const std::lock_guard lock(mutex_);
-  return open_;
-}
-
-std::uint64_t ConnectionTable::idle(std::function<void()> close) {
-  const std::lock_guard lock(mutex_);
-  const std::uint64_t id = next_id_++;
-  idle_.emplace(id, std::move(close));
-  return id;
-}
-
-void ConnectionTable::busy(std::uint64_t id) {
-  if (id == 0)
+  if (w.linked_)
     return;
-  std::function<void()> dropped;  // destroyed outside the lock: it holds a weak session
+  w.prev_ = tail_;
+  w.next_ = nullptr;
+  (tail_ != nullptr ? tail_->next_ : head_) = &w;
+  tail_ = &w;
+  w.linked_ = true;
+}
+
+void ConnectionTable::busy(Waiter& w) {
   const std::lock_guard lock(mutex_);
-  const auto it = idle_.find(id);
-  if (it != idle_.end()) {
-    dropped = std::move(it->second);
-    idle_.erase(it);
+  if (w.linked_)
+    unlink(w);
+}
+
+void ConnectionTable::unlink(Waiter& w) {
+  (w.prev_ != nullptr ? w.prev_->next_ : head_) = w.next_;
+  (w.next_ != nullptr ? w.next_->prev_ : tail_) = w.prev_;
+  w.prev_ = w.next_ = nullptr;
+  w.linked_ = false;
+}
+
+ConnectionTable::Waiter* ConnectionTable::take_oldest(std::shared_ptr<void>& owner) {
+  while (head_ != nullptr) {
+    Waiter& w = *head_;
+    unlink(w);
+    // A connection whose last owner is gone is being destroyed: its destructor waits for this
+    // lock to leave the list, so it is skipped (it frees its place by itself).
+    owner = w.owner.lock();
+    if (owner)
+      return &w;
   }
+  return nullptr;
 }
 
 }  // namespace sowdb::server

@@ -57,7 +57,7 @@ class Session : public std::enable_shared_from_this<Session> {
     shared_.api->metrics().connections(1);
   }
   ~Session() {
-    shared_.table->busy(idle_id_);
+    shared_.table->busy(waiter_);
     shared_.table->release(client_);
     shared_.api->metrics().connections(-1);
   }
@@ -75,10 +75,15 @@ class Session : public std::enable_shared_from_this<Session> {
                               ? std::min(shared_.options.read_timeout, kPressedTimeout)
                               : shared_.options.read_timeout);
     // Until its header has arrived, a full table may close this connection for a new one.
-    idle_id_ = shared_.table->idle([weak = weak_from_this()] {
-      if (const std::shared_ptr<Session> self = weak.lock())
+    if (!waiter_.close) {
+      waiter_.owner = weak_from_this();
+      waiter_.close = [](const std::shared_ptr<void>& owner) {
+        auto self = std::static_pointer_cast<Session>(owner);
         asio::post(self->stream_.get_executor(), [self] { self->evict(); });
-    });
+      };
+    }
+    waiting_ = true;
+    shared_.table->idle(waiter_);
     http::async_read_header(
         stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
           self->on_header(ec);
@@ -90,7 +95,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // waits a second; a body the bound refuses was refused from the Content-Length already.
   // On this connection's executor, for a full table: closed unless a request has begun meanwhile.
   void evict() {
-    if (idle_id_ == 0)
+    if (!waiting_)
       return;
     shared_.api->metrics().idle_closed();
     beast::error_code ignored;
@@ -98,8 +103,8 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void on_header(beast::error_code ec) {
-    shared_.table->busy(idle_id_);
-    idle_id_ = 0;
+    shared_.table->busy(waiter_);
+    waiting_ = false;
     if (ec) {
       on_read(ec);
       return;
@@ -319,8 +324,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string head_;  // out_'s status line and headers
   bool keep_alive_ = false;
   Request request_;
-  std::string client_;         // the client's address bytes (ConnectionTable)
-  std::uint64_t idle_id_ = 0;  // while waiting for a request: its id in the table
+  std::string client_;              // the client's address bytes (ConnectionTable)
+  ConnectionTable::Waiter waiter_;  // its place among the connections waiting for a request
+  bool waiting_ = false;            // on the executor: no request begun since read()
   std::chrono::steady_clock::time_point started_;
   std::vector<char> drain_buffer_;
   std::size_t drained_ = 0;
