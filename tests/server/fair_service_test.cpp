@@ -64,6 +64,31 @@ std::string post(int port, const std::string& target, const std::string& body) {
                         std::to_string(body.size()) + "\r\n\r\n" + body);
 }
 
+// A connection that sends nothing (an idle client); -1 on failure.
+int open_idle(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0)
+    return -1;
+  timeval tv{};
+  tv.tv_sec = 60;
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Whether the server closed `fd` without a byte (recv sees the end; a timeout is not an end).
+bool closed_by_server(int fd) {
+  char c = 0;
+  return ::recv(fd, &c, 1, 0) == 0;
+}
+
 int status_of(const std::string& response) {
   return response.rfind("HTTP/1.1 ", 0) == 0 ? std::stoi(response.substr(9, 3)) : 0;
 }
@@ -135,6 +160,46 @@ TEST(FairService, SingleLookupAnsweredWhileEveryBatchWorkerIsHeld) {
   EXPECT_EQ(status_of(single), 200) << single.substr(0, 300);
   for (const std::string& b : batches)
     EXPECT_EQ(status_of(b), 200) << b.substr(0, 300);
+  server.stop();
+}
+
+// A table full of idle connections: each new request pushes out the connection that has waited
+// longest, which sees its end, and is answered. Two I/O threads, so that evictions cross threads.
+TEST(FairService, IdleConnectionsGiveWayOldestFirst) {
+  const auto api = std::make_shared<const Api>(
+      std::vector<std::shared_ptr<const TableSet>>{
+          TableSet::open(test::generated_dir({"oware/3x2", 8}))},
+      ApiOptions{});
+  ServerOptions options;
+  options.port = 0;
+  options.io_threads = 2;
+  options.max_connections = 4;
+  Server server(api, options);
+  const int port = server.port();
+  std::vector<int> idle;
+  for (int i = 0; i < 4; ++i) {
+    idle.push_back(open_idle(port));
+    ASSERT_GE(idle.back(), 0);
+  }
+  constexpr int kRounds = 24;
+  for (int round = 0; round < kRounds; ++round) {
+    EXPECT_EQ(status_of(get(port, "/api/v1/health")), 200) << "round " << round;
+    // The oldest idle connection made room (a later connection may have taken another's).
+    EXPECT_TRUE(closed_by_server(idle.front())) << "round " << round;
+    ::close(idle.front());
+    idle.erase(idle.begin());
+    while (idle.size() < 4) {
+      idle.push_back(open_idle(port));
+      ASSERT_GE(idle.back(), 0);
+    }
+  }
+  const std::string metrics = get(port, "/metrics");
+  const std::string counter = "\nsowdb_idle_connections_closed_total ";
+  const std::size_t at = metrics.find(counter);
+  ASSERT_NE(at, std::string::npos) << metrics;
+  EXPECT_GE(std::stod(metrics.substr(at + counter.size())), kRounds);
+  for (const int fd : idle)
+    ::close(fd);
   server.stop();
 }
 
