@@ -78,9 +78,9 @@ void V6Part::place(const std::array<std::uint64_t, 2>& start, const std::array<i
   for (int s = 0; s < 2; ++s) {
     if (max_offset_[s] > (width[s] == 2 ? 0xFFFFu : 0xFFFFFFFFu))
       fail(Code::kInvalidArgument, "version 6 part", "a block offset wider than its index");
-    std::vector<std::byte>& bases = pieces_[2 * s];
-    std::vector<std::byte>& offsets = pieces_[2 * s + 1];
-    std::vector<std::byte>& hashes = pieces_[4 + s];
+    std::vector<std::byte>& bases = pieces_[static_cast<std::size_t>(2 * s)];
+    std::vector<std::byte>& offsets = pieces_[static_cast<std::size_t>(2 * s + 1)];
+    std::vector<std::byte>& hashes = pieces_[static_cast<std::size_t>(4 + s)];
     bases.assign(8 * std::uint64_t{index_groups(blocks)}, std::byte{0});
     offsets.assign(blocks * static_cast<std::uint64_t>(width[s]), std::byte{0});
     hashes.assign(4 * std::uint64_t{hash_groups(blocks)}, std::byte{0});

@@ -10,6 +10,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sowdb/format/v6_parts.h"
@@ -271,7 +272,8 @@ WriteResult write_parts_v6(const V6Job& job) {
   });
   if (!error.empty())
     return {error, false};
-  const auto [first, last] = blocks_of(job, comm.rank);
+  const std::pair<std::uint64_t, std::uint64_t> blocks = blocks_of(job, comm.rank);
+  const std::uint64_t first = blocks.first, last = blocks.second;
   const std::uint64_t part_first = job.partition.begin(comm.rank);
   // Pass 1: the codes from the whole layer's token counts.
   V6TokenCounts counts;
