@@ -1,535 +1,145 @@
-// The writer of format version 6 (FORMAT.md, "Version 6"): write_layer with
-// WriteOptions::format_version 6. Two passes over the layer: the first counts the tokens of
-// every context (in parallel over ranges of blocks), the second codes the blocks (in parallel,
-// in rounds) with the canonical codes built from the counts. Both streams are held in memory
-// until the file is written, since the block index and the group hashes precede them.
+// The writer of format version 6 (FORMAT.md, "Version 6"; sowdb/format/v6_parts.h): the layer's
+// plan and codes, each part's pieces of the index and hash sections, the file assembled in
+// order, and write_layer with WriteOptions::format_version 6 built from them with one part.
+// The streams are held in memory until the file is written, since the block index and the group
+// hashes precede them.
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstdint>
-#include <cstring>
-#include <limits>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "atomic_file.h"
-#include "block_codec.h"
 #include "header.h"
-#include "sowdb/format/huffman_code.h"
 #include "sowdb/format/layer_parts.h"
 #include "sowdb/format/table_file.h"
+#include "sowdb/format/v6_parts.h"
 #include "table_common.h"
+#include "v6_coder.h"
 #include "v6_streams.h"
 #include "writer_steps.h"
 
-namespace sowdb::table_internal {
+namespace sowdb {
+
+using namespace table_internal;
 
 namespace {
 
-using HuffCode = huffman::Code;
-
-// One block's entries as the streams code them; the vectors keep their capacity from block
-// to block.
-struct BlockData {
-  std::vector<std::uint16_t> depths;  // every entry's depth, as fill_depths gives them
-  std::vector<std::uint8_t> symbols;  // every entry's value-table symbol
-  std::vector<std::uint8_t> classes;  // min(symbol, 3) of each entry that stores its depth
-  std::vector<std::uint16_t> stored;  // the depth of each entry that stores it
-  std::size_t k = 0;                  // entries
-  std::size_t m = 0;                  // stored depths
-};
-
-// The run token of each run length 2..256 ("Value stream": the longest run not longer).
-const std::array<std::uint8_t, 257>& run_tokens() {
-  static const std::array<std::uint8_t, 257> table = [] {
-    std::array<std::uint8_t, 257> t{};
-    for (std::size_t run = 2; run <= 256; ++run)
-      t[run] = static_cast<std::uint8_t>(v6::run_token(run));
-    return t;
-  }();
-  return table;
-}
-
-// Bytes readable past a block's symbols and stored depths, for run_of's word reads.
-constexpr std::size_t kRunSlack = 8;
-
-// The number of leading elements of s[0 .. most) equal to `prev` (the elements may be read up
-// to 8 bytes past `most`): a word at a time, so that a run's end costs one branch, not one per
-// element.
-template <typename T>
-std::size_t run_of(const T* s, std::size_t most, T prev) {
-  static_assert(sizeof(T) == 1 || sizeof(T) == 2);
-  if constexpr (std::endian::native != std::endian::little) {
-    std::size_t run = 0;
-    while (run < most && s[run] == prev)
-      ++run;
-    return run;
-  } else {
-    constexpr std::uint64_t kOnes = sizeof(T) == 1 ? 0x0101010101010101ULL : 0x0001000100010001ULL;
-    const std::uint64_t pattern = kOnes * prev;
-    std::size_t run = 0;
-    while (run < most) {
-      std::uint64_t w;
-      std::memcpy(&w, s + run, 8);
-      const std::uint64_t x = w ^ pattern;
-      if (x != 0)
-        return std::min(most,
-                        run + static_cast<std::size_t>(std::countr_zero(x)) / (8 * sizeof(T)));
-      run += 8 / sizeof(T);
-    }
-    return most;
+// The section's stream (0 values, 1 depths) and kind.
+int stream_of(V6Section section) {
+  switch (section) {
+    case V6Section::kValueBases:
+    case V6Section::kValueOffsets:
+    case V6Section::kValueHashes:
+    case V6Section::kValueStream:
+      return 0;
+    default:
+      return 1;
   }
 }
 
-// Appends bits MSB first at a raw pointer, 32 bits at a time; the caller provides the room
-// (BitWriter's output, without a vector push per byte).
-class BlockBits {
- public:
-  explicit BlockBits(std::uint8_t* p) : p_(p) {}
-  // The low `count` bits of `bits`, count 0..16.
-  void put(std::uint32_t bits, int count) {
-    acc_ = (acc_ << count) | bits;
-    n_ += count;
-    if (n_ >= 32) {
-      n_ -= 32;
-      const std::uint32_t w = __builtin_bswap32(static_cast<std::uint32_t>(acc_ >> n_));
-      std::memcpy(p_, &w, 4);
-      p_ += 4;
-    }
-  }
-  // Pads the last byte with zero bits; returns the end of the bytes written.
-  std::uint8_t* finish() {
-    while (n_ >= 8) {
-      n_ -= 8;
-      *p_++ = static_cast<std::uint8_t>(acc_ >> n_);
-    }
-    if (n_ > 0)
-      *p_++ = static_cast<std::uint8_t>(acc_ << (8 - n_));
-    n_ = 0;
-    return p_;
-  }
+bool is_bases(V6Section s) {
+  return s == V6Section::kValueBases || s == V6Section::kDepthBases;
+}
+bool is_offsets(V6Section s) {
+  return s == V6Section::kValueOffsets || s == V6Section::kDepthOffsets;
+}
+bool is_hashes(V6Section s) {
+  return s == V6Section::kValueHashes || s == V6Section::kDepthHashes;
+}
 
- private:
-  std::uint8_t* p_;
-  std::uint64_t acc_ = 0;
-  int n_ = 0;
-};
-
-// The coded blocks of a run of consecutive blocks, both streams, in a buffer that keeps its
-// room from round to round.
-struct CodedChunk {
-  std::unique_ptr<std::uint8_t[]> bytes[2];
-  std::size_t room[2] = {0, 0};
-  std::size_t used[2] = {0, 0};
-  std::vector<std::uint32_t> sizes[2];  // each block's bytes
-
-  // Room for `more` bytes after the used ones in stream s.
-  std::uint8_t* reserve(int s, std::size_t more) {
-    if (used[s] + more > room[s]) {
-      const std::size_t grown = std::max(2 * room[s], used[s] + more);
-      std::unique_ptr<std::uint8_t[]> next(new std::uint8_t[grown]);
-      if (used[s] > 0)
-        std::memcpy(next.get(), bytes[s].get(), used[s]);
-      bytes[s] = std::move(next);
-      room[s] = grown;
-    }
-    return bytes[s].get() + used[s];
-  }
-};
-
-class V6Writer {
- public:
-  V6Writer(const std::string& name,
-           const LayerSource& source,
-           const LayerEncoder& plan,
-           const WriteOptions& options)
-      : name_(name), source_(source), plan_(plan), options_(options), info_(plan.info()) {
-    symbols_ = info_.value_table.size();
-    for (std::size_t s = 0; s < symbols_; ++s)
-      stores_[s] = stores_depth(info_.value_table[s]);
-    for (std::uint32_t marked = 0; marked < 2; ++marked) {
-      for (std::uint32_t u = 0; u < 256; ++u) {
-        const auto v = static_cast<std::int8_t>(u);
-        const std::int8_t byte = plan_.stored_byte(v, marked != 0);
-        EntryRule& e = rules_[marked << 8 | u];
-        e.symbol = plan_.symbol(byte);
-        e.cls = static_cast<std::uint8_t>(std::min<std::uint8_t>(e.symbol, 3));
-        e.stores = stores_[e.symbol] ? 1 : 0;
-        // The bounds of load's checks: a stored depth other than kRecomputeDepth in a file
-        // with recompute entries; 0 for value 0; a derived depth for a recompute entry.
-        e.max_depth = e.stores != 0 ? (info_.recompute ? kRecomputeDepth - 1 : kRecomputeDepth)
-                      : byte == 0   ? 0
-                      : byte == kRecomputeValue ? (v == 0 ? 0 : 1)
-                                                : kRecomputeDepth;
-      }
-    }
-  }
-
-  // Fills `d` with block b's symbols and stored depths; checks the depths as version 2..5 do.
-  void load(std::uint64_t b, BlockData& d) const {
-    const std::uint64_t first = b * info_.block_entries;
-    const auto n = static_cast<std::size_t>(
-        std::min<std::uint64_t>(info_.block_entries, info_.entries - first));
-    if (d.symbols.size() < n + kRunSlack) {
-      d.depths.resize(n + kRunSlack);
-      d.symbols.resize(n + kRunSlack);
-      d.classes.resize(n + kRunSlack);
-      d.stored.resize(n + kRunSlack);
-    }
-    d.k = n;
-    source_.fill_depths(first, std::span(d.depths.data(), n));
-    const std::span<const std::uint64_t> marks = source_.recompute;
-    const std::int8_t* values = source_.values.data() + first;
-    std::uint8_t* symbols = d.symbols.data();
-    std::uint8_t* classes = d.classes.data();
-    std::uint16_t* stored = d.stored.data();
-    const std::uint16_t* depths = d.depths.data();
-    // Without branches on the data: every entry is written as if it stored its depth, and
-    // the count moves on only for those that do; a depth out of its bounds is looked for again
-    // below, for the error.
-    std::size_t m = 0;
-    bool bad = false;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t at = first + i;
-      const std::uint32_t marked =
-          marks.empty() ? 0 : static_cast<std::uint32_t>((marks[at / 64] >> (at % 64)) & 1);
-      const EntryRule& e = rules_[marked << 8 | static_cast<std::uint8_t>(values[i])];
-      const std::uint16_t depth = depths[i];
-      symbols[i] = e.symbol;
-      classes[m] = e.cls;
-      stored[m] = depth;
-      m += e.stores;
-      bad |= depth > e.max_depth;
-    }
-    d.m = m;
-    if (bad)
-      report_bad_depth(first, n, d.depths);
-  }
-
-  // Throws the error of the first entry of [first, first + n) whose depth `load` refused.
-  [[noreturn]] void report_bad_depth(std::uint64_t first,
-                                     std::size_t n,
-                                     const std::vector<std::uint16_t>& depths) const {
-    const std::span<const std::uint64_t> marks = source_.recompute;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t at = first + i;
-      const bool marked = !marks.empty() && ((marks[at / 64] >> (at % 64)) & 1) != 0;
-      const std::int8_t v = source_.values[at];
-      const std::int8_t byte = plan_.stored_byte(v, marked);
-      const std::uint16_t depth = depths[i];
-      if (stores_[plan_.symbol(byte)]) {
-        if (info_.recompute && depth == kRecomputeDepth) {
-          fail(Code::kInvalidArgument,
-               name_,
-               "entry " + std::to_string(at) + " has depth " + std::to_string(kRecomputeDepth) +
-                   ", which a file with recompute entries cannot store");
-        }
-      } else if (byte == 0 && depth != 0) {
-        fail(Code::kInvalidArgument,
-             name_,
-             "entry " + std::to_string(at) + " has value 0 and depth " + std::to_string(depth) +
-                 " (depth codec 1 needs depth 0)");
-      } else if (byte == kRecomputeValue && (v == 0 ? depth != 0 : depth > 1)) {
-        fail(Code::kInvalidArgument,
-             name_,
-             "recompute entry " + std::to_string(at) + " has value " + std::to_string(v) +
-                 " and depth " + std::to_string(depth) +
-                 ", not the derived depth (0 for value 0, 0 or 1 for a value > 0)");
-      }
-    }
-    fail(Code::kInvalidArgument, name_, "a depth out of its bounds");
-  }
-
-  // "Value stream": emit(context, token) for each token of a block's symbols.
-  template <typename Emit>
-  void value_tokens(const BlockData& d, Emit&& emit) const {
-    const auto start = static_cast<std::uint32_t>(symbols_);
-    const std::uint8_t* s = d.symbols.data();
-    const std::size_t k = d.k;
-    const auto& runs = run_tokens();
-    std::uint32_t prev = start;
-    for (std::size_t i = 0; i < k;) {
-      if (prev != start) {
-        const std::size_t run =
-            run_of(s + i, std::min<std::size_t>(k - i, 256), static_cast<std::uint8_t>(prev));
-        if (run >= 2) {
-          const std::uint32_t r = runs[run];
-          emit(prev, start + r);
-          i += v6::kRunLengths[r];
-          continue;
-        }
-      }
-      emit(prev, s[i]);
-      prev = s[i];
-      ++i;
-    }
-  }
-
-  // "Depth stream": emit(context, token, escaped depth) for a block's stored depths (the
-  // depth only for the escape token).
-  template <typename Emit>
-  void depth_tokens(const BlockData& d, Emit&& emit) const {
-    const std::size_t m = d.m;
-    const std::uint16_t* depth = d.stored.data();
-    const auto& runs = run_tokens();
-    std::uint32_t prev = 0;
-    for (std::size_t j = 0; j < m;) {
-      const std::uint32_t ctx =
-          v6::depth_context(static_cast<std::uint32_t>(j), prev, d.classes[j]);
-      if (j > 0) {
-        const std::size_t run =
-            run_of(depth + j, std::min<std::size_t>(m - j, 256), static_cast<std::uint16_t>(prev));
-        if (run >= 2) {
-          const std::uint32_t r = runs[run];
-          emit(ctx, v6::kDepthEscape + 1 + r, 0u);
-          j += v6::kRunLengths[r];
-          continue;
-        }
-      }
-      const std::uint32_t dj = depth[j];
-      emit(ctx, dj < v6::kDepthEscape ? dj : v6::kDepthEscape, dj);
-      prev = dj;
-      ++j;
-    }
-  }
-
-  // Pass 1: the token counts of every context, and the codes built from them.
-  void build_codes() {
-    const std::size_t vt = v6::value_tokens(symbols_);
-    const std::size_t vc = v6::value_contexts(symbols_);
-    const std::uint64_t blocks = info_.block_count;
-    const auto chunks = static_cast<std::size_t>(std::min<std::uint64_t>(blocks, 64));
-    std::vector<std::uint64_t> vf(vc * vt, 0);
-    std::vector<std::uint64_t> df(std::size_t{v6::kDepthContexts} * v6::kDepthTokens, 0);
-    std::mutex totals;
-    run_tasks(options_.executor, chunks, [&](std::size_t c) {
-      // 32-bit counts of the calling thread, kept from task to task (a fresh 100 KB a task
-      // cost page faults and zeroing that took longer than the counting), added to the totals
-      // at the task's end and every 2^31 entries.
-      thread_local std::vector<std::uint32_t> vcount, dcount;
-      vcount.assign(vf.size(), 0);
-      dcount.assign(df.size(), 0);
-      const auto spill = [&] {
-        std::lock_guard lock(totals);
-        for (std::size_t i = 0; i < vf.size(); ++i)
-          vf[i] += std::exchange(vcount[i], 0);
-        for (std::size_t i = 0; i < df.size(); ++i)
-          df[i] += std::exchange(dcount[i], 0);
-      };
-      thread_local BlockData d;
-      std::uint64_t since_spill = 0;
-      for (std::uint64_t b = blocks * c / chunks; b < blocks * (c + 1) / chunks; ++b) {
-        load(b, d);
-        value_tokens(d, [&](std::uint32_t ctx, std::uint32_t tok) { ++vcount[ctx * vt + tok]; });
-        depth_tokens(d, [&](std::uint32_t ctx, std::uint32_t tok, std::uint32_t) {
-          ++dcount[ctx * v6::kDepthTokens + tok];
-        });
-        since_spill += d.k;
-        if (since_spill >= (std::uint64_t{1} << 31)) {
-          spill();
-          since_spill = 0;
-        }
-      }
-      spill();
-    });
-    const auto codes = [&](const std::vector<std::uint64_t>& total,
-                           std::size_t contexts,
-                           std::size_t tokens,
-                           int s) {
-      for (std::size_t ctx = 0; ctx < contexts; ++ctx) {
-        codes_[s].push_back(huffman::build_code(std::span(total).subspan(ctx * tokens, tokens)));
-        const HuffCode& c = codes_[s].back();
-        for (std::size_t t = 0; t < tokens; ++t)
-          words_[s].push_back(c.word[t] << 4 | c.len[t]);
-      }
-    };
-    codes(vf, vc, vt, 0);
-    codes(df, v6::kDepthContexts, v6::kDepthTokens, 1);
-  }
-
-  // Codes block b into the chunk's buffers.
-  void encode_block(std::uint64_t b, BlockData& d, CodedChunk& out) const {
-    load(b, d);
-    const std::size_t vt = v6::value_tokens(symbols_);
-    {
-      // A value token is at most kCodeBits bits; 8 bytes for BlockBits' last word.
-      std::uint8_t* p = out.reserve(0, d.k * huffman::kCodeBits / 8 + 16);
-      BlockBits w(p);
-      const std::uint32_t* code = words_[0].data();
-      value_tokens(d, [&](std::uint32_t ctx, std::uint32_t tok) {
-        const std::uint32_t c = code[ctx * vt + tok];
-        w.put(c >> 4, static_cast<int>(c & 15));
-      });
-      const auto n = static_cast<std::size_t>(w.finish() - p);
-      out.used[0] += n;
-      out.sizes[0].push_back(static_cast<std::uint32_t>(n));
-    }
-    {
-      // A depth token and its escape bits: at most kCodeBits + 16 bits.
-      std::uint8_t* p = out.reserve(1, d.m * (huffman::kCodeBits + 16) / 8 + 16);
-      BlockBits w(p);
-      const std::uint32_t* code = words_[1].data();
-      depth_tokens(d, [&](std::uint32_t ctx, std::uint32_t tok, std::uint32_t depth) {
-        const std::uint32_t c = code[ctx * v6::kDepthTokens + tok];
-        w.put(c >> 4, static_cast<int>(c & 15));
-        if (tok == v6::kDepthEscape)
-          w.put(depth, 16);
-      });
-      const auto n = static_cast<std::size_t>(w.finish() - p);
-      out.used[1] += n;
-      out.sizes[1].push_back(static_cast<std::uint32_t>(n));
-    }
-  }
-
-  // Pass 2: every block of both streams, in block order, in rounds of chunks of blocks.
-  void encode_blocks() {
-    constexpr std::uint64_t kChunkBlocks = 64;
-    constexpr std::uint64_t kRound = 4096;
-    const std::uint64_t blocks = info_.block_count;
-    std::vector<CodedChunk> chunks(kRound / kChunkBlocks);
-    for (int s = 0; s < 2; ++s) {
-      starts_[s].reserve(static_cast<std::size_t>(blocks));
-      // Above what the candidates measured (0.1-0.4 bytes an entry): no copies, and the pages
-      // never touched cost no memory.
-      stream_[s].reserve(static_cast<std::size_t>(info_.entries / 2));
-    }
-    for (std::uint64_t start = 0; start < blocks; start += kRound) {
-      const std::uint64_t count = std::min(kRound, blocks - start);
-      const auto tasks = static_cast<std::size_t>((count + kChunkBlocks - 1) / kChunkBlocks);
-      run_tasks(options_.executor, tasks, [&](std::size_t t) {
-        thread_local BlockData d;
-        CodedChunk& c = chunks[t];
-        for (int s = 0; s < 2; ++s) {
-          c.used[s] = 0;
-          c.sizes[s].clear();
-        }
-        const std::uint64_t first = start + t * kChunkBlocks;
-        const std::uint64_t last = std::min(first + kChunkBlocks, start + count);
-        for (std::uint64_t b = first; b < last; ++b)
-          encode_block(b, d, c);
-      });
-      for (std::size_t t = 0; t < tasks; ++t) {
-        for (int s = 0; s < 2; ++s) {
-          const CodedChunk& c = chunks[t];
-          std::uint64_t at = stream_[s].size();
-          for (const std::uint32_t n : c.sizes[s]) {
-            starts_[s].push_back(at);
-            at += n;
-          }
-          stream_[s].insert(stream_[s].end(), c.bytes[s].get(), c.bytes[s].get() + c.used[s]);
-        }
-      }
-      if (options_.progress) {
-        options_.progress(std::min(info_.entries, (start + count) * info_.block_entries),
-                          info_.entries);
-      }
-    }
-  }
-
-  // Writes the file: header, value table, layout record, code tables, indexes, hashes, streams.
-  void write(const std::filesystem::path& path) const {
-    LayerInfo info = info_;
-    info.format_version = 6;
-    const auto header = serialise_header(info);
-    const auto table = serialise_value_table(info.value_table);
-    const std::uint64_t data_start = header.size() + table.size();
-    std::uint64_t sizes[2] = {stream_[0].size(), stream_[1].size()};
-    int width[2];
-    for (int s = 0; s < 2; ++s)
-      width[s] = narrow_index(s) ? 2 : 4;
-    const v6::Layout l = v6::make_layout(data_start, symbols_, info.block_count, sizes, width);
-    std::vector<std::byte> bytes(static_cast<std::size_t>(l.data[0] - data_start), std::byte{0});
-    const auto at = [&](std::uint64_t offset) { return bytes.data() + (offset - data_start); };
-    put_le(at(l.layout), sizes[0], 8);
-    put_le(at(l.layout) + 8, sizes[1], 8);
-    put_le(at(l.layout) + 16, static_cast<std::uint64_t>(width[0]), 1);
-    put_le(at(l.layout) + 17, static_cast<std::uint64_t>(width[1]), 1);
-    for (int s = 0; s < 2; ++s) {
-      // "Code tables": 4 bits a token, contexts in order, low nibble first.
-      std::size_t nibble = 0;
-      for (const HuffCode& c : codes_[s]) {
-        for (const std::uint8_t len : c.len) {
-          at(l.codes[s])[nibble / 2] |= static_cast<std::byte>(len << (4 * (nibble % 2)));
-          ++nibble;
-        }
-      }
-      // "Block index": a u64 base every 64 blocks, then each block's offset from its base.
-      const std::uint32_t blocks = info.block_count;
-      const std::uint32_t groups = (blocks + v6::kIndexGroupBlocks - 1) / v6::kIndexGroupBlocks;
-      for (std::uint32_t g = 0; g < groups; ++g)
-        put_le(at(l.index[s]) + std::uint64_t{8} * g,
-               starts_[s][std::size_t{g} * v6::kIndexGroupBlocks],
-               8);
-      std::byte* offsets = at(l.index[s]) + 8 * std::uint64_t{groups};
-      for (std::uint32_t b = 0; b < blocks; ++b) {
-        const std::uint64_t base = starts_[s][b - b % v6::kIndexGroupBlocks];
-        put_le(offsets + std::uint64_t{b} * static_cast<std::uint64_t>(width[s]),
-               starts_[s][b] - base,
-               width[s]);
-      }
-      // "Group hashes".
-      for (std::uint32_t g = 0; g * v6::kHashGroupBlocks < blocks; ++g) {
-        const std::uint64_t first = starts_[s][std::size_t{g} * v6::kHashGroupBlocks];
-        const std::uint32_t end_block = std::min(blocks, (g + 1) * v6::kHashGroupBlocks);
-        const std::uint64_t last = end_block == blocks ? sizes[s] : starts_[s][end_block];
-        const auto group = std::as_bytes(
-            std::span(stream_[s])
-                .subspan(static_cast<std::size_t>(first), static_cast<std::size_t>(last - first)));
-        put_le(at(l.hashes[s]) + 4 * std::uint64_t{g}, hash32(group), 4);
-      }
-    }
-    AtomicFile out(path);
-    out.write(header);
-    out.write(table);
-    out.write(bytes);
-    out.write(std::as_bytes(std::span(stream_[0])));
-    out.write(std::as_bytes(std::span(stream_[1])));
-    out.write(serialise_footer(out.hash()));
-    out.commit();
-  }
-
- private:
-  // Whether every block of stream `s` starts less than 64 KiB after its index group's base.
-  bool narrow_index(int s) const {
-    for (std::size_t b = 0; b < starts_[s].size(); ++b) {
-      if (starts_[s][b] - starts_[s][b - b % v6::kIndexGroupBlocks] > 0xFFFF)
-        return false;
-    }
-    return true;
-  }
-
-  std::string name_;
-  const LayerSource& source_;
-  const LayerEncoder& plan_;
-  const WriteOptions& options_;
-  const LayerInfo& info_;
-  std::size_t symbols_ = 0;
-  std::array<bool, 256> stores_{};
-  // What load needs of an entry, by (marked << 8) | (value as a byte).
-  struct EntryRule {
-    std::uint8_t symbol = 0;
-    std::uint8_t cls = 0;     // min(symbol, 3)
-    std::uint8_t stores = 0;  // 1: the entry stores its depth
-    std::uint16_t max_depth = 0;
-  };
-  std::array<EntryRule, 512> rules_{};
-  std::vector<HuffCode> codes_[2];
-  std::vector<std::uint32_t> words_[2];  // (word << 4) | length of [context * tokens + token]
-  std::vector<std::uint8_t> stream_[2];
-  std::vector<std::uint64_t> starts_[2];
-};
+std::uint32_t index_groups(std::uint64_t blocks) {
+  return static_cast<std::uint32_t>((blocks + v6::kIndexGroupBlocks - 1) / v6::kIndexGroupBlocks);
+}
+std::uint32_t hash_groups(std::uint64_t blocks) {
+  return static_cast<std::uint32_t>((blocks + v6::kHashGroupBlocks - 1) / v6::kHashGroupBlocks);
+}
 
 }  // namespace
 
-void write_layer_v6(const std::filesystem::path& path,
-                    const RuleSet& rules,
-                    int stones,
-                    const LayerSource& source,
-                    const WriteOptions& options) {
-  const std::string name = path.string();
+V6TokenCounts& V6TokenCounts::operator+=(const V6TokenCounts& other) {
+  const auto add = [](std::vector<std::uint64_t>& to, const std::vector<std::uint64_t>& from) {
+    if (to.empty())
+      to.assign(from.size(), 0);
+    for (std::size_t i = 0; i < std::min(to.size(), from.size()); ++i)
+      to[i] += from[i];
+  };
+  add(values, other.values);
+  add(depths, other.depths);
+  return *this;
+}
+
+void V6Part::place(const std::array<std::uint64_t, 2>& start, const std::array<int, 2>& width) {
+  start_ = start;
+  width_ = width;
+  const std::uint64_t blocks = last_ - first_;
+  for (int s = 0; s < 2; ++s) {
+    if (max_offset_[s] > (width[s] == 2 ? 0xFFFFu : 0xFFFFFFFFu))
+      fail(Code::kInvalidArgument, "version 6 part", "a block offset wider than its index");
+    std::vector<std::byte>& bases = pieces_[static_cast<std::size_t>(2 * s)];
+    std::vector<std::byte>& offsets = pieces_[static_cast<std::size_t>(2 * s + 1)];
+    std::vector<std::byte>& hashes = pieces_[static_cast<std::size_t>(4 + s)];
+    bases.assign(8 * std::uint64_t{index_groups(blocks)}, std::byte{0});
+    offsets.assign(blocks * static_cast<std::uint64_t>(width[s]), std::byte{0});
+    hashes.assign(4 * std::uint64_t{hash_groups(blocks)}, std::byte{0});
+    // The part starts an index group (kV6PartBlocks), so every group's base is in the part.
+    std::uint64_t at = 0, base = 0, group_start = 0;
+    for (std::uint64_t i = 0; i < blocks; ++i) {
+      if (i % v6::kIndexGroupBlocks == 0) {
+        base = at;
+        put_le(bases.data() + 8 * (i / v6::kIndexGroupBlocks), start[s] + at, 8);
+      }
+      put_le(offsets.data() + i * static_cast<std::uint64_t>(width[s]), at - base, width[s]);
+      at += sizes_[s][i];
+      if ((i + 1) % v6::kHashGroupBlocks == 0 || i + 1 == blocks) {
+        const auto group = std::as_bytes(std::span(stream_[s])
+                                             .subspan(static_cast<std::size_t>(group_start),
+                                                      static_cast<std::size_t>(at - group_start)));
+        put_le(hashes.data() + 4 * (i / v6::kHashGroupBlocks), hash32(group), 4);
+        group_start = at;
+      }
+    }
+  }
+}
+
+std::span<const std::byte> V6Part::piece(V6Section section) const {
+  const auto i = static_cast<int>(section);
+  if (i >= 6)
+    return std::as_bytes(std::span(stream_[i - 6]));
+  return pieces_[i];
+}
+
+std::uint64_t V6Part::piece_offset(V6Section section) const {
+  const int s = stream_of(section);
+  if (is_bases(section))
+    return 8 * (first_ / v6::kIndexGroupBlocks);
+  if (is_offsets(section))
+    return first_ * static_cast<std::uint64_t>(width_[s]);
+  if (is_hashes(section))
+    return 4 * (first_ / v6::kHashGroupBlocks);
+  return start_[s];
+}
+
+void V6Part::release(V6Section section) {
+  const auto i = static_cast<int>(section);
+  if (i >= 6)
+    std::vector<std::uint8_t>().swap(stream_[i - 6]);
+  else
+    std::vector<std::byte>().swap(pieces_[i]);
+}
+
+V6LayerEncoder::V6LayerEncoder(const std::string& name,
+                               const RuleSet& rules,
+                               int stones,
+                               const ValueCounts& counts,
+                               bool marks,
+                               bool all_moves,
+                               const WriteOptions& options)
+    : name_(name) {
+  if (options.format_version != 6)
+    fail(Code::kInvalidArgument, name, "V6LayerEncoder writes format version 6 only");
   if (options.depth_codec != DepthCodec::kNonZeroValues)
     fail(Code::kInvalidArgument, name, "format version 6 needs depth codec kNonZeroValues");
   if (options.block_entries > kMaxV6BlockEntries) {
@@ -542,17 +152,221 @@ void write_layer_v6(const std::filesystem::path& path,
   // refuses to be asked for version 6 itself).
   WriteOptions plan_options = options;
   plan_options.format_version = 0;
-  const LayerEncoder plan(name,
-                          rules,
-                          stones,
-                          count_layer_values(source, options.executor),
-                          !source.recompute.empty(),
-                          source.all_moves,
-                          plan_options);
-  V6Writer writer(name, source, plan, options);
-  writer.build_codes();
-  writer.encode_blocks();
-  writer.write(path);
+  plan_ =
+      std::make_unique<LayerEncoder>(name, rules, stones, counts, marks, all_moves, plan_options);
+  info_ = plan_->info();
+  info_.format_version = 6;
+  coder_ = std::make_unique<v6::Coder>(name, *plan_);
 }
 
-}  // namespace sowdb::table_internal
+V6LayerEncoder::~V6LayerEncoder() = default;
+
+const LayerInfo& V6LayerEncoder::info() const {
+  return info_;
+}
+
+V6TokenCounts V6LayerEncoder::count(const LayerSource& part,
+                                    std::uint64_t part_first,
+                                    std::uint64_t first,
+                                    std::uint64_t last,
+                                    const Executor& executor) const {
+  V6TokenCounts counts;
+  coder_->count({part, part_first}, first, last, executor, counts);
+  return counts;
+}
+
+void V6LayerEncoder::set_codes(const V6TokenCounts& layer) {
+  coder_->set_codes(layer);
+}
+
+V6Part V6LayerEncoder::encode(const LayerSource& part,
+                              std::uint64_t part_first,
+                              std::uint64_t first,
+                              std::uint64_t last,
+                              const Executor& executor,
+                              const std::function<void(std::uint64_t)>& progress) const {
+  last = std::max(first, last);
+  if (last > info_.block_count || (first < last && first % kV6PartBlocks != 0)) {
+    fail(Code::kInvalidArgument,
+         name_,
+         "blocks [" + std::to_string(first) + ", " + std::to_string(last) +
+             ") are not a version 6 part");
+  }
+  v6::CodedBlocks coded = coder_->encode({part, part_first}, first, last, executor, progress);
+  V6Part p;
+  p.first_ = first;
+  p.last_ = last;
+  for (int s = 0; s < 2; ++s) {
+    std::uint64_t at = 0, base = 0, most = 0;
+    for (std::size_t i = 0; i < coded.sizes[s].size(); ++i) {
+      if (i % v6::kIndexGroupBlocks == 0)
+        base = at;
+      most = std::max(most, at - base);
+      at += coded.sizes[s][i];
+    }
+    p.max_offset_[s] = most;
+    p.stream_[s] = std::move(coded.stream[s]);
+    p.sizes_[s] = std::move(coded.sizes[s]);
+  }
+  return p;
+}
+
+namespace {
+
+v6::Layout layout_of(const LayerInfo& info, std::uint64_t data_start, const V6Streams& streams) {
+  const std::uint64_t bytes[2] = {streams.bytes[0], streams.bytes[1]};
+  const int width[2] = {streams.width[0], streams.width[1]};
+  return v6::make_layout(data_start, info.value_table.size(), info.block_count, bytes, width);
+}
+
+std::uint64_t data_start_of(const LayerInfo& info) {
+  return serialise_header(info).size() + serialise_value_table(info.value_table).size();
+}
+
+}  // namespace
+
+std::vector<std::byte> V6LayerEncoder::head(const V6Streams& streams) const {
+  const auto header = serialise_header(info_);
+  const auto table = serialise_value_table(info_.value_table);
+  const std::uint64_t data_start = header.size() + table.size();
+  const v6::Layout l = layout_of(info_, data_start, streams);
+  std::vector<std::byte> bytes(static_cast<std::size_t>(l.index[0]), std::byte{0});
+  std::copy(header.begin(), header.end(), bytes.begin());
+  std::copy(table.begin(), table.end(), bytes.begin() + static_cast<std::ptrdiff_t>(header.size()));
+  std::byte* record = bytes.data() + l.layout;
+  put_le(record, streams.bytes[0], 8);
+  put_le(record + 8, streams.bytes[1], 8);
+  put_le(record + 16, static_cast<std::uint64_t>(streams.width[0]), 1);
+  put_le(record + 17, static_cast<std::uint64_t>(streams.width[1]), 1);
+  for (int s = 0; s < 2; ++s) {
+    // "Code tables": 4 bits a token, contexts in order, low nibble first.
+    std::byte* codes = bytes.data() + l.codes[s];
+    std::size_t nibble = 0;
+    for (const huffman::Code& c : coder_->codes(s)) {
+      for (const std::uint8_t len : c.len) {
+        codes[nibble / 2] |= static_cast<std::byte>(len << (4 * (nibble % 2)));
+        ++nibble;
+      }
+    }
+  }
+  return bytes;
+}
+
+std::uint64_t V6LayerEncoder::section_offset(V6Section section, const V6Streams& streams) const {
+  const v6::Layout l = layout_of(info_, data_start_of(info_), streams);
+  const int s = stream_of(section);
+  if (is_bases(section))
+    return l.index[s];
+  if (is_offsets(section))
+    return l.index[s] + 8 * std::uint64_t{index_groups(info_.block_count)};
+  if (is_hashes(section))
+    return l.hashes[s];
+  return l.data[s];
+}
+
+std::uint64_t V6LayerEncoder::padding(V6Section section, const V6Streams& streams) const {
+  const std::uint64_t blocks = info_.block_count;
+  if (is_offsets(section)) {
+    const std::uint64_t n = blocks * static_cast<std::uint64_t>(streams.width[stream_of(section)]);
+    return pad8(n) - n;
+  }
+  if (is_hashes(section))
+    return v6::hash_bytes(info_.block_count) - 4 * std::uint64_t{hash_groups(blocks)};
+  return 0;
+}
+
+std::uint64_t V6LayerEncoder::footer_offset(const V6Streams& streams) const {
+  return layout_of(info_, data_start_of(info_), streams).footer;
+}
+
+struct V6FileWriter::File {
+  explicit File(const std::filesystem::path& path) : out(path) {}
+  AtomicFile out;
+};
+
+V6FileWriter::V6FileWriter(const std::filesystem::path& path,
+                           std::span<const std::byte> head,
+                           std::uint64_t footer_offset)
+    : file_(std::make_unique<File>(path)), name_(path.string()), footer_offset_(footer_offset) {
+  append(head);
+}
+
+V6FileWriter::~V6FileWriter() = default;
+
+void V6FileWriter::append(std::span<const std::byte> bytes) {
+  if (file_->out.written() + bytes.size() > footer_offset_)
+    fail(Code::kInvalidArgument, name_, "more bytes than the layout has before the footer");
+  file_->out.write(bytes);
+}
+
+void V6FileWriter::pad(std::uint64_t count) {
+  static constexpr std::array<std::byte, 64> kZeros{};
+  while (count > 0) {
+    const std::uint64_t n = std::min<std::uint64_t>(count, kZeros.size());
+    append(std::span(kZeros).first(static_cast<std::size_t>(n)));
+    count -= n;
+  }
+}
+
+std::uint64_t V6FileWriter::written() const {
+  return file_->out.written();
+}
+
+void V6FileWriter::finish() {
+  if (file_->out.written() != footer_offset_) {
+    fail(Code::kInvalidArgument,
+         name_,
+         std::to_string(file_->out.written()) + " of " + std::to_string(footer_offset_) +
+             " bytes written before the footer");
+  }
+  file_->out.write(serialise_footer(file_->out.hash()));
+  file_->out.commit();
+}
+
+void finish_v6_layer_file(const std::filesystem::path& temporary,
+                          const std::filesystem::path& path,
+                          std::uint64_t footer_offset) {
+  AtomicFile out(path, temporary, footer_offset);
+  out.write(serialise_footer(out.hash()));
+  out.commit();
+}
+
+namespace table_internal {
+
+void write_layer_v6(const std::filesystem::path& path,
+                    const RuleSet& rules,
+                    int stones,
+                    const LayerSource& source,
+                    const WriteOptions& options) {
+  V6LayerEncoder encoder(path.string(),
+                         rules,
+                         stones,
+                         count_layer_values(source, options.executor),
+                         !source.recompute.empty(),
+                         source.all_moves,
+                         options);
+  const LayerInfo& info = encoder.info();
+  const std::uint64_t blocks = info.block_count;
+  encoder.set_codes(encoder.count(source, 0, 0, blocks, options.executor));
+  V6Part part = encoder.encode(source, 0, 0, blocks, options.executor, [&](std::uint64_t done) {
+    if (options.progress)
+      options.progress(std::min(info.entries, done * info.block_entries), info.entries);
+  });
+  V6Streams streams;
+  for (int s = 0; s < 2; ++s) {
+    streams.bytes[s] = part.stream_bytes(s);
+    streams.width[s] = v6_index_width(part.max_offset(s));
+  }
+  part.place({0, 0}, streams.width);
+  V6FileWriter out(path, encoder.head(streams), encoder.footer_offset(streams));
+  for (int i = 0; i < kV6Sections; ++i) {
+    const auto section = static_cast<V6Section>(i);
+    out.append(part.piece(section));
+    out.pad(encoder.padding(section, streams));
+  }
+  out.finish();
+}
+
+}  // namespace table_internal
+
+}  // namespace sowdb

@@ -19,6 +19,7 @@
 #include "free_memory.h"
 #include "sowdb/format/index.h"
 #include "sowdb/format/table_file.h"
+#include "sowdb/format/v6_parts.h"
 #include "sowdb/gen/generate_steps.h"
 #include "sowdb/gen/parallel.h"
 #include "sowdb/gen/solver.h"
@@ -153,8 +154,11 @@ class Driver {
   DistError layer(int n, const fs::path& path, bool exists) {
     const auto start = Clock::now();
     const std::uint64_t size = layer_size(rules_.pits(), n);
-    slices_.partition.emplace_back(
-        size, comm_.size, std::max<std::uint64_t>(1, gen_.write.block_entries));
+    // Version 6's parts are whole index groups of blocks (v6_parts.h), so that each rank
+    // writes its own pieces of the block index and the group hashes.
+    const std::uint64_t unit = std::max<std::uint64_t>(1, gen_.write.block_entries) *
+                               (gen_.write.format_version == 6 ? kV6PartBlocks : 1);
+    slices_.partition.emplace_back(size, comm_.size, unit);
     slices_.bytes.emplace_back();
     DistLayerReport report;
     report.layer.stones = n;

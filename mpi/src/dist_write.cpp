@@ -12,36 +12,20 @@
 #include <stdexcept>
 #include <vector>
 
+#include "dist_write_v6.h"
 #include "free_memory.h"
 #include "sowdb/format/layer_parts.h"
 #include "sowdb/gen/parallel.h"
+#include "write_common.h"
 
 namespace sowdb::mpi {
 namespace fs = std::filesystem;
 
 namespace {
 
-// Bytes per message (and per MPI-IO call): well below the 2^31 one MPI call carries.
-constexpr std::uint64_t kMessageBytes = std::uint64_t{64} << 20;
 constexpr int kTag = 9;
 // Blocks compressed per executor call: bounds the compressed bytes held before they are kept.
 constexpr std::size_t kBlocksPerBatch = 256;
-
-// The first failure over the ranks, on every rank (collective): empty when no rank failed,
-// else the message of the lowest failing rank, naming it when it is not rank 0.
-std::string agree(const Comm& comm, const std::string& mine) {
-  int in = mine.empty() ? comm.size : comm.rank;
-  int who = comm.size;
-  MPI_Allreduce(&in, &who, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (who == comm.size)
-    return {};
-  int length = static_cast<int>(mine.size());
-  MPI_Bcast(&length, 1, MPI_INT, who, MPI_COMM_WORLD);
-  std::string message =
-      comm.rank == who ? mine : std::string(static_cast<std::size_t>(length), ' ');
-  MPI_Bcast(message.data(), length, MPI_CHAR, who, MPI_COMM_WORLD);
-  return who == 0 ? message : "rank " + std::to_string(who) + ": " + message;
-}
 
 // The layer as the encoder reads this rank's part: values, marks (under the all-moves rule, as
 // gen writes them) and the depths from their byte and the list of deep ones.
@@ -226,13 +210,6 @@ std::string gather(const Job& job) {
   return agree(comm, error);
 }
 
-std::string mpi_error(int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  return std::string(text, static_cast<std::size_t>(length));
-}
-
 // Every rank writes its blocks with MPI-IO at its offset; rank 0 finishes the file (reads the
 // blocks back for the file checksum, writes the seek table and the footer, renames it).
 std::string mpi_io(const Job& job) {
@@ -360,6 +337,25 @@ WriteResult write_parts(const Comm& comm,
   ValueCounts counts = count_layer_values(source, executor);
   MPI_Allreduce(MPI_IN_PLACE, counts.all.data(), 256, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, counts.marked.data(), 256, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (options.format_version == 6) {
+    const V6Job job{comm,
+                    path,
+                    rules,
+                    stones,
+                    partition,
+                    source,
+                    counts,
+                    any_mark != 0,
+                    options,
+                    executor,
+                    mode,
+                    traffic,
+                    progress};
+    WriteResult result = write_parts_v6(job);
+    free_memory(part.depth);
+    free_memory(part.deep);
+    return result;
+  }
   std::optional<LayerEncoder> encoder;
   std::string error;
   try {

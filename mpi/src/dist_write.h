@@ -17,11 +17,15 @@ namespace sowdb::mpi {
 /// How the compressed blocks reach the file.
 enum class WriteMode {
   /// Every rank sends its compressed blocks to rank 0, which writes them in order (with the
-  /// header, seek table and footer) through format's LayerFileWriter.
+  /// header, seek table and footer) through format's LayerFileWriter. Format version 6: every
+  /// rank sends its piece of each section (block index, group hashes, streams) in turn, and
+  /// rank 0 writes them in file order through V6FileWriter.
   kGather,
   /// Every rank writes its compressed blocks itself, with MPI-IO (MPI_File_write_at_all), at an
   /// offset from an MPI_Exscan of the ranks' byte counts; rank 0 writes the header, reads the
-  /// blocks back for the file checksum and writes the seek table and footer.
+  /// blocks back for the file checksum and writes the seek table and footer. Format version 6:
+  /// every rank writes its piece of each section, rank 0 the head and the paddings, then reads
+  /// the file back for the footer.
   kMpiIo,
 };
 
@@ -36,11 +40,12 @@ struct WriteResult {
 /// Writes layer `stones`'s file at `path` from every rank's `part` (collective): the bytes
 /// `write_layer` writes for the whole layer with `options` (recompute marks stored under the
 /// all-moves rule, as gen stores them). `partition` splits the layer in whole blocks of
-/// options.block_entries entries, so every block is one rank's. The value symbols are planned
-/// from counts summed over the ranks (MPI_Allreduce). The file is written under a temporary
-/// name that rank 0 renames onto `path` once every rank's blocks are in it. `progress(f)` is
-/// called on rank 0. Adds this rank's traffic to `traffic`.
-/// The depths of `part` are freed; its values and marks are kept.
+/// options.block_entries entries (format version 6: of kV6PartBlocks blocks, v6_parts.h), so
+/// every block (and every index group of a version 6 file) is one rank's. The value symbols are
+/// planned from counts summed over the ranks (MPI_Allreduce), and so are version 6's codes. The
+/// file is written under a temporary name that rank 0 renames onto `path` once every rank's blocks
+/// are in it. `progress(f)` is called on rank 0. Adds this rank's traffic to `traffic`. The depths
+/// of `part` are freed; its values and marks are kept.
 WriteResult write_parts(const Comm& comm,
                         const std::filesystem::path& path,
                         const RuleSet& rules,

@@ -151,15 +151,6 @@ int run_gen(const Comm& comm, const MpiGenArgs& args) {
       std::fprintf(stderr, "sowdb-mpi: error: %s\n", e.what());
     return 2;
   }
-  if (request.write.format_version == 6) {
-    if (comm.rank == 0) {
-      std::fprintf(stderr,
-                   "sowdb-mpi: error: --format-version 6: sowdb-mpi writes the default versions "
-                   "only (version 6 needs the ranks to share their codes first; use sowdb gen or "
-                   "sowdb migrate)\n");
-    }
-    return 2;
-  }
   sowdb::mpi::DistOptions options;
   options.gen = sowdb::generate_options(request);
   options.threads = request.threads;

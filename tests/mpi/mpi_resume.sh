@@ -3,17 +3,19 @@
 # file under a layer's final name that is not complete, and a rerun resumes to the files sowdb
 # gen builds.
 #
-#   mpi_resume.sh SOWDB SOWDB_MPI WORK_DIR RANKS VARIANT MAX_STONES KILL_RANK KILL_LAYER
+#   mpi_resume.sh SOWDB SOWDB_MPI WORK_DIR RANKS VARIANT MAX_STONES KILL_RANK KILL_LAYER [gen flags...]
 set -euo pipefail
 sowdb=$1 mpi=$2 work=$3 ranks=$4 variant=$5 stones=$6 kill_rank=$7 kill_layer=$8
+shift 8
+flags=("$@")
 command -v mpirun >/dev/null || { echo "mpirun not found: skipped"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 rm -rf "$work"
 mkdir -p "$work"
-"$sowdb" gen --variant "$variant" --max-stones "$stones" --out "$work/gen" --quiet
+"$sowdb" gen --variant "$variant" --max-stones "$stones" --out "$work/gen" --quiet ${flags[@]+"${flags[@]}"}
 run() {
   mpirun --oversubscribe -np "$ranks" "$mpi" gen --variant "$variant" --max-stones "$stones" \
-    --out "$work/mpi" --threads 1 --quiet "$@"
+    --out "$work/mpi" --threads 1 --quiet ${flags[@]+"${flags[@]}"} "$@"
 }
 # The hook makes rank KILL_RANK kill itself (SIGKILL) as it starts to solve layer KILL_LAYER.
 set +e
