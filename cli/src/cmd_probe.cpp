@@ -230,6 +230,9 @@ std::string bulk_answer(const TableSet& set,
     if (args.search_time > 0) {
       search = terminal_budget(args.search_time, false);
       search->proofs = proofs;
+      // Each line's search reads the tables whole only once it has run a while, as one
+      // position's does: a line just above the tables is answered in a fraction of the reading.
+      search->preload_delay = kSearchPreloadDelay;
     }
     const Answer<PositionAnswer> a = answer(set, words, stores, args.max_plies, search);
     if (a)
