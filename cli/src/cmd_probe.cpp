@@ -73,6 +73,14 @@ constexpr std::size_t kSearchDepthCache = std::size_t{64} << 10;
 // search of 44-48 seeds over Kalah(6,4)'s 0..22 they hold most of the tables anyway (issue 41).
 // Searches that end sooner (the positions up to about 36 seeds of those tables) read nothing.
 constexpr double kSearchPreloadDelay = 0.5;
+// Tables of at most this many bytes are read before the search as solve reads them, without the
+// delay: 8 MB read in about 35 ms (Kalah(6,4)'s 548 MB of 0..22 took 2.3 CPU seconds).
+constexpr std::int64_t kSearchReadAtOnceBytes = 8'000'000;
+
+// The delay before a search over `set` reads the tables whole (SearchBudget::preload_delay).
+double preload_delay(const TableSet& set) {
+  return gen::preload_reads(set, kSearchReadAtOnceBytes) ? 0 : kSearchPreloadDelay;
+}
 // The values kept per layer by such a search's block caches until the layer is read whole:
 // 128 MiB of them on top of the tables read whole took Kalah(6,4)'s 0..22 from 780 MB to
 // 950 MB (the most of a search of 4 M positions) for no fewer CPU seconds.
@@ -232,7 +240,7 @@ std::string bulk_answer(const TableSet& set,
       search->proofs = proofs;
       // Each line's search reads the tables whole only once it has run a while, as one
       // position's does: a line just above the tables is answered in a fraction of the reading.
-      search->preload_delay = kSearchPreloadDelay;
+      search->preload_delay = preload_delay(set);
     }
     const Answer<PositionAnswer> a = answer(set, words, stores, args.max_plies, search);
     if (a)
@@ -438,7 +446,7 @@ int run_probe(const Args& args) {
     search->threads = args.threads;
     search->proofs = proofs.get();
     search->preload_limit = -1;
-    search->preload_delay = kSearchPreloadDelay;
+    search->preload_delay = preload_delay(*set);
   }
   const PositionAnswer a =
       answer(*set, args.board, stores, args.max_plies, search).value_or_throw();

@@ -111,10 +111,8 @@ void StartSearch::make_table(int bits) {
 }
 
 void StartSearch::preload() {
-  // Small tables are read at once all the same (kPreloadAtOnceBytes).
   if (options_.preload_delay > 0 && !options_.preloaded &&
-      preload_fits(tables_, rules_.pits(), options_.preload_limit) &&
-      !preload_fits(tables_, rules_.pits(), static_cast<std::int64_t>(kPreloadAtOnceBytes))) {
+      preload_fits(tables_, rules_.pits(), options_.preload_limit)) {
     background_ = std::make_unique<BackgroundValues>(*tables_, options_.preload_delay);
     shared_values_ = background_->values();
     return;

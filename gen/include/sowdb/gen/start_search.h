@@ -107,12 +107,6 @@ struct SolveProgress {
 /// of theirs (decision 0012).
 inline constexpr std::uint64_t kPreloadBytes = 600'000'000;
 
-/// Tables whose values take at most this many bytes are read whole before a search even with
-/// SolveStartOptions::preload_delay, as without it: 8 MB read in about 35 ms (Kalah(6,4)'s 548 MB
-/// of 0..22 took 2.3 CPU seconds), too little to be worth a search's time through the block
-/// caches.
-inline constexpr std::uint64_t kPreloadAtOnceBytes = 8'000'000;
-
 class TableValues;
 
 /// Whether a search over `tables` with SolveStartOptions::preload_limit `limit` reads their
@@ -195,8 +189,7 @@ struct SolveStartOptions {
   /// as soon as it is read; a search that ends sooner reads none. For a search within a budget
   /// of time (`sowdb probe`), where reading the tables first would cost more than the short
   /// searches take, and reading them block by block makes the long ones 3-4x slower (issue 41).
-  /// The answer is the same either way. Tables of at most kPreloadAtOnceBytes are read before
-  /// the search all the same. Used by the Kalah-family search only. Added 2026-11-29.
+  /// The answer is the same either way. Used by the Kalah-family search only. Added 2026-11-29.
   double preload_delay = 0;
   /// Values read whole beforehand (PreloadedValues::read) of the same tables, shared by many
   /// searches: when set (and of as many layers as `tables`), no search reads its own, and
