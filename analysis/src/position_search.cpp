@@ -375,6 +375,7 @@ PositionReport search_position(const TableSet& set,
   options.worths = budget.worths;
   options.value_first = true;
   options.preload_limit = budget.preload_limit;
+  options.preload_delay = budget.preload_delay;
   options.preloaded = budget.preloaded;
   options.line_plies = max_plies;
   options.table_bits = start_hash_bits(

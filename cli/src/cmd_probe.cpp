@@ -27,6 +27,7 @@
 #include "sowdb/analysis/report_json.h"
 #include "sowdb/analysis/start_solve.h"
 #include "sowdb/gen/parallel.h"
+#include "sowdb/gen/start_search.h"
 #include "sowdb/probe/outcome.h"
 #include "sowdb/probe/tables.h"
 #include "stdin_lines.h"
@@ -61,9 +62,29 @@ constexpr long long kBulkCache = 1024;
 // A search above the tables decodes the same value blocks again and again, across every layer:
 // up to 128 MiB of decoded values per layer are kept (filled only as blocks are read), and the
 // depths keep the library's default. Reading the tables whole before the search instead (solve's
-// way) cost 1.25 s for Kalah(6,4)'s tables 0..20, more than most searches of a game's positions.
+// way) cost 1.25 s for Kalah(6,4)'s tables 0..20, more than most searches of a game's positions:
+// they are read beside the search once it has run kSearchPreloadDelay, where they fit.
 constexpr std::size_t kSearchCache = std::size_t{128} << 20;
 constexpr std::size_t kSearchDepthCache = std::size_t{64} << 10;
+
+// A search still running after this many seconds has the tables' values read whole beside it
+// (SearchBudget::preload_delay; as solve's, when they fit its bound): the block caches decode
+// the same values block by block at 3-4x the cost per position searched, and by 10 s of a
+// search of 44-48 seeds over Kalah(6,4)'s 0..22 they hold most of the tables anyway (issue 41).
+// Searches that end sooner (the positions up to about 36 seeds of those tables) read nothing.
+constexpr double kSearchPreloadDelay = 0.5;
+// Tables of at most this many bytes are read before the search as solve reads them, without the
+// delay: 8 MB read in about 35 ms (Kalah(6,4)'s 548 MB of 0..22 took 2.3 CPU seconds).
+constexpr std::int64_t kSearchReadAtOnceBytes = 8'000'000;
+
+// The delay before a search over `set` reads the tables whole (SearchBudget::preload_delay).
+double preload_delay(const TableSet& set) {
+  return gen::preload_reads(set, kSearchReadAtOnceBytes) ? 0 : kSearchPreloadDelay;
+}
+// The values kept per layer by such a search's block caches until the layer is read whole:
+// 128 MiB of them on top of the tables read whole took Kalah(6,4)'s 0..22 from 780 MB to
+// 950 MB (the most of a search of 4 M positions) for no fewer CPU seconds.
+constexpr std::size_t kSearchCacheBeforeRead = std::size_t{16} << 20;
 
 std::string seeds_text(double s) {
   char buf[32];
@@ -217,6 +238,9 @@ std::string bulk_answer(const TableSet& set,
     if (args.search_time > 0) {
       search = terminal_budget(args.search_time, false);
       search->proofs = proofs;
+      // Each line's search reads the tables whole only once it has run a while, as one
+      // position's does: a line just above the tables is answered in a fraction of the reading.
+      search->preload_delay = preload_delay(set);
     }
     const Answer<PositionAnswer> a = answer(set, words, stores, args.max_plies, search);
     if (a)
@@ -360,12 +384,19 @@ std::unique_ptr<TableSet> open_probe_tables(const Args& args, const Stores& stor
     options.cache_blocks = static_cast<std::size_t>(cache);
     options.depth_cache_blocks = static_cast<std::size_t>(cache);
   }
-  if (args.search_time > 0 && args.cache_blocks < 0 && !bulk) {
+  const bool search_caches = args.search_time > 0 && args.cache_blocks < 0 && !bulk;
+  if (search_caches) {
     // A search probes values only, the same blocks again and again: keep them (kSearchCache).
     options.cache_bytes = kSearchCache;
     options.depth_cache_bytes = kSearchDepthCache;
   }
   std::unique_ptr<TableSet> set = open_tables(args.tables, options);
+  if (search_caches && gen::preload_reads(*set)) {
+    // Opening reads no values: opened again, with the caches of a search that reads the tables
+    // whole (kSearchCacheBeforeRead).
+    options.cache_bytes = kSearchCacheBeforeRead;
+    set = open_tables(args.tables, options);
+  }
   const std::optional<Objective> asked =
       args.objective.empty() ? std::nullopt : std::optional(objective_of(args.objective));
   if (std::optional<Refusal> r = check_objective(*set, asked)) {
@@ -414,7 +445,8 @@ int run_probe(const Args& args) {
     // One position: the search has every core (as solve), unless --threads says otherwise.
     search->threads = args.threads;
     search->proofs = proofs.get();
-    search->preload_limit = 0;
+    search->preload_limit = -1;
+    search->preload_delay = preload_delay(*set);
   }
   const PositionAnswer a =
       answer(*set, args.board, stores, args.max_plies, search).value_or_throw();

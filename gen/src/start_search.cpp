@@ -111,8 +111,21 @@ void StartSearch::make_table(int bits) {
 }
 
 void StartSearch::preload() {
+  if (options_.preload_delay > 0 && !options_.preloaded &&
+      preload_fits(tables_, rules_.pits(), options_.preload_limit)) {
+    background_ = std::make_unique<BackgroundValues>(*tables_, options_.preload_delay);
+    shared_values_ = background_->values();
+    return;
+  }
   shared_values_ = search_values(options_, tables_, rules_.pits(), values_, out_.preload_seconds);
   out_.preloaded_bytes = values_ ? values_->bytes() : 0;
+}
+
+void StartSearch::finish_preload() {
+  if (!background_)
+    return;
+  out_.preload_seconds = background_->finish();
+  out_.preloaded_bytes = background_->values()->bytes();
 }
 
 void StartSearch::report(bool last) {

@@ -128,6 +128,7 @@ class StartSearch {
           every_worth();
       }
     }
+    finish_preload();
     return summary();
   }
 
@@ -137,6 +138,8 @@ class StartSearch {
   void make_table(int bits);
   // The tables' values read whole, when they fit SolveStartOptions::preload_limit.
   void preload();
+  // Stops the reading of preload_delay, keeping the layers read, and reports what it read.
+  void finish_preload();
   // Iterative deepening of the start position, when asked (SolveStartOptions::deepening).
   void estimate();
   // The bounds on the start's value known before the search (SolveStartOptions::known_lower).
@@ -191,7 +194,8 @@ class StartSearch {
   int root_guess_ = 0;  // the start's value as the deepening estimated it
   std::unique_ptr<TranspositionTable> table_;
   std::unique_ptr<TableValues> values_;
-  const TableValues* shared_values_ = nullptr;  // values_, or SolveStartOptions::preloaded's
+  std::unique_ptr<BackgroundValues> background_;  // SolveStartOptions::preload_delay's reading
+  const TableValues* shared_values_ = nullptr;    // values_, or SolveStartOptions::preloaded's
   std::atomic<std::uint64_t> nodes_{0};
   std::atomic<int> done_{0};
   std::atomic<bool> stopped_{false};

@@ -73,7 +73,8 @@ int Searcher::recompute(const Pits& pos, int n) const {
   int best = -kMaxBoardStones - 1;
   for (const Move& m : moves) {
     const int nn = n - m.gain();
-    const int v = values_->layer(nn)[index_of(m.child)];
+    const std::int8_t* layer = values_->layer(nn);
+    const int v = layer ? layer[index_of(m.child)] : kRecomputeValue;
     if (v == kRecomputeValue)
       return probe(pos);
     best = std::max(best, Rules::worth(m, v));
@@ -229,8 +230,8 @@ int Searcher::search(
       table_.prefetch(c.key);
     } else {
       c.key = index;
-      if (values_)
-        __builtin_prefetch(values_->layer(nn) + index);
+      if (const std::int8_t* layer = values_ ? values_->layer(nn) : nullptr)
+        __builtin_prefetch(layer + index);
       else
         tables_->prefetch(m.child);
     }

@@ -118,9 +118,11 @@ class Searcher {
   bool over(const Pits& pos, int& value) const;
   // The tables' value of `pos` (n seeds, at most tables_max_), whose index is `index`.
   int probe(const Pits& pos, int n, std::uint64_t index) const {
-    if (!values_)
+    // A layer not read (yet: SolveStartOptions::preload_delay) is probed through the tables.
+    const std::int8_t* layer = values_ ? values_->layer(n) : nullptr;
+    if (!layer)
       return probe(pos);
-    const int v = values_->layer(n)[index];
+    const int v = layer[index];
     return v != kRecomputeValue ? v : recompute(pos, n);
   }
   // The value of a recompute entry of `values_`: the best worth of its moves.

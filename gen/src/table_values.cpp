@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -21,15 +22,31 @@ std::uint64_t TableValues::bytes_for(int pits, int max_stones) {
   return total;
 }
 
-TableValues::TableValues(const TableSet& tables) {
+namespace {
+
+// Thrown by the executor of a reading that was cancelled, which read_layer passes on.
+struct Cancelled {};
+
+}  // namespace
+
+TableValues::TableValues(const TableSet& tables) : TableValues(tables, false) {}
+
+TableValues::TableValues(const TableSet& tables, bool deferred) {
   const int pits = tables.rules().pits();
   const int top = tables.max_stones();
-  bytes_ = bytes_for(pits, top);
-  // One mapping for every layer, every byte of which is written below.
-  arena_ = std::make_unique<PageMapping>(static_cast<std::size_t>(bytes_), true, true);
+  const std::uint64_t total = bytes_for(pits, top);
+  // One mapping for every layer, every byte of which is written when its layer is read.
+  arena_ = std::make_unique<PageMapping>(static_cast<std::size_t>(total), true, true);
   auto* at = static_cast<std::int8_t*>(arena_->data());
-  std::vector<std::span<std::int8_t>> values(static_cast<std::size_t>(top) + 1);
-  layers_.resize(static_cast<std::size_t>(top) + 1);
+  layers_ = std::make_unique<std::atomic<const std::int8_t*>[]>(static_cast<std::size_t>(top) +
+                                                                1);  // all null (C++20)
+  room_.resize(static_cast<std::size_t>(top) + 1);
+  for (int n = 0; n <= top; ++n) {
+    room_[static_cast<std::size_t>(n)] = at;
+    at += layer_size(pits, n);
+  }
+  if (deferred)
+    return;
   ReadLayerOptions read;
   read.executor = tbb_executor();
   // Resolving every recompute entry up front walks every position of every layer (13 s of
@@ -38,23 +55,82 @@ TableValues::TableValues(const TableSet& tables) {
   read.resolve = false;
   for (int n = 0; n <= top; ++n) {
     const auto k = static_cast<std::size_t>(n);
-    values[k] = {at, static_cast<std::size_t>(layer_size(pits, n))};
-    layers_[k] = at;
-    at += values[k].size();
-    if (tables.read_layer(n, {}, values[k], nullptr, read) != ProbeStatus::kOk)
+    const std::span<std::int8_t> values(room_[k], static_cast<std::size_t>(layer_size(pits, n)));
+    if (tables.read_layer(n, {}, values, nullptr, read) != ProbeStatus::kOk)
       throw std::runtime_error(tables.layer_error(n));
+    layers_[k].store(values.data(), std::memory_order_release);
+  }
+  read_bytes_ = total;
+}
+
+void TableValues::read_layers(const TableSet& tables, const std::atomic<bool>& cancel) {
+  const int pits = tables.rules().pits();
+  ReadLayerOptions read;
+  // One block at a time on this thread, so that a cancel is seen within a block's decoding.
+  read.executor = [&cancel](std::size_t tasks, const std::function<void(std::size_t)>& task) {
+    for (std::size_t i = 0; i < tasks; ++i) {
+      if (cancel.load(std::memory_order_relaxed))
+        throw Cancelled{};
+      task(i);
+    }
+  };
+  read.resolve = false;  // as the constructor's
+  // The top layers first: a search above the tables probes them the most, and they are the
+  // ones the block caches hold least of.
+  for (int n = tables.max_stones(); n >= 0; --n) {
+    const auto k = static_cast<std::size_t>(n);
+    if (layers_[k].load(std::memory_order_relaxed))
+      continue;
+    const std::span<std::int8_t> values(room_[k], static_cast<std::size_t>(layer_size(pits, n)));
+    try {
+      if (tables.read_layer(n, {}, values, nullptr, read) != ProbeStatus::kOk)
+        continue;  // left to the tables' probes, which report the failure
+    } catch (...) {
+      return;  // cancelled, or no memory for the reading: the search goes on without the rest
+    }
+    layers_[k].store(values.data(), std::memory_order_release);
+    read_bytes_.fetch_add(values.size(), std::memory_order_relaxed);
   }
 }
 
 TableValues::~TableValues() = default;
 
-std::unique_ptr<TableValues> preload_values(const TableSet* tables,
-                                            int pits,
-                                            std::int64_t limit,
-                                            double& seconds) {
-  seconds = 0;
+BackgroundValues::BackgroundValues(const TableSet& tables, double delay)
+    : values_(std::make_unique<TableValues>(tables, true)) {
+  thread_ = std::thread([this, &tables, delay] { run(tables, delay); });
+}
+
+BackgroundValues::~BackgroundValues() {
+  finish();
+}
+
+void BackgroundValues::run(const TableSet& tables, double delay) {
+  {
+    std::unique_lock lock(mutex_);
+    // Capped, so that a huge delay cannot overflow the clock's arithmetic.
+    const std::chrono::duration<double> wait(std::min(delay, 1e6));
+    if (wake_.wait_for(lock, wait, [this] { return cancel_.load(); }))
+      return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  values_->read_layers(tables, cancel_);
+  seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double BackgroundValues::finish() {
+  {
+    std::lock_guard lock(mutex_);
+    cancel_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable())
+    thread_.join();
+  return seconds_;
+}
+
+bool preload_fits(const TableSet* tables, int pits, std::int64_t limit) {
   if (!tables || limit == 0)
-    return nullptr;
+    return false;
   std::uint64_t bound = static_cast<std::uint64_t>(limit);
   if (limit < 0) {
     // Deep tables leave a small search that touches few blocks (Kalah(6,4) over 0..28 decoded
@@ -63,7 +139,19 @@ std::unique_ptr<TableValues> preload_values(const TableSet* tables,
                                     static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
                                         static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE)) / 4);
   }
-  if (TableValues::bytes_for(pits, tables->max_stones()) > bound)
+  return TableValues::bytes_for(pits, tables->max_stones()) <= bound;
+}
+
+bool preload_reads(const TableSet& tables, std::int64_t limit) {
+  return preload_fits(&tables, tables.rules().pits(), limit);
+}
+
+std::unique_ptr<TableValues> preload_values(const TableSet* tables,
+                                            int pits,
+                                            std::int64_t limit,
+                                            double& seconds) {
+  seconds = 0;
+  if (!preload_fits(tables, pits, limit))
     return nullptr;
   const auto start = std::chrono::steady_clock::now();
   auto values = std::make_unique<TableValues>(*tables);

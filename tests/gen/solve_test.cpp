@@ -80,21 +80,36 @@ TEST_P(SolveStart, SearchAgreesWithCompleteTables) {
   EXPECT_EQ(by_tables.nodes, 0u);
   expect_worths_of_tables(*complete, by_tables);
   // The search, with no tables and with tables of the first few layers, read whole before the
-  // search (the default) or probed through the block cache (preload_limit 0).
+  // search (the default), probed through the block cache (preload_limit 0), or read beside the
+  // search after a delay (preload_delay): one that never comes (every probe through the block
+  // cache), and one that comes at once (the layers used as they are read, from any point of the
+  // search on: the bytes read depend on the timing).
+  struct Search {
+    const TableSet* tables;
+    std::int64_t preload;
+    double delay;
+    const char* what;
+  };
   const auto few = tables_of(GetParam(), 4);
-  const std::array<std::pair<const TableSet*, std::int64_t>, 3> searches{
-      {{nullptr, -1}, {few.get(), -1}, {few.get(), 0}}};
-  for (const auto& [tables, preload] : searches) {
-    SCOPED_TRACE(!tables        ? "no tables"
-                 : preload != 0 ? "tables up to 4, read whole"
-                                : "tables up to 4, probed");
+  const std::array<Search, 5> searches{{{nullptr, -1, 0, "no tables"},
+                                        {few.get(), -1, 0, "tables up to 4, read whole"},
+                                        {few.get(), 0, 0, "tables up to 4, probed"},
+                                        {few.get(), -1, 1e6, "tables up to 4, read too late"},
+                                        {few.get(), -1, 1e-9, "tables up to 4, read beside"}}};
+  for (const auto& [tables, preload, delay, what] : searches) {
+    SCOPED_TRACE(what);
     options.tables = tables;
     options.preload_limit = preload;
+    options.preload_delay = delay;
     options.table_bits = 12;  // small, so that entries are replaced too
     const gen::StartSolution searched = gen::solve_start(v, options);
     EXPECT_FALSE(searched.by_tables);
     EXPECT_GT(searched.nodes, 0u);
-    EXPECT_EQ(searched.preloaded_bytes > 0, tables && preload != 0);
+    if (delay == 0) {
+      EXPECT_EQ(searched.preloaded_bytes > 0, tables && preload != 0);
+    } else if (delay > 1) {
+      EXPECT_EQ(searched.preloaded_bytes, 0u);
+    }
     expect_worths_of_tables(*complete, searched);
     EXPECT_EQ(searched.best, by_tables.best);
     // The same with the value proved before the worths.

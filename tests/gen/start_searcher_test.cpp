@@ -6,14 +6,18 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <memory>
 #include <ostream>
 #include <string>
 
 #include "brute_force.h"
 #include "generated_tables.h"
+#include "sowdb/format/index.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/probe/variant.h"
+#include "table_values.h"
 #include "transposition_table.h"
 
 namespace sowdb::test {
@@ -104,6 +108,60 @@ TEST_P(StartSearcher, AgreesWithBruteForce) {
   }
   EXPECT_GT(checked, 50);
   EXPECT_GT(searcher.nodes(), 0u);
+}
+
+// The tables' values read layer by layer (a deferred TableValues, as a search's background
+// reading fills it: SolveStartOptions::preload_delay) hold the bytes of the values read whole; a
+// reading cancelled before it starts reads no layer.
+TEST(TableValuesDeferred, ReadsTheBytesOfTheWholeRead) {
+  const auto tables = TableSet::open(generated_dir({"kalah/3x2", 6}));
+  const int pits = tables->rules().pits();
+  const gen::TableValues whole(*tables);
+  gen::TableValues deferred(*tables, true);
+  std::atomic<bool> cancel{true};
+  deferred.read_layers(*tables, cancel);
+  EXPECT_EQ(deferred.bytes(), 0u);
+  for (int n = 0; n <= tables->max_stones(); ++n)
+    EXPECT_EQ(deferred.layer(n), nullptr) << n;
+  cancel = false;
+  deferred.read_layers(*tables, cancel);
+  EXPECT_EQ(deferred.bytes(), whole.bytes());
+  for (int n = 0; n <= tables->max_stones(); ++n) {
+    ASSERT_NE(deferred.layer(n), nullptr) << n;
+    const auto size = static_cast<std::size_t>(layer_size(pits, n));
+    EXPECT_TRUE(std::equal(whole.layer(n), whole.layer(n) + size, deferred.layer(n))) << n;
+  }
+}
+
+// A search over values of which no layer is read yet (the reading has not started) probes the
+// tables for each layer: the brute force's values, as without them; the same once every layer
+// is read.
+TEST(TableValuesDeferred, SearchProbesTheLayersNotRead) {
+  const Variant v = *parse_variant("kalah/3x2");
+  const RuleSet rules = v.rules.normalised();
+  const Rules engine(rules);
+  BruteForce brute(rules);
+  brute.solve_through(10);
+  const auto tables = TableSet::open(generated_dir({"kalah/3x2", 4}));
+  gen::TableValues values(*tables, true);
+  for (const bool read : {false, true}) {
+    SCOPED_TRACE(read ? "every layer read" : "no layer read");
+    if (read)
+      values.read_layers(*tables, std::atomic<bool>{false});
+    gen::TranspositionTable table(8, 24);
+    gen::Searcher searcher(engine, tables.get(), table, &values);
+    int checked = 0;
+    for (int n = 5; n <= 10; ++n) {
+      const BruteLayer& layer = brute.layer(n);
+      for (std::size_t i = 0; i < layer.boards.size(); i += 5) {
+        const auto got = searcher.value(layer.boards[i], n, 0, [](int, int) { return false; });
+        EXPECT_EQ(got.first, layer.value[i]) << n << " " << i;
+        EXPECT_EQ(got.second, layer.value[i]) << n << " " << i;
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, 50);
+  }
 }
 
 // gains_at_once against the moves themselves, and the bound it gives (a value of at least 2 - n)

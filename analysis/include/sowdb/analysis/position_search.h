@@ -49,6 +49,11 @@ struct SearchBudget {
   /// through a table set opened with its default caches, Kalah(6,4)'s start over 0..16 searched
   /// 60 K positions a second; read whole, the search runs at about 2 M a second.
   long long preload_limit = -1;
+  /// 0: the values preload_limit allows are read before the search. More: the search starts at
+  /// once through the block caches, and the values are read beside it after this many seconds
+  /// (gen::SolveStartOptions::preload_delay), so that short searches never wait for them. The
+  /// answer is the same either way. Added 2026-11-29 (issue 41).
+  double preload_delay = 0;
   /// The tables' values read whole beforehand, shared by many searches (an opening book): when
   /// set, preload_limit is not used (gen::SolveStartOptions::preloaded). May be null.
   std::shared_ptr<const gen::PreloadedValues> preloaded;

@@ -109,6 +109,11 @@ inline constexpr std::uint64_t kPreloadBytes = 600'000'000;
 
 class TableValues;
 
+/// Whether a search over `tables` with SolveStartOptions::preload_limit `limit` reads their
+/// values whole (before it, or beside it with preload_delay): for a caller sizing the block
+/// caches it opens the tables with. Thread safe. Added 2026-11-29 (issue 41).
+bool preload_reads(const TableSet& tables, std::int64_t limit = -1);
+
 /// The values of a table set read whole once, for many searches over it
 /// (SolveStartOptions::preloaded): an opening book's hundreds of positions, where reading them
 /// for each search would cost more than most of the searches.
@@ -178,6 +183,14 @@ struct SolveStartOptions {
   /// -1 (the default): kPreloadBytes, or a quarter of the machine's memory if less; 0: never
   /// (every lookup goes through the tables' block cache).
   std::int64_t preload_limit = -1;
+  /// 0 (the default): the values preload_limit allows are read before the search. More: the
+  /// search starts at once through the tables' block caches, and after this many seconds of it
+  /// the values are read in a thread of their own, the top layer first, each used by the search
+  /// as soon as it is read; a search that ends sooner reads none. For a search within a budget
+  /// of time (`sowdb probe`), where reading the tables first would cost more than the short
+  /// searches take, and reading them block by block makes the long ones 3-4x slower (issue 41).
+  /// The answer is the same either way. Used by the Kalah-family search only. Added 2026-11-29.
+  double preload_delay = 0;
   /// Values read whole beforehand (PreloadedValues::read) of the same tables, shared by many
   /// searches: when set (and of as many layers as `tables`), no search reads its own, and
   /// preload_limit is not used. Added 2026-11-29 (`sowdb book`).
