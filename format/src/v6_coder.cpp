@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
-#include <span>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
