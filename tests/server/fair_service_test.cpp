@@ -29,11 +29,11 @@ namespace {
 // server works.
 constexpr auto kGuard = std::chrono::seconds(60);
 
-// One request on a new connection (Connection: close); the whole response, or "" on failure.
-std::string round_trip(int port, const std::string& request) {
+// A new connection to 127.0.0.1:`port` (receives time out after 60 s, a guard); -1 on failure.
+int connect_loopback(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0)
-    return "";
+    return -1;
   timeval tv{};
   tv.tv_sec = 60;
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -41,9 +41,20 @@ std::string round_trip(int port, const std::string& request) {
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<std::uint16_t>(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// One request on a new connection (Connection: close); the whole response, or "" on failure.
+std::string round_trip(int port, const std::string& request) {
+  const int fd = connect_loopback(port);
+  if (fd < 0)
+    return "";
   std::string out;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size())) {
+  if (::send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size())) {
     char buf[65536];
     for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;)
       out.append(buf, static_cast<std::size_t>(n));
@@ -62,25 +73,6 @@ std::string post(int port, const std::string& target, const std::string& body) {
                         " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
                         "Content-Type: application/json\r\nContent-Length: " +
                         std::to_string(body.size()) + "\r\n\r\n" + body);
-}
-
-// A connection that sends nothing (an idle client); -1 on failure.
-int open_idle(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0)
-    return -1;
-  timeval tv{};
-  tv.tv_sec = 60;
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
 }
 
 // Whether the server closed `fd` without a byte (recv sees the end; a timeout is not an end).
@@ -178,7 +170,7 @@ TEST(FairService, IdleConnectionsGiveWayOldestFirst) {
   const int port = server.port();
   std::vector<int> idle;
   for (int i = 0; i < 4; ++i) {
-    idle.push_back(open_idle(port));
+    idle.push_back(connect_loopback(port));  // an idle client: sends nothing
     ASSERT_GE(idle.back(), 0);
   }
   constexpr int kRounds = 24;
@@ -189,7 +181,7 @@ TEST(FairService, IdleConnectionsGiveWayOldestFirst) {
     ::close(idle.front());
     idle.erase(idle.begin());
     while (idle.size() < 4) {
-      idle.push_back(open_idle(port));
+      idle.push_back(connect_loopback(port));  // an idle client: sends nothing
       ASSERT_GE(idle.back(), 0);
     }
   }
