@@ -16,48 +16,12 @@
 namespace sowdb {
 namespace {
 
+using test::cut;
 using test::Layer;
 using test::make_layer;
+using test::Part;
 using test::read_bytes;
 using test::TempDir;
-
-// Part `r` of `parts` as a distributed writer holds it: the entries [first, last) with its own
-// recompute bits (bit i for the part's entry i, so misaligned with the layer's words when first
-// is not a multiple of 64) and depths indexed from the part's first entry.
-struct Part {
-  std::uint64_t first = 0;
-  std::vector<std::int8_t> values;
-  std::vector<std::uint16_t> depths;
-  std::vector<std::uint64_t> marks;
-
-  LayerSource source(bool all_moves) const {
-    LayerSource s;
-    s.values = values;
-    s.recompute = marks;
-    s.all_moves = all_moves;
-    s.fill_depths = [this](std::uint64_t at, std::span<std::uint16_t> out) {
-      std::copy_n(depths.begin() + static_cast<std::ptrdiff_t>(at), out.size(), out.begin());
-    };
-    return s;
-  }
-};
-
-Part cut(const Layer& l, std::uint64_t first, std::uint64_t last) {
-  Part p;
-  p.first = first;
-  p.values.assign(l.values.begin() + static_cast<std::ptrdiff_t>(first),
-                  l.values.begin() + static_cast<std::ptrdiff_t>(last));
-  p.depths.assign(l.depths.begin() + static_cast<std::ptrdiff_t>(first),
-                  l.depths.begin() + static_cast<std::ptrdiff_t>(last));
-  if (!l.recompute.empty()) {
-    p.marks.assign((last - first + 63) / 64, 0);
-    for (std::uint64_t i = first; i < last; ++i) {
-      if (l.marked(i))
-        p.marks[(i - first) / 64] |= std::uint64_t{1} << ((i - first) % 64);
-    }
-  }
-  return p;
-}
 
 // The layer cut at whole blocks into 3 unequal parts (one of them empty), written both ways.
 void expect_parts_give_the_same_bytes(const Layer& l, const WriteOptions& o) {

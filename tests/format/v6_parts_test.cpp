@@ -19,8 +19,10 @@
 namespace sowdb {
 namespace {
 
+using test::cut;
 using test::Layer;
 using test::make_layer;
+using test::Part;
 using test::read_bytes;
 using test::TempDir;
 
@@ -29,43 +31,6 @@ WriteOptions v6_options(std::uint32_t block_entries) {
   o.format_version = 6;
   o.block_entries = block_entries;
   return o;
-}
-
-// The entries [first, last) of `l` as a part holds them: its own recompute bits and depths,
-// indexed from the part's first entry.
-struct Part {
-  std::uint64_t first = 0;
-  std::vector<std::int8_t> values;
-  std::vector<std::uint16_t> depths;
-  std::vector<std::uint64_t> marks;
-
-  LayerSource source(bool all_moves) const {
-    LayerSource s;
-    s.values = values;
-    s.recompute = marks;
-    s.all_moves = all_moves;
-    s.fill_depths = [this](std::uint64_t at, std::span<std::uint16_t> out) {
-      std::copy_n(depths.begin() + static_cast<std::ptrdiff_t>(at), out.size(), out.begin());
-    };
-    return s;
-  }
-};
-
-Part cut(const Layer& l, std::uint64_t first, std::uint64_t last) {
-  Part p;
-  p.first = first;
-  p.values.assign(l.values.begin() + static_cast<std::ptrdiff_t>(first),
-                  l.values.begin() + static_cast<std::ptrdiff_t>(last));
-  p.depths.assign(l.depths.begin() + static_cast<std::ptrdiff_t>(first),
-                  l.depths.begin() + static_cast<std::ptrdiff_t>(last));
-  if (!l.recompute.empty()) {
-    p.marks.assign((last - first + 63) / 64, 0);
-    for (std::uint64_t i = first; i < last; ++i) {
-      if (l.marked(i))
-        p.marks[(i - first) / 64] |= std::uint64_t{1} << ((i - first) % 64);
-    }
-  }
-  return p;
 }
 
 // The layer cut at whole 64-block groups into 3 unequal parts (one empty), written both ways.
