@@ -37,6 +37,7 @@ struct ServeArgs {
   int max_search_ms = 10000;
   int search_slots = 1;
   int max_job_seconds = 300;
+  long long search_memory_mb = 1024;
   bool no_proof_store = false;
   std::string cors;
 };
@@ -133,6 +134,13 @@ void create_serve_limits(CLI::App* cmd, ServeArgs& args) {
       ->transform(whole_number())
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
+  cmd->add_option("--search-memory-mb",
+                  args.search_memory_mb,
+                  "Table values read whole for the searches, MiB over every served set (read "
+                  "beside the first search of a set that fits; 0: searches probe the tables)")
+      ->transform(whole_number())
+      ->check(CLI::Range(0LL, 1048576LL))
+      ->capture_default_str();
 }
 
 // Where a page may come from and where proved positions are kept.
@@ -176,6 +184,7 @@ std::shared_ptr<const server::Api> open_api(const ServeArgs& args) {
   api.max_search_ms = args.max_search_ms;
   api.search_slots = args.search_slots;
   api.max_job_seconds = args.max_job_seconds;
+  api.search_memory_bytes = static_cast<std::uint64_t>(args.search_memory_mb) << 20;
   api.cors_origin = args.cors;
   if (!args.no_proof_store)
     api.proofs_root = start_cache_root();

@@ -146,6 +146,10 @@ bool preload_reads(const TableSet& tables, std::int64_t limit) {
   return preload_fits(&tables, tables.rules().pits(), limit);
 }
 
+std::uint64_t preload_bytes(const TableSet& tables) {
+  return TableValues::bytes_for(tables.rules().pits(), tables.max_stones());
+}
+
 std::unique_ptr<TableValues> preload_values(const TableSet* tables,
                                             int pits,
                                             std::int64_t limit,
@@ -182,10 +186,26 @@ std::shared_ptr<const PreloadedValues> PreloadedValues::read(const TableSet& tab
   return p;
 }
 
+std::shared_ptr<const PreloadedValues> PreloadedValues::read_beside(
+    std::shared_ptr<const TableSet> tables, std::int64_t limit) {
+  if (!preload_fits(tables.get(), tables->rules().pits(), limit))
+    return nullptr;
+  std::shared_ptr<PreloadedValues> p(new PreloadedValues());
+  p->max_stones_ = tables->max_stones();
+  p->tables_ = std::move(tables);
+  p->background_ = std::make_unique<BackgroundValues>(*p->tables_, 0.0);
+  return p;
+}
+
 PreloadedValues::~PreloadedValues() = default;
 
+const TableValues* PreloadedValues::values() const {
+  return background_ ? background_->values() : values_.get();
+}
+
 std::uint64_t PreloadedValues::bytes() const {
-  return values_ ? values_->bytes() : 0;
+  const TableValues* v = values();
+  return v ? v->bytes() : 0;
 }
 
 }  // namespace sowdb::gen

@@ -21,6 +21,7 @@
 #include "sowdb/analysis/start_solve.h"
 #include "sowdb/format/index.h"
 #include "sowdb/gen/parallel.h"
+#include "sowdb/gen/start_search.h"
 
 namespace sowdb::python {
 namespace {
@@ -155,6 +156,7 @@ class PyTables {
   void close() {
     set_.reset();
     proofs_.reset();
+    search_values_.reset();
   }
   bool closed() const { return !set_; }
   const std::string& directory() const { return dir_; }
@@ -181,9 +183,10 @@ class PyTables {
       query.search->threads = 1;
       query.search->proofs = proofs(*set);
       query.search->stop = [&irq] { return irq.stop.load(); };
-      // The set's block caches serve the search; reading the tables whole for each search
-      // would cost more than most searches (as `sowdb probe`).
+      // The values read whole once, beside the first search, serve every later one; a search
+      // probes the set's block caches until its layers are read.
       query.search->preload_limit = 0;
+      query.search->preloaded = search_values(set);
     }
     query.board.assign(board.begin(), board.begin() + set->engine().board_pits());
     query.store_mover = stores.first;
@@ -322,9 +325,26 @@ class PyTables {
     return proofs_.get();
   }
 
+  // The values of `set` read whole for the searches (gen::PreloadedValues::read_beside, within
+  // gen's bound of 600 MB or a quarter of the memory), started by the first search and kept
+  // until close(); null when they do not fit or cannot be read.
+  std::shared_ptr<const gen::PreloadedValues> search_values(
+      const std::shared_ptr<const TableSet>& set) const {
+    std::call_once(*search_values_once_, [&] {
+      try {
+        search_values_ = gen::PreloadedValues::read_beside(set);
+      } catch (const std::exception&) {
+        // No memory or no thread: the searches probe the tables.
+      }
+    });
+    return search_values_;
+  }
+
   std::string dir_;
   mutable std::shared_ptr<ProofStore> proofs_;
   std::shared_ptr<std::once_flag> proofs_once_ = std::make_shared<std::once_flag>();
+  mutable std::shared_ptr<const gen::PreloadedValues> search_values_;
+  std::shared_ptr<std::once_flag> search_values_once_ = std::make_shared<std::once_flag>();
   std::shared_ptr<const TableSet> set_;
   std::unique_ptr<PyVariant> variant_;
   int max_stones_ = 0;
@@ -371,8 +391,10 @@ void def_tables(py::module_& m) {
           "than the tables hold, or a missing layer), CorruptTableError, BadPositionError. "
           "With search=SECONDS, a position above the tables is searched for up to that long "
           "(method 'search'): exact where proved, else bounds (lower, upper; value None); "
-          "Ctrl-C stops the search and raises KeyboardInterrupt. stores: (mover, opponent); "
-          "max_plies: 0 or more (InvalidRequestError otherwise).")
+          "Ctrl-C stops the search and raises KeyboardInterrupt. The first search starts "
+          "reading the tables' values whole in a thread of its own (at most 600 MB or a "
+          "quarter of the memory; kept until close()), which later searches use. stores: "
+          "(mover, opponent); max_plies: 0 or more (InvalidRequestError otherwise).")
       .def(
           "get",
           [](const PyTables& t,

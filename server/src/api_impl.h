@@ -20,6 +20,7 @@
 #include "sowdb/analysis/position_answer.h"
 #include "sowdb/analysis/proof_store.h"
 #include "sowdb/analysis/refusal.h"
+#include "sowdb/gen/start_search.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/server/api.h"
 #include "sowdb/server/metrics.h"
@@ -35,6 +36,9 @@ struct SearchTables {
   std::shared_ptr<const TableSet> set;  ///< Null when opening failed.
   /// Set once `set` is written: health reads `set` only then, without the once_flag.
   std::atomic<bool> opened{false};
+  /// The values read whole for the searches (ApiOptions::search_memory_bytes), layers appearing
+  /// as they are read; null when they do not fit. Written with `set`.
+  std::shared_ptr<const gen::PreloadedValues> values;
 };
 
 /// The layers of one served set found damaged or missing: at start (check_layers_at_start) or
@@ -126,6 +130,9 @@ struct Api::Impl {
   /// Searches running now (at most options.search_slots), single requests' and jobs' alike.
   mutable std::atomic<int> searching{0};
 
+  /// Bytes of ApiOptions::search_memory_bytes given to served sets' values so far.
+  mutable std::atomic<std::uint64_t> search_memory_used{0};
+
   /// The report of `board` with `stores` in `s`, from the cache or (with `may_probe`) the tables;
   /// above the tables by a search as `how` says (ReportOptions).
   Answered report(const Served& s,
@@ -134,11 +141,14 @@ struct Api::Impl {
                   bool may_probe,
                   const ReportOptions& how = {}) const;
 
-  /// The tables of `s` opened for searches (at the first search), else the lookups' set.
+  /// The tables of `s` opened for searches (at the first search), else the lookups' set; the
+  /// first call also starts reading their values whole when they fit
+  /// (ApiOptions::search_memory_bytes).
   const TableSet& search_tables(const Served& s) const;
 
   /// The budget of a search of the server's: one thread, its own transposition table, the
-  /// tables probed (never read whole), the proof store of `s`.
+  /// values of `s` read whole so far (search_tables, called before), else the tables probed, the
+  /// proof store of `s`.
   static SearchBudget search_budget(const Served& s, bool worths);
 
   /// The search of `board` (above the tables of `s`) within `search_ms` ms, on a search slot.

@@ -142,6 +142,34 @@ TEST_P(SolveStart, SearchAgreesWithCompleteTables) {
   }
 }
 
+// Values read whole by one reader beside the searches (a server's or a Python session's, read
+// from the first search on): each search that uses them, whatever layers are read by then, has
+// the tables' answer. A bound too small for the values gives no reader.
+TEST_P(SolveStart, SharedReadingBesideAgreesWithCompleteTables) {
+  const Variant v = *parse_variant(GetParam());
+  const auto complete = tables_of(GetParam(), v.total_stones());
+  gen::SolveStartOptions options;
+  options.tables = complete.get();
+  const gen::StartSolution by_tables = gen::solve_start(v, options);
+  const std::shared_ptr<const TableSet> few = tables_of(GetParam(), 4);
+  EXPECT_EQ(gen::PreloadedValues::read_beside(few, 1), nullptr);
+  const auto shared = gen::PreloadedValues::read_beside(few);
+  ASSERT_NE(shared, nullptr);
+  EXPECT_EQ(shared->max_stones(), 4);
+  options.tables = few.get();
+  options.preloaded = shared;
+  options.preload_limit = 0;
+  options.table_bits = 12;
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE(round);
+    const gen::StartSolution searched = gen::solve_start(v, options);
+    EXPECT_FALSE(searched.by_tables);
+    expect_worths_of_tables(*complete, searched);
+    EXPECT_EQ(searched.best, by_tables.best);
+    EXPECT_LE(shared->bytes(), gen::preload_bytes(*few));
+  }
+}
+
 // Irving, Donkers & Uiterwijk: Kalah(4,3) is a first-player win by 8 under their rules, by 6 with
 // the tournament rule; seed 001's end rule (kalah) gives 6 too. Searched with tables to 10 seeds.
 TEST(SolveStartPublished, KalahFourByThree) {

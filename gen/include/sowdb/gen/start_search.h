@@ -114,10 +114,18 @@ class TableValues;
 /// caches it opens the tables with. Thread safe. Added 2026-11-29 (issue 41).
 bool preload_reads(const TableSet& tables, std::int64_t limit = -1);
 
+/// The bytes the values of `tables` take read whole (one a position of layers
+/// 0..max_stones()): what preload_reads weighs against its bound. Thread safe.
+std::uint64_t preload_bytes(const TableSet& tables);
+
+class BackgroundValues;
+
 /// The values of a table set read whole once, for many searches over it
 /// (SolveStartOptions::preloaded): an opening book's hundreds of positions, where reading them
-/// for each search would cost more than most of the searches.
-/// THREAD SAFETY immutable once read: any number of searches may use it at once.
+/// for each search would cost more than most of the searches; a server's or a Python session's
+/// searches (read_beside).
+/// THREAD SAFETY immutable once read (read_beside: layers appear as they are read): any number
+/// of searches may use it at once.
 class PreloadedValues {
  public:
   /// Reads the values of every layer of `tables` when they take at most `limit` bytes (as
@@ -126,20 +134,34 @@ class PreloadedValues {
   /// std::bad_alloc.
   static std::shared_ptr<const PreloadedValues> read(const TableSet& tables,
                                                      std::int64_t limit = -1);
+  /// Starts reading the values of every layer of `tables` (not null) in a thread of its own,
+  /// the top layer first, when they take at most `limit` bytes (as read); null otherwise.
+  /// Searches given the result use each layer as soon as it is read, and the tables' block
+  /// caches before: no search waits for the reading. The result keeps `tables` open; its
+  /// destruction stops the reading and waits for the thread. A layer that does not read is left
+  /// to the tables, which report the failure as they would without this. ERRORS std::bad_alloc;
+  /// std::system_error when no thread can be started. Added 2026-11-29 (issue 41).
+  static std::shared_ptr<const PreloadedValues> read_beside(std::shared_ptr<const TableSet> tables,
+                                                            std::int64_t limit = -1);
   ~PreloadedValues();
   PreloadedValues(const PreloadedValues&) = delete;
   PreloadedValues& operator=(const PreloadedValues&) = delete;
 
-  std::uint64_t bytes() const;                                 ///< Bytes held.
-  double seconds() const { return seconds_; }                  ///< The time the reading took.
-  int max_stones() const { return max_stones_; }               ///< The top layer read.
-  const TableValues* values() const { return values_.get(); }  ///< For the searches.
+  /// Bytes held (read_beside: those of the layers read so far).
+  std::uint64_t bytes() const;
+  /// The time the reading took (read_beside: 0).
+  double seconds() const { return seconds_; }
+  int max_stones() const { return max_stones_; }  ///< The top layer of the tables.
+  const TableValues* values() const;              ///< For the searches.
 
  private:
   PreloadedValues() = default;
   std::unique_ptr<TableValues> values_;
   double seconds_ = 0;
   int max_stones_ = -1;
+  // read_beside's: the tables outlive the thread that reads them (members end in reverse).
+  std::shared_ptr<const TableSet> tables_;
+  std::unique_ptr<BackgroundValues> background_;
 };
 
 /// Bounds proved beforehand on the worth of a first move, or of a continuation after its extra

@@ -39,6 +39,12 @@ struct ApiOptions {
   /// needs a search while they all run is refused as busy (503). WHY one: a search keeps its
   /// thread for up to max_search_ms, and the other workers must stay free for lookups.
   int search_slots = 1;
+  /// The values of the served sets read whole for the searches, in bytes over every set at
+  /// most: a set's values are read in a thread of their own from its first search on (the
+  /// searches meanwhile probe the tables) when they fit in what is left of this and in a
+  /// search's own bound (gen::kPreloadBytes, or a quarter of the memory); 0: never, every
+  /// search probes the tables. Kept until the server ends.
+  std::uint64_t search_memory_bytes = std::uint64_t{1} << 30;
   /// The longest a followed search (`follow=1`) runs on as a job after its request, in seconds.
   double max_job_seconds = 300;
   /// A job nobody has asked about (GET /api/v1/job) for this long stops, in seconds.
