@@ -34,8 +34,11 @@ struct LayerReader::Impl {
   // frames a cache of their own, caches[1].
   mutable FrameCache caches[2];
   bool split_cache = false;
-  // A version 6 file ("Version 6"): decoded block by block, without the frame caches.
+  // A version 6 file ("Version 6"): its blocks decoded whole into the frame caches, or, for a
+  // stream whose cache holds no frame, each lookup decoded on its own (single-entry walks,
+  // cheaper than a whole block when nothing is kept).
   std::unique_ptr<V6Layer> v6;
+  bool v6_cached[2] = {false, false};  // per stream: whether its cache holds any frame
 
   const LayerInfo& info() const { return header.info; }
 
@@ -52,12 +55,17 @@ struct LayerReader::Impl {
       return bytes ? *bytes / (entries * bytes_per_entry) : blocks_if_unset;
     };
     if (split_cache) {
-      caches[0].make(frames(options.cache_bytes, 1, options.cache_blocks), blocks, 2 * blocks);
-      caches[1].make(frames(options.depth_cache_bytes, 2, options.depth_cache_blocks.value_or(0)),
-                     blocks,
-                     2 * blocks);
+      const std::size_t value_frames = frames(options.cache_bytes, 1, options.cache_blocks);
+      const std::size_t depth_frames =
+          frames(options.depth_cache_bytes, 2, options.depth_cache_blocks.value_or(0));
+      caches[0].make(value_frames, blocks, 2 * blocks);
+      caches[1].make(depth_frames, blocks, 2 * blocks);
+      v6_cached[0] = value_frames > 0;
+      v6_cached[1] = depth_frames > 0;
     } else {
-      caches[0].make(frames(options.cache_bytes, 2, options.cache_blocks), 2 * blocks, 2 * blocks);
+      const std::size_t shared = frames(options.cache_bytes, 2, options.cache_blocks);
+      caches[0].make(shared, 2 * blocks, 2 * blocks);
+      v6_cached[0] = v6_cached[1] = shared > 0;
     }
   }
   FrameCache& cache_of(std::uint64_t key) const { return caches[split_cache ? key & 1 : 0]; }
@@ -149,12 +157,40 @@ struct LayerReader::Impl {
     return block(b, 0);
   }
 
+  // (Version 6) Decodes block `b`'s stream whole into `d` (checks 16, 25 and 26, the group
+  // hash checked once here: a cached frame is not checked again). The depths are held as a
+  // depth codec 0 frame (every entry's depth, low bytes then high bytes), so that a hit reads
+  // them as it reads an older file's. The depth stream's walk needs the value block's symbols:
+  // a depth frame decodes both streams and keeps the depths.
+  void decode_v6(std::uint32_t b, int stream, std::uint32_t n, Decoded& d) const {
+    if (stream == 0) {
+      d.values.resize(n);
+      v6->decode_block(*src, b, d.values, {}, options.verify_checksums);
+      return;
+    }
+    thread_local std::vector<std::uint16_t> depths;
+    depths.resize(n);
+    v6->decode_block(*src, b, {}, depths, options.verify_checksums);
+    DepthFrame& f = d.depths;
+    f.stored = n;
+    f.planes.resize(2 * std::size_t{n} + 1);
+    for (std::size_t i = 0; i < n; ++i) {
+      f.planes[i] = static_cast<std::uint8_t>(depths[i]);
+      f.planes[n + i] = static_cast<std::uint8_t>(depths[i] >> 8);
+    }
+    f.planes[2 * std::size_t{n}] = 0;
+    f.before.clear();
+    d.block_values.reset();
+  }
+
   // Decodes block `b`'s stream (0 values, 1 depths), outside the cache's lock, and caches it.
   std::shared_ptr<const Decoded> decode_and_cache(std::uint32_t b, int stream) const {
     const std::uint64_t key = FrameCache::key(b, stream);
     std::shared_ptr<Decoded> decoded = cache_of(key).take_spare(key);
     const std::uint32_t n = entries_in_block(info(), b);
-    if (stream == 0 && cooperative()) {
+    if (v6) {
+      decode_v6(b, stream, n, *decoded);
+    } else if (stream == 0 && cooperative()) {
       decoded->values.resize(std::size_t{n} * static_cast<std::size_t>(symbol_width()));
       decode_sets(b, decoded->values, false);
     } else if (stream == 0) {
@@ -324,7 +360,7 @@ auto entry_at(const LayerReader::Impl& impl, std::uint64_t index, int stream, Ge
 std::optional<std::int8_t> LayerReader::value(std::uint64_t index) const noexcept {
   if (impl_->cooperative())
     return std::nullopt;
-  if (impl_->v6) {
+  if (impl_->v6 && !impl_->v6_cached[0]) {
     if (index >= impl_->info().entries)
       return std::nullopt;
     try {
@@ -345,7 +381,10 @@ std::optional<std::int8_t> LayerReader::value(std::uint64_t index) const noexcep
 
 void LayerReader::prefetch(std::uint64_t index) const noexcept {
   if (impl_->v6) {
-    if (index < impl_->info().entries)
+    // A decoded block that the cache keeps for good, else the bytes a decode would read.
+    if (const std::int8_t* v = impl_->published_value(index, false))
+      __builtin_prefetch(v);
+    else if (index < impl_->info().entries)
       impl_->v6->prefetch(0, index);
     return;
   }
@@ -355,7 +394,7 @@ void LayerReader::prefetch(std::uint64_t index) const noexcept {
 std::optional<std::uint16_t> LayerReader::depth(std::uint64_t index) const noexcept {
   if (impl_->cooperative())
     return std::nullopt;
-  if (impl_->v6) {
+  if (impl_->v6 && !impl_->v6_cached[1]) {
     if (index >= impl_->info().entries)
       return std::nullopt;
     try {
@@ -371,7 +410,9 @@ std::optional<LayerReader::ValueDepth> LayerReader::value_and_depth(
     std::uint64_t index) const noexcept {
   if (impl_->cooperative())
     return std::nullopt;
-  if (impl_->v6) {
+  // Unless both streams are cached, one walk of the value block gives both (a cached value alone
+  // would save little: the depth walk goes through the value block again).
+  if (impl_->v6 && !(impl_->v6_cached[0] && impl_->v6_cached[1])) {
     if (index >= impl_->info().entries)
       return std::nullopt;
     try {
