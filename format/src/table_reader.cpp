@@ -168,9 +168,18 @@ struct LayerReader::Impl {
       v6->decode_block(*src, b, d.values, {}, options.verify_checksums);
       return;
     }
+    decode_v6_block(b, n, {}, d);
+  }
+
+  // (Version 6) Block `b` (`n` entries) whole: its value-table bytes into `values` (empty: not
+  // kept) and its depths into the depth frame `d`.
+  void decode_v6_block(std::uint32_t b,
+                       std::uint32_t n,
+                       std::span<std::int8_t> values,
+                       Decoded& d) const {
     thread_local std::vector<std::uint16_t> depths;
     depths.resize(n);
-    v6->decode_block(*src, b, {}, depths, options.verify_checksums);
+    v6->decode_block(*src, b, values, depths, options.verify_checksums);
     DepthFrame& f = d.depths;
     f.stored = n;
     f.planes.resize(2 * std::size_t{n} + 1);
@@ -237,6 +246,48 @@ struct LayerReader::Impl {
   void prefetch(std::uint64_t index) const noexcept {
     if (const std::int8_t* v = published_value(index, false))
       __builtin_prefetch(v);
+  }
+
+  // `read` of block `b`'s cached frame of `stream` (a hit), or nullopt (not counted) when the
+  // cache does not hold it: nothing is decoded.
+  template <typename Read>
+  auto kept_entry(std::uint32_t b, int stream, Read&& read) const
+      -> std::optional<decltype(read(std::declval<const Decoded&>()))> {
+    const std::uint64_t key = FrameCache::key(b, stream);
+    FrameCache& cache = cache_of(key);
+    if (cache.keeps_all()) {
+      if (const Decoded* d = cache.find_published(key))
+        return read(*d);
+      return std::nullopt;
+    }
+    return cache.read_cached(key, read);
+  }
+
+  // (Version 6, both streams cached) the value-table byte and the depth of entry `i` of block
+  // `b`, from the kept frames; when the depth frame is missing, one decode of the block's two
+  // streams gives both frames (decoding the value frame, then the depth frame, would walk the
+  // value block and hash its group twice), and the cache keeps both. Throws TableError.
+  std::pair<std::int8_t, std::uint16_t> v6_value_and_depth(std::uint32_t b, std::size_t i) const {
+    const auto value = kept_entry(b, 0, [i](const Decoded& d) { return d.values[i]; });
+    const auto depth = kept_entry(b, 1, [i](const Decoded& d) { return d.depth(i); });
+    if (value && depth)
+      return {*value, *depth};
+    if (depth)
+      return {decode_and_cache(b, 0)->values[i], *depth};
+    const std::uint64_t vk = FrameCache::key(b, 0);
+    const std::uint64_t dk = FrameCache::key(b, 1);
+    const std::uint32_t n = entries_in_block(info(), b);
+    // The value frame is kept too unless the cache holds it already.
+    std::shared_ptr<Decoded> values = value ? nullptr : cache_of(vk).take_spare(vk);
+    std::shared_ptr<Decoded> depths = cache_of(dk).take_spare(dk);
+    if (values)
+      values->values.resize(n);
+    decode_v6_block(
+        b, n, values ? std::span<std::int8_t>(values->values) : std::span<std::int8_t>(), *depths);
+    const std::uint16_t d = cache_of(dk).insert(dk, std::move(depths))->depth(i);
+    if (value)
+      return {*value, d};
+    return {cache_of(vk).insert(vk, std::move(values))->values[i], d};
   }
 
   // Entry `i` of block `b`'s stream, read from the cached frame under the shard's lock (no
@@ -419,6 +470,19 @@ std::optional<LayerReader::ValueDepth> LayerReader::value_and_depth(
       std::int8_t byte = 0;
       const std::uint16_t d =
           impl_->v6->value_and_depth(*impl_->src, index, impl_->options.verify_checksums, byte);
+      return ValueDepth{impl_->public_value(byte), d};
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  if (impl_->v6) {
+    const LayerInfo& info = impl_->info();
+    if (index >= info.entries)
+      return std::nullopt;
+    try {
+      const auto [byte, d] =
+          impl_->v6_value_and_depth(static_cast<std::uint32_t>(index / info.block_entries),
+                                    static_cast<std::size_t>(index % info.block_entries));
       return ValueDepth{impl_->public_value(byte), d};
     } catch (...) {
       return std::nullopt;
