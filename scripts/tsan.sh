@@ -34,7 +34,7 @@ cmake --build "${build}" --parallel "${jobs}" --target sowdb_format_tests sowdb_
   sowdb_server_tests
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 echo "==> tsan: the tests that share readers, table sets and handles between threads"
-"${build}/tests/format/sowdb_format_tests" --gtest_filter='*Thread*:BlockCache.*'
+"${build}/tests/format/sowdb_format_tests" --gtest_filter='*Thread*:BlockCache.*:V6Cache.ThreadsShareACachedReader'
 "${build}/tests/probe/sowdb_probe_tests" --gtest_filter='*Thread*:CApi.*'
 echo "==> tsan: the generator's threaded tests (loops, values read beside a search, solvers at 1 and 2 threads, generate, solve)"
 "${build}/tests/gen/sowdb_start_searcher_tests" --gtest_filter='ParallelLoops.*:TableValuesDeferred.*'

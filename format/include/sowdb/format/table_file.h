@@ -294,6 +294,10 @@ struct OpenOptions {
   /// is cut by block into up to 16 shards of at least 16 blocks, each an LRU with its own lock, so
   /// that threads probing one reader rarely wait for each other; with room for every frame of
   /// the file (2 * block_count), nothing is evicted and a cached frame is found without a lock.
+  /// A version 6 file's blocks are cached alike: a miss decodes the whole block (a depth miss
+  /// both of its blocks, keeping the depths), checked then and not when a kept block answers.
+  /// With a cache of 0 for a stream, a version 6 lookup decodes its block only up to the entry
+  /// (the cheapest lookup when nothing is kept).
   std::size_t cache_blocks = 8;
   /// When set, depth frames go in a cache of their own that holds this many (as many as
   /// block_count: all, found without a lock), and `cache_blocks` counts value frames only (as
