@@ -63,11 +63,15 @@ class Coder {
   // Code lengths of stream s (0 values, 1 depths), context after context.
   const std::vector<huffman::Code>& codes(int s) const { return codes_[s]; }
 
+  // 1 when count counts every block, else k: it counts every k-th block of the layer.
+  std::uint64_t sample_step() const;
+
   std::size_t value_tokens() const;
   std::size_t value_contexts() const;
 
  private:
   void load(const PartSource& part, std::uint64_t b, BlockData& d) const;
+  std::uint16_t largest_depth(const PartSource& part, std::uint64_t b, BlockData& d) const;
   [[noreturn]] void report_bad_depth(const PartSource& part,
                                      std::uint64_t first,
                                      std::size_t n,

@@ -68,6 +68,7 @@ V6TokenCounts& V6TokenCounts::operator+=(const V6TokenCounts& other) {
   };
   add(values, other.values);
   add(depths, other.depths);
+  add(deepest, other.deepest);
   return *this;
 }
 

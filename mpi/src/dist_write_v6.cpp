@@ -293,6 +293,12 @@ WriteResult write_parts_v6(const V6Job& job) {
                 MPI_UINT64_T,
                 MPI_SUM,
                 MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE,
+                counts.deepest.data(),
+                static_cast<int>(counts.deepest.size()),
+                MPI_UINT64_T,
+                MPI_SUM,
+                MPI_COMM_WORLD);
   // Pass 2: this rank's blocks, coded and placed.
   V6Part part;
   error = step(comm, [&] {

@@ -135,6 +135,30 @@ TEST(V6File, ReadsBackRunsAndLargeDepths) {
   expect_same_as_older(l, 4096);
 }
 
+// A layer of 4096 blocks or more has its codes from the token counts of a sample of its blocks
+// (every 16th): a depth, a deep depth (the escape), a value and a run that only blocks outside
+// the sample hold must still be coded and read back.
+TEST(V6File, ReadsBackLayersCodedFromASample) {
+  Layer l = make_layer(oware(4), 9, 3);  // 11440 entries: 5720 blocks of 2, 11440 of 1
+  for (std::size_t i = 0; i < l.values.size(); ++i) {
+    if (l.values[i] == 9 || l.values[i] == -9)
+      l.values[i] = static_cast<std::int8_t>(l.values[i] / 9 * 8);
+    if (l.values[i] != 0 && l.depths[i] > 100)
+      l.depths[i] = 100;
+  }
+  const std::size_t lone = 17 * 2;  // block 17 of 2 entries, 34 of 1: outside the sample
+  l.values[lone] = 9;
+  l.depths[lone] = 40000;
+  l.values[lone + 1] = 9;
+  l.depths[lone + 1] = 222;
+  for (std::size_t i = 3000; i < 3003; ++i) {  // blocks 1500 and 1501 of 2 entries
+    l.values[i] = -9;
+    l.depths[i] = 99;
+  }
+  for (const std::uint32_t e : {1u, 2u})
+    expect_same_as_older(l, e);
+}
+
 TEST(V6File, WriterRefusesWhatVersion6CannotHold) {
   TempDir dir("v6");
   const Layer l = make_layer(oware(3), 4, 1);

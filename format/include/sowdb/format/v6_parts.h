@@ -52,6 +52,9 @@ inline constexpr int kV6Sections = 8;
 struct V6TokenCounts {
   std::vector<std::uint64_t> values;  ///< The value stream's contexts.
   std::vector<std::uint64_t> depths;  ///< The depth stream's contexts.
+  /// 256 counts: element d counts the ranges of blocks counted whose largest depth is d (255:
+  /// 255 or more), so the layer's largest depth is the last element that is not 0.
+  std::vector<std::uint64_t> deepest;
 
   /// Adds `other`'s counts to these (the sizes must match, or these be empty).
   V6TokenCounts& operator+=(const V6TokenCounts& other);
