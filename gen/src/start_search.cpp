@@ -204,6 +204,10 @@ void StartSearch::shared_tests(Searcher& searcher,
       if (!leave)
         throw;
       continue;  // another thread finished the test first
+    } catch (...) {
+      // `tests` must not keep the address of this thread's flag past its search.
+      tests.end(leave, round, beta, 0, true);
+      throw;
     }
     tests.end(leave, round, beta, r, false);
     proved(beta, r);

@@ -244,10 +244,12 @@ struct SolveStartOptions {
 /// and the worth of every first move and, after an extra turn, of every continuation.
 /// The value comes from MTD(f) on the start position (null-window alpha-beta searches to the
 /// end of the game, so values are exact) over one transposition table of bounds shared by the
-/// threads of the calling thread's oneTBB arena (each runs the same search, Lazy SMP); each node
+/// threads of the calling thread's oneTBB arena (each runs the same null-window test, the moves
+/// of its large nodes shared between them: SolveStartOptions::share_above); each node
 /// settles what the tables, the end of the game, the seeds left and the table know of its
 /// children before it searches any. Then every move's worth, from the bounds the value's search
-/// proved, by MTD(f) on each, the moves spread over the threads (decision 0009). Only the
+/// proved, by MTD(f) on each, the moves spread over the threads, a thread with none left joining
+/// one not done (decision 0009). Only the
 /// families whose positions never repeat (Kalah, wari-us) are searched. ERRORS throws
 /// NeedsCompleteTables (an InvalidRequest, generate.h) for an Oware-family variant that the tables
 /// do not cover (its positions can repeat: a search cannot prove a value there) or a search of
