@@ -37,7 +37,7 @@ echo "==> tsan: the tests that share readers, table sets and handles between thr
 "${build}/tests/format/sowdb_format_tests" --gtest_filter='*Thread*:BlockCache.*:V6Cache.ThreadsShareACachedReader'
 "${build}/tests/probe/sowdb_probe_tests" --gtest_filter='*Thread*:CApi.*'
 echo "==> tsan: the generator's threaded tests (loops, values read beside a search, solvers at 1 and 2 threads, generate, solve)"
-"${build}/tests/gen/sowdb_start_searcher_tests" --gtest_filter='ParallelLoops.*:TableValuesDeferred.*'
+"${build}/tests/gen/sowdb_start_searcher_tests" --gtest_filter='ParallelLoops.*:TableValuesDeferred.*:BusyTable.*:SharedSearch.*'
 # The brute-force comparison runs its one-pit-a-side cases here (every rule family through the
 # same parallel loops): the larger boards take minutes each under TSan. SolverOnDirtyHeap runs the
 # acyclic solver over recycled memory (its per-thread scratch once leaked heap bytes into boards);

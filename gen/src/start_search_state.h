@@ -13,6 +13,7 @@
 #include <mutex>
 #include <vector>
 
+#include "busy_table.h"
 #include "sowdb/gen/start_search.h"
 #include "start_searcher.h"
 #include "table_values.h"
@@ -37,6 +38,70 @@ inline void lower_to(std::atomic<int>& bound, int v) {
 // Thrown from a search's tick when SolveStartOptions::stop says so.
 struct Stopped {};
 
+// MTD(f) on one position, shared by the threads that search it: each thread runs the current
+// null-window test (their work divided by a BusyTable), and the first to finish it moves the
+// bounds on and tells the others (their `leave` flags) to drop that test for the next one.
+// THREAD SAFETY every call from any thread (one mutex, taken once a test).
+class SharedMtdf {
+ public:
+  // Starts over on lower..upper from `guess` (no thread may be in a test).
+  void reset(int lower, int upper, int guess) {
+    const std::lock_guard lock(mutex_);
+    lower_ = lower;
+    upper_ = upper;
+    guess_ = guess;
+    ++round_;
+    in_.clear();
+  }
+  // The next test for the thread whose flag is `leave` (cleared): its beta, its round, and
+  // whether the guess expects it to fail low. False when the bounds have met.
+  bool next(std::atomic<bool>& leave, int& beta, unsigned& round, bool& low) {
+    const std::lock_guard lock(mutex_);
+    leave = false;
+    if (lower_ >= upper_)
+      return false;
+    const int g = std::clamp(guess_, lower_, upper_);
+    beta = g == lower_ ? g + 1 : g;
+    low = g == lower_;
+    round = round_;
+    in_.push_back(&leave);
+    return true;
+  }
+  // The thread of `leave` ended its test of `round` at `beta`: with the fail-soft result `r`,
+  // or (left) unfinished. Any finished test's bound is kept; the first of its round moves the
+  // others on.
+  void end(std::atomic<bool>& leave, unsigned round, int beta, int r, bool left) {
+    const std::lock_guard lock(mutex_);
+    std::erase(in_, &leave);
+    if (left)
+      return;
+    if (r >= beta)
+      lower_ = std::max(lower_, r);
+    else
+      upper_ = std::min(upper_, r);
+    if (round != round_)
+      return;
+    guess_ = r;
+    ++round_;
+    for (std::atomic<bool>* other : in_)
+      *other = true;
+    in_.clear();
+  }
+  // Whether the bounds have met.
+  bool done() const {
+    const std::lock_guard lock(mutex_);
+    return lower_ >= upper_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  int lower_ = 0;
+  int upper_ = 0;
+  int guess_ = 0;
+  unsigned round_ = 0;
+  std::vector<std::atomic<bool>*> in_;  // the threads in the current round's test
+};
+
 // One exact value to find: the position after a first move (and a continuation), whose value
 // gives that move's worth.
 struct Task {
@@ -53,6 +118,7 @@ struct Task {
   int then_stones = -1;  // ...and its seeds; -1: not a continuation
   int estimate = 0;      // of the worth, for the order of the searches
   int priority = 0;      // the order of the searches, larger first
+  SharedMtdf tests;      // the task's null-window tests, shared by the threads searching it
 
   Task(StartMove* m, const Pits& p, int n, int s, int b, int pit)
       : move(m),
@@ -174,12 +240,30 @@ class StartSearch {
   bool exact_value(const Searcher& searcher, const Pits& pos, int n, int& v) const;
 
   void report(bool last = false);
-  void watch(Searcher& searcher, std::uint64_t& published, const std::atomic<bool>* halt);
+  void watch(Searcher& searcher,
+             std::uint64_t& published,
+             const std::atomic<bool>* halt,
+             const std::atomic<bool>* leave = nullptr);
+  // The least seeds of a node whose moves the threads share (SolveStartOptions::share_above).
+  int share_from() const;
+  // Runs the tests of `tests` on `pos` (n seeds) until its bounds meet, with the other threads
+  // in it; `proved` is told each finished test's beta and result; `current` (may be null) is
+  // set to each test's beta as it starts. Returns when the bounds meet;
+  // throws Stopped when the search stops (not when `leave` moves it to the next test).
+  void shared_tests(Searcher& searcher,
+                    SharedMtdf& tests,
+                    std::atomic<bool>& leave,
+                    const Pits& pos,
+                    int n,
+                    const std::function<void(int, int)>& proved,
+                    std::atomic<int>* current = nullptr);
   void publish(const Searcher& searcher, std::uint64_t& published) {
     nodes_ += searcher.nodes() - published;
     published = searcher.nodes();
   }
-  void each_task(const std::function<void(Searcher&, std::size_t)>& each,
+  // Runs `each` on every task, best first (see start_search.cpp); `each` gets the thread's
+  // searcher, the task and the thread's leave flag for the task's SharedMtdf.
+  void each_task(const std::function<void(Searcher&, std::size_t, std::atomic<bool>&)>& each,
                  const std::atomic<bool>* halt);
 
   const Variant* variant_;

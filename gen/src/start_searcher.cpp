@@ -16,6 +16,27 @@ int up(int d) {
   return d == kExact ? kExact : std::min(d + 1, kExact - 1);
 }
 
+// A position marked busy while this thread searches it; unmarked however the search ends (a
+// tick may throw to abandon it).
+class Marked {
+ public:
+  Marked(BusyTable& busy, std::uint64_t key, int& ply)
+      : busy_(busy), slot_(busy.mark(key)), ply_(ply) {
+    ++ply_;
+  }
+  Marked(const Marked&) = delete;
+  Marked& operator=(const Marked&) = delete;
+  ~Marked() {
+    --ply_;
+    busy_.unmark(slot_);
+  }
+
+ private:
+  BusyTable& busy_;
+  int slot_;
+  int& ply_;  // the searcher's plies below the test's root
+};
+
 }  // namespace
 
 bool gains_at_once(const Rules& rules, const Pits& pos) {
@@ -311,8 +332,14 @@ int Searcher::search(
     for (int j = i; j > 0 && child[order[j]].score > child[order[j - 1]].score; --j)
       std::swap(order[j], order[j - 1]);
   }
-  for (int k = 0; k < open; ++k) {
-    const int i = order[static_cast<std::size_t>(k)];
+  // The moves another thread was searching when their turn came, searched after the others
+  // (appended to the loop: `end` grows with them).
+  std::array<int, kMaxPitsPerSide> later{};
+  const bool share = busy_ && n >= share_from_;
+  int end = open;
+  for (int k = 0; k < end; ++k) {
+    const int i =
+        k < open ? order[static_cast<std::size_t>(k)] : later[static_cast<std::size_t>(k - open)];
     const Move& m = moves.moves[i];
     const Child& c = child[static_cast<std::size_t>(i)];
     const int a = std::max(alpha, best);
@@ -324,11 +351,22 @@ int Searcher::search(
       ceiling_depth = std::min(ceiling_depth, c.depth);
       continue;
     }
+    if (share && k < open && (k > 0 || root_all_ != ((ply_ & 1) != 0)) && busy_->busy(c.key)) {
+      later[static_cast<std::size_t>(end++ - open)] = i;
+      continue;
+    }
     const int g = m.gain();
     const int nn = n - g;
     int d = 0;
-    const int w = m.extra_turn ? g + search(m.child, nn, c.key, a - g, beta - g, next, d)
-                               : g - search(m.child, nn, c.key, g - beta, g - a, next, d);
+    int w = 0;
+    if (share) {
+      const Marked marked(*busy_, c.key, ply_);
+      w = m.extra_turn ? g + search(m.child, nn, c.key, a - g, beta - g, next, d)
+                       : g - search(m.child, nn, c.key, g - beta, g - a, next, d);
+    } else {
+      w = m.extra_turn ? g + search(m.child, nn, c.key, a - g, beta - g, next, d)
+                       : g - search(m.child, nn, c.key, g - beta, g - a, next, d);
+    }
     if (w >= beta) {
       proven = up(d);
       store(key, n, w, alpha, beta, m.pit, proven, lower, upper, known, nodes_before);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <utility>
 
+#include "busy_table.h"
 #include "position_keys.h"
 #include "sowdb/probe/rules.h"
 #include "sowdb/probe/tables.h"
@@ -56,6 +57,22 @@ class Searcher {
   /// farther one: a second thread searching the same position the other way round (Lazy SMP)
   /// reaches other parts of the tree first.
   void set_high_pits_first(bool first) { high_pits_first_ = first; }
+
+  /// Shares the work with the other threads of `busy` (null: none, the default), simplified
+  /// ABDADA: at a node of at least `from_stones` seeds, the first move is searched at once and a
+  /// later one that another thread is searching is deferred to the end of the node's moves; each
+  /// child searched there is marked in `busy` meanwhile. Below `from_stones` the nodes are too
+  /// small to be worth the table's atomics.
+  void share(BusyTable* busy, int from_stones) {
+    busy_ = busy;
+    share_from_ = from_stones;
+  }
+
+  /// Whether the next test's result is expected below its beta (its root an ALL node, every
+  /// move to refute; MTD(f) testing above a lower bound), else above (a CUT node). Nodes an odd
+  /// number of plies below are the other kind. At an ALL node of a shared search (see share) no
+  /// move need wait for another, so even the first one is deferred when another thread is in it.
+  void set_expect_low(bool low) { root_all_ = low; }
 
   /// Counts into `*hits` (null: not counted) the children settled by gains_at_once.
   void count_futility(std::uint64_t* hits) { futility_hits_ = hits; }
@@ -150,6 +167,10 @@ class Searcher {
   bool empty_side_;
   bool high_pits_first_ = true;
   TranspositionTable& table_;
+  BusyTable* busy_ = nullptr;
+  int share_from_ = 0;
+  bool root_all_ = false;
+  int ply_ = 0;  // below the test's root, counted at the nodes that share only
   std::uint64_t nodes_ = 0;
   std::uint64_t* futility_hits_ = nullptr;
   std::function<void()> tick_;

@@ -11,6 +11,7 @@
 
 #include "generated_tables.h"
 #include "sowdb/gen/generate.h"
+#include "sowdb/gen/parallel.h"
 #include "sowdb/gen/start_search.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/probe/variant.h"
@@ -168,6 +169,39 @@ TEST_P(SolveStart, SharedReadingBesideAgreesWithCompleteTables) {
     EXPECT_EQ(searched.best, by_tables.best);
     EXPECT_LE(shared->bytes(), gen::preload_bytes(*few));
   }
+}
+
+// Two threads sharing the search (issue 44): the value's MTD(f) tests searched by both at once,
+// moves another thread is in deferred from every node (share_above 0), and a thread with no
+// task left joining another's; the value and every worth are those of complete tables.
+TEST_P(SolveStart, TwoThreadsSharingTheSearchAgreeWithCompleteTables) {
+  const Variant v = *parse_variant(GetParam());
+  const auto complete = tables_of(GetParam(), v.total_stones());
+  const auto few = tables_of(GetParam(), 4);
+  gen::run_with_threads(2, [&] {
+    for (const TableSet* tables :
+         {static_cast<const TableSet*>(nullptr), static_cast<const TableSet*>(few.get())}) {
+      SCOPED_TRACE(tables ? "tables up to 4" : "no tables");
+      gen::SolveStartOptions options;
+      options.tables = tables;
+      options.table_bits = 12;
+      options.share_above = 0;
+      for (const bool value_first : {false, true}) {
+        options.value_first = value_first;
+        const gen::StartSolution s = gen::solve_start(v, options);
+        EXPECT_TRUE(s.complete);
+        expect_worths_of_tables(*complete, s);
+      }
+      options.worths = false;
+      const gen::StartSolution value_only = gen::solve_start(v, options);
+      EXPECT_TRUE(value_only.complete);
+      int value = 0;
+      ASSERT_EQ(complete->value(v.start(), value), ProbeStatus::kOk);
+      EXPECT_EQ(value_only.value, value);
+      EXPECT_EQ(value_only.lower, value);
+      EXPECT_EQ(value_only.upper, value);
+    }
+  });
 }
 
 // Irving, Donkers & Uiterwijk: Kalah(4,3) is a first-player win by 8 under their rules, by 6 with

@@ -107,6 +107,10 @@ struct SolveProgress {
 /// of theirs (decision 0012).
 inline constexpr std::uint64_t kPreloadBytes = 600'000'000;
 
+/// SolveStartOptions::share_above's default: the seeds above the tables' top layer from which
+/// the threads of a search share the moves of a node (measured in docs/BENCHMARKS.md).
+inline constexpr int kShareAbove = 8;
+
 class TableValues;
 
 /// Whether a search over `tables` with SolveStartOptions::preload_limit `limit` reads their
@@ -250,16 +254,24 @@ struct SolveStartOptions {
   /// Seconds between calls of `checkpoint`, counted from the start of the search; 0 (the
   /// default) or less: never called.
   double checkpoint_seconds = 0;
+  /// With more than one thread, the threads divide each null-window test between them at the
+  /// nodes of at least the tables' max_stones() plus this many seeds (simplified ABDADA: a move
+  /// another thread is searching waits for the node's others); below, a node's subtree is too
+  /// small to be worth the shared marks. -1 (the default): kShareAbove. The answer is the same
+  /// whatever it is. Used by the Kalah-family search only. Added 2026-11-29 (issue 44).
+  int share_above = -1;
 };
 
 /// Solves the start position of `variant` (S seeds in each pit): its value for the first player
 /// and the worth of every first move and, after an extra turn, of every continuation.
 /// The value comes from MTD(f) on the start position (null-window alpha-beta searches to the
 /// end of the game, so values are exact) over one transposition table of bounds shared by the
-/// threads of the calling thread's oneTBB arena (each runs the same search, Lazy SMP); each node
+/// threads of the calling thread's oneTBB arena (each runs the same null-window test, the moves
+/// of its large nodes shared between them: SolveStartOptions::share_above); each node
 /// settles what the tables, the end of the game, the seeds left and the table know of its
 /// children before it searches any. Then every move's worth, from the bounds the value's search
-/// proved, by MTD(f) on each, the moves spread over the threads (decision 0009). Only the
+/// proved, by MTD(f) on each, the moves spread over the threads, a thread with none left joining
+/// one not done (decision 0009). Only the
 /// families whose positions never repeat (Kalah, wari-us) are searched. ERRORS throws
 /// NeedsCompleteTables (an InvalidRequest, generate.h) for an Oware-family variant that the tables
 /// do not cover (its positions can repeat: a search cannot prove a value there) or a search of
