@@ -18,18 +18,11 @@
 
 #include "sowdb/format/index.h"
 #include "sowdb/probe/sowdb.h"
+#include "splitmix.h"
 
 namespace {
 
-struct Splitmix {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-};
+using sowdb::bench::Splitmix;
 
 struct Args {
   const char* dir = nullptr;

@@ -124,6 +124,21 @@ inline std::string name_of(TableError::Code c) {
   } while (0)
 
 /// Every rule set the header can express, each in its normalised form.
+// The Oware and Kalah rule sets of `pits` pits a side (Kalah's normalised, as the presets').
+inline RuleSet oware(std::uint8_t pits) {
+  RuleSet r;
+  r.family = Family::kOware;
+  r.pits_per_side = pits;
+  return r;
+}
+
+inline RuleSet kalah(std::uint8_t pits) {
+  RuleSet r;
+  r.family = Family::kKalah;
+  r.pits_per_side = pits;
+  return r.normalised();
+}
+
 inline std::vector<RuleSet> all_rule_sets(std::uint8_t pits_per_side) {
   std::vector<RuleSet> out;
   for (const bool skip : {false, true}) {

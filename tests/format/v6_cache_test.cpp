@@ -16,20 +16,6 @@
 namespace sowdb::test {
 namespace {
 
-RuleSet oware(std::uint8_t pits) {
-  RuleSet r;
-  r.family = Family::kOware;
-  r.pits_per_side = pits;
-  return r;
-}
-
-RuleSet kalah(std::uint8_t pits) {
-  RuleSet r;
-  r.family = Family::kKalah;
-  r.pits_per_side = pits;
-  return r.normalised();
-}
-
 // A version 6 file of `l` in `dir`, 256 entries a block.
 std::filesystem::path write_v6(const TempDir& dir, const Layer& l) {
   WriteOptions o;

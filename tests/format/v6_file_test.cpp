@@ -25,20 +25,6 @@ WriteOptions v6_options(std::uint32_t block_entries = kDefaultV6BlockEntries) {
   return o;
 }
 
-RuleSet oware(std::uint8_t pits) {
-  RuleSet r;
-  r.family = Family::kOware;
-  r.pits_per_side = pits;
-  return r;
-}
-
-RuleSet kalah(std::uint8_t pits) {
-  RuleSet r;
-  r.family = Family::kKalah;
-  r.pits_per_side = pits;
-  return r.normalised();
-}
-
 // Every entry, read_all and read_block of the v6 file agree with the layer and with the same
 // layer written in the lowest version 1..5 that describes it.
 void expect_same_as_older(const Layer& l, std::uint32_t block_entries) {
