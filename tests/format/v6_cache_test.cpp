@@ -21,7 +21,7 @@ std::filesystem::path write_v6(const TempDir& dir, const Layer& l) {
   WriteOptions o;
   o.format_version = 6;
   o.block_entries = 256;
-  const auto path = dir / "layer.sdb";
+  auto path = dir / "layer.sdb";
   write_layer(path, l.rules, l.stones, l.source(), o);
   return path;
 }
