@@ -87,14 +87,9 @@ class SharedMtdf {
       *other = true;
     in_.clear();
   }
-  // Whether the bounds have met.
-  bool done() const {
-    const std::lock_guard lock(mutex_);
-    return lower_ >= upper_;
-  }
 
  private:
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   int lower_ = 0;
   int upper_ = 0;
   int guess_ = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <span>
 #include <stdexcept>
 
@@ -175,8 +176,6 @@ std::pair<int, int> Searcher::mtdf(const Pits& pos,
   proven = kExact;
   while (lower < upper) {
     const int beta = g == lower ? g + 1 : g;
-    if (on_test_)
-      on_test_(beta);
     int d = 0;
     g = search(pos, n, key, beta - 1, beta, depth, d);
     proven = std::min(proven, d);
@@ -320,10 +319,9 @@ int Searcher::search(
       continue;
     }
     // The table's best move, then extra turns, then the larger gains; among equals the pit
-    // nearer the store first (or, for a helper thread, the other way round). Ordering by the
-    // bounds of shallower searches as well searched 1.4-5x the positions (decision 0009).
-    c.score = (m.pit == hint ? 1 << 20 : 0) + (m.extra_turn ? 1 << 12 : 0) + (g << 4) +
-              (high_pits_first_ ? m.pit : -m.pit);
+    // nearer the store first. Ordering by the bounds of shallower searches as well searched
+    // 1.4-5x the positions (decision 0009).
+    c.score = (m.pit == hint ? 1 << 20 : 0) + (m.extra_turn ? 1 << 12 : 0) + (g << 4) + m.pit;
     order[static_cast<std::size_t>(open++)] = i;
   }
   // At most 8 moves: an insertion sort (std::sort's unrolled start trips g++ 12's
@@ -358,15 +356,12 @@ int Searcher::search(
     const int g = m.gain();
     const int nn = n - g;
     int d = 0;
-    int w = 0;
-    if (share) {
-      const Marked marked(*busy_, c.key, ply_);
-      w = m.extra_turn ? g + search(m.child, nn, c.key, a - g, beta - g, next, d)
-                       : g - search(m.child, nn, c.key, g - beta, g - a, next, d);
-    } else {
-      w = m.extra_turn ? g + search(m.child, nn, c.key, a - g, beta - g, next, d)
-                       : g - search(m.child, nn, c.key, g - beta, g - a, next, d);
-    }
+    std::optional<Marked> marked;
+    if (share)
+      marked.emplace(*busy_, c.key, ply_);
+    const int w = m.extra_turn ? g + search(m.child, nn, c.key, a - g, beta - g, next, d)
+                               : g - search(m.child, nn, c.key, g - beta, g - a, next, d);
+    marked.reset();
     if (w >= beta) {
       proven = up(d);
       store(key, n, w, alpha, beta, m.pit, proven, lower, upper, known, nodes_before);

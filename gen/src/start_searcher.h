@@ -53,11 +53,6 @@ class Searcher {
   /// Positions expanded so far (children settled by peeking are not counted).
   std::uint64_t nodes() const { return nodes_; }
 
-  /// Among moves of equal promise, the pit nearer the store first (true, the default) or the
-  /// farther one: a second thread searching the same position the other way round (Lazy SMP)
-  /// reaches other parts of the tree first.
-  void set_high_pits_first(bool first) { high_pits_first_ = first; }
-
   /// Shares the work with the other threads of `busy` (null: none, the default), simplified
   /// ABDADA: at a node of at least `from_stones` seeds, the first move is searched at once and a
   /// later one that another thread is searching is deferred to the end of the node's moves; each
@@ -76,9 +71,6 @@ class Searcher {
 
   /// Counts into `*hits` (null: not counted) the children settled by gains_at_once.
   void count_futility(std::uint64_t* hits) { futility_hits_ = hits; }
-
-  /// Calls `on_test` with beta before each null-window test of an MTD(f) (for progress).
-  void set_on_test(std::function<void(int)> on_test) { on_test_ = std::move(on_test); }
 
   /// Calls `tick` every kTickNodes nodes, from this thread; it may throw to abandon the search.
   void set_tick(std::function<void()> tick) { tick_ = std::move(tick); }
@@ -165,7 +157,6 @@ class Searcher {
   PositionKeys keys_;
   bool kalah_;
   bool empty_side_;
-  bool high_pits_first_ = true;
   TranspositionTable& table_;
   BusyTable* busy_ = nullptr;
   int share_from_ = 0;
@@ -174,7 +165,6 @@ class Searcher {
   std::uint64_t nodes_ = 0;
   std::uint64_t* futility_hits_ = nullptr;
   std::function<void()> tick_;
-  std::function<void(int)> on_test_;
 };
 
 }  // namespace sowdb::gen
