@@ -180,14 +180,14 @@ std::size_t Coder::value_contexts() const {
   return v6::value_contexts(symbols_);
 }
 
-// Fills `d` with block b's symbols and stored depths; checks the depths as version 2..5 do.
-void Coder::load(const PartSource& part, std::uint64_t b, BlockData& d) const {
+// Sizes d's buffers for block b, whose entries `part` must hold, and fills d.depths with their
+// depths; returns the block's entry count (also in d.k).
+std::size_t Coder::load_depths(const PartSource& part, std::uint64_t b, BlockData& d) const {
   const std::uint64_t first = b * info_.block_entries;
   const auto n =
       static_cast<std::size_t>(std::min<std::uint64_t>(info_.block_entries, info_.entries - first));
   if (first < part.first || first + n > part.first + part.source.values.size())
     fail(Code::kInvalidArgument, name_, "block " + std::to_string(b) + " is not in the part");
-  const std::uint64_t local = first - part.first;
   if (d.symbols.size() < n + kRunSlack) {
     d.depths.resize(n + kRunSlack);
     d.symbols.resize(n + kRunSlack);
@@ -195,7 +195,15 @@ void Coder::load(const PartSource& part, std::uint64_t b, BlockData& d) const {
     d.stored.resize(n + kRunSlack);
   }
   d.k = n;
-  part.source.fill_depths(local, std::span(d.depths.data(), n));
+  part.source.fill_depths(first - part.first, std::span(d.depths.data(), n));
+  return n;
+}
+
+// Fills `d` with block b's symbols and stored depths; checks the depths as version 2..5 do.
+void Coder::load(const PartSource& part, std::uint64_t b, BlockData& d) const {
+  const std::size_t n = load_depths(part, b, d);
+  const std::uint64_t first = b * info_.block_entries;
+  const std::uint64_t local = first - part.first;
   const std::span<const std::uint64_t> marks = part.source.recompute;
   const std::int8_t* values = part.source.values.data() + local;
   std::uint8_t* symbols = d.symbols.data();
@@ -226,18 +234,8 @@ void Coder::load(const PartSource& part, std::uint64_t b, BlockData& d) const {
 
 // The largest depth of block b's entries (its depths in d.depths).
 std::uint16_t Coder::largest_depth(const PartSource& part, std::uint64_t b, BlockData& d) const {
-  const std::uint64_t first = b * info_.block_entries;
-  const auto n =
-      static_cast<std::size_t>(std::min<std::uint64_t>(info_.block_entries, info_.entries - first));
-  if (first < part.first || first + n > part.first + part.source.values.size())
-    fail(Code::kInvalidArgument, name_, "block " + std::to_string(b) + " is not in the part");
-  if (d.depths.size() < n)
-    d.depths.resize(n);
-  part.source.fill_depths(first - part.first, std::span(d.depths.data(), n));
-  std::uint16_t most = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    most = std::max(most, d.depths[i]);
-  return most;
+  const std::size_t n = load_depths(part, b, d);
+  return *std::max_element(d.depths.begin(), d.depths.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 // Throws the error of the first entry of [first, first + n) whose depth `load` refused.

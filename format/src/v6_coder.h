@@ -70,6 +70,7 @@ class Coder {
   std::size_t value_contexts() const;
 
  private:
+  std::size_t load_depths(const PartSource& part, std::uint64_t b, BlockData& d) const;
   void load(const PartSource& part, std::uint64_t b, BlockData& d) const;
   std::uint16_t largest_depth(const PartSource& part, std::uint64_t b, BlockData& d) const;
   [[noreturn]] void report_bad_depth(const PartSource& part,
