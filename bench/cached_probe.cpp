@@ -22,7 +22,7 @@
 
 namespace {
 
-using sowdb::bench::Splitmix;
+using sowdb::bench::SplitMix;
 
 struct Args {
   const char* dir = nullptr;
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
   const std::uint64_t entries = sowdb::layer_size(pits, a.layer);
   const std::uint64_t window = a.window == 0 ? entries : std::min(a.window, entries);
   const std::uint64_t count = std::min(a.positions, window);
-  Splitmix rng{a.seed};
+  SplitMix rng{a.seed};
   const std::uint64_t first = window == entries ? 0 : rng.next() % (entries - window + 1);
   std::unordered_set<std::uint64_t> seen;
   std::vector<std::uint8_t> boards;

@@ -30,7 +30,7 @@ double resident_mib() {
   return static_cast<double>(resident) * 4096.0 / (1024.0 * 1024.0);
 }
 
-using sowdb::bench::Splitmix;
+using sowdb::bench::SplitMix;
 
 void report(const char* what, std::vector<double>& ns, double rss_before, double rss_after) {
   std::sort(ns.begin(), ns.end());
@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
   const std::uint64_t entries = sowdb::layer_size(pits, layer);
   count = std::min(count, entries);
   // Distinct random indices, probed in random order.
-  Splitmix rng{seed};
+  SplitMix rng{seed};
   std::unordered_set<std::uint64_t> seen;
   std::vector<std::uint8_t> boards;
   boards.reserve(count * static_cast<std::size_t>(pits));

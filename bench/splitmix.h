@@ -1,4 +1,5 @@
-// SplitMix64: the benchmarks' reproducible stream of random 64-bit numbers from a seed.
+// splitmix64: the benchmarks' reproducible stream of random 64-bit numbers from a seed (the
+// tests' own is tests/format/test_layer.h's SplitMix, which the benchmarks do not include).
 #pragma once
 
 #include <cstdint>
@@ -6,7 +7,7 @@
 namespace sowdb::bench {
 
 /// The next number of the stream seeded with `s` at each call. Not thread safe.
-struct Splitmix {
+struct SplitMix {
   std::uint64_t s;
   std::uint64_t next() {
     std::uint64_t z = (s += 0x9E3779B97F4A7C15ULL);
