@@ -1,6 +1,7 @@
 #include "sowdb/probe/tables.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <fstream>
@@ -264,17 +265,37 @@ ProbeStatus TableSet::moves(const Pits& position, MoveWorths& out) const noexcep
   return ProbeStatus::kOk;
 }
 
-ProbeStatus TableSet::best_move(const Pits& position, MoveWorth& out) const noexcept {
-  MoveWorths all;
-  const ProbeStatus s = moves(position, all);
-  if (s != ProbeStatus::kOk)
-    return s;
-  if (all.size == 0)
+namespace {
+
+// The move TableSet::best_move documents, for a checked position with `n` seeds. Every move's
+// worth comes from value lookups alone; depths are looked up only for the moves that tie for the
+// best worth, since a depth only breaks ties: most positions have one best move, and a depth
+// that misses the caches costs about as much again as the value (the principal line pays this
+// at every ply). `want_depth` false leaves out.depth 0 when no tie needed it.
+ProbeStatus choose_best_move(const TableSet::Impl& impl,
+                             const Pits& position,
+                             int n,
+                             bool want_depth,
+                             MoveWorth& out) noexcept {
+  MoveList list;
+  impl.engine->legal_moves(position, list);
+  if (list.size == 0)
     return ProbeStatus::kGameOver;
-  int v = all.moves[0].worth;
-  for (const MoveWorth& m : all)
-    v = std::max(v, m.worth);
-  const MoveWorth* best = nullptr;
+  std::array<int, kMaxPitsPerSide> worth{};
+  int v = 0;
+  for (int i = 0; i < list.size; ++i) {
+    const Move& m = list.moves[i];
+    int child_value = 0;
+    const ProbeStatus s = impl.lookup(m.child, n - m.gain(), child_value, nullptr);
+    if (s != ProbeStatus::kOk)
+      return s;
+    worth[i] = Rules::worth(m, child_value);
+    v = i == 0 ? worth[i] : std::max(v, worth[i]);
+  }
+  int ties = 0;
+  for (int i = 0; i < list.size; ++i)
+    ties += worth[i] == v;
+  const bool need_depth = want_depth || ties > 1;
   // True when `a` is preferred to `b` (both worth v); moves come in pit order, so keeping the
   // first of equals prefers the lowest pit.
   auto better = [v](const MoveWorth& a, const MoveWorth& b) {
@@ -288,14 +309,34 @@ ProbeStatus TableSet::best_move(const Pits& position, MoveWorth& out) const noex
       return ga;
     return a.depth < b.depth;
   };
-  for (const MoveWorth& m : all) {
-    if (m.worth != v)
+  bool found = false;
+  for (int i = 0; i < list.size; ++i) {
+    if (worth[i] != v)
       continue;
-    if (!best || better(m, *best))
-      best = &m;
+    MoveWorth mw;
+    mw.move = list.moves[i];
+    mw.worth = v;
+    if (need_depth && mw.move.gain() == 0) {
+      int child_value = 0;
+      const ProbeStatus s = impl.lookup(mw.move.child, n, child_value, &mw.depth);
+      if (s != ProbeStatus::kOk)
+        return s;
+    }
+    if (!found || better(mw, out))
+      out = mw;
+    found = true;
   }
-  out = *best;
   return ProbeStatus::kOk;
+}
+
+}  // namespace
+
+ProbeStatus TableSet::best_move(const Pits& position, MoveWorth& out) const noexcept {
+  int n = 0;
+  const ProbeStatus s = impl_->check(position, n);
+  if (s != ProbeStatus::kOk)
+    return s;
+  return choose_best_move(*impl_, position, n, true, out);
 }
 
 ProbeStatus TableSet::principal_line(const Pits& position,
@@ -325,7 +366,9 @@ ProbeStatus TableSet::principal_line(const Pits& position,
       }
       seen.push_back(key);
       MoveWorth best;
-      s = best_move(pos, best);
+      s = impl_->check(pos, n);
+      if (s == ProbeStatus::kOk)
+        s = choose_best_move(*impl_, pos, n, false, best);
       if (s == ProbeStatus::kGameOver) {
         out.end = LineEnd::kGameOver;
         return ProbeStatus::kOk;

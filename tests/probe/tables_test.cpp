@@ -190,8 +190,49 @@ TEST_F(FakeTables, MoveWorthsFollowFromTheChildren) {
       }
       EXPECT_EQ(best.move.pit, expect->move.pit);
       EXPECT_EQ(best.worth, v);
+      EXPECT_EQ(best.depth, expect->depth);
     }
   }
+}
+
+// The principal line is best_move played again and again, step for step (it looks up depths
+// only where moves tie, best_move every move's), to its end or its ply limit.
+TEST_F(FakeTables, PrincipalLineFollowsBestMoves) {
+  auto set = TableSet::open(dir());
+  int ties = 0;
+  for (int n = 0; n <= kMax; ++n) {
+    for (const Pits& start : layer(4, n)) {
+      for (const int max_plies : {3, 1000}) {
+        PrincipalLine line;
+        ASSERT_EQ(set->principal_line(start, line, max_plies), ProbeStatus::kOk);
+        Pits pos = start;
+        int mover = 0;
+        for (const LineStep& step : line.steps) {
+          EXPECT_EQ(step.before, pos);
+          EXPECT_EQ(step.mover, mover);
+          MoveWorths all;
+          ASSERT_EQ(set->moves(pos, all), ProbeStatus::kOk);
+          MoveWorth best;
+          ASSERT_EQ(set->best_move(pos, best), ProbeStatus::kOk);
+          ties += std::count_if(all.begin(), all.end(), [&](const MoveWorth& m) {
+                    return m.worth == best.worth;
+                  }) > 1;
+          ASSERT_EQ(step.pit, best.move.pit);
+          pos = best.move.child;
+          if (!best.move.extra_turn)
+            mover ^= 1;
+        }
+        EXPECT_EQ(line.last, pos);
+        EXPECT_EQ(line.last_mover, mover);
+        MoveWorth next;
+        if (line.end == LineEnd::kGameOver)
+          EXPECT_EQ(set->best_move(pos, next), ProbeStatus::kGameOver);
+        if (line.end == LineEnd::kMaxPlies)
+          EXPECT_EQ(static_cast<int>(line.steps.size()), max_plies);
+      }
+    }
+  }
+  EXPECT_GT(ties, 0);  // the tables make depth break ties, so the test can see a wrong one
 }
 
 // The manifest names the variant, and a missing, damaged, edited, older or lying one is refused
