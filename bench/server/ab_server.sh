@@ -5,6 +5,8 @@
 # Usage: bench/server/ab_server.sh SOWDB_A SOWDB_B OWARE_TABLES [SECONDS=12] [PAIRS=3] [random]
 # "random" as the sixth argument: random positions of layers 0..20 instead of the hot position.
 # WRK_NICE=N runs wrk at nice N (the client then yields the cores to the server).
+# TABLES_B=DIR: B serves DIR instead (the same layers in another format version, say, for a
+# binary that cannot read OWARE_TABLES).
 set -euo pipefail
 a="$1"
 b="$2"
@@ -19,7 +21,7 @@ start_server "${a}" "${tables}"
 pid_a="${pid}"
 port_a="${port}"
 log_a="${log}"
-start_server "${b}" "${tables}"
+start_server "${b}" "${TABLES_B:-${tables}}"
 pid_b="${pid}"
 port_b="${port}"
 trap 'kill -TERM ${pid_a} ${pid_b} 2>/dev/null || true; wait 2>/dev/null || true
