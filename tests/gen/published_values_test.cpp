@@ -125,8 +125,8 @@ TEST_P(Generate, TablesAreByteIdenticalForOneAndTwoThreads) {
 INSTANTIATE_TEST_SUITE_P(Variants,
                          Generate,
                          ::testing::Values("oware", "kalah-tournament", "wari-us"),
-                         [](const ::testing::TestParamInfo<std::string_view>& info) {
-                           std::string name(info.param);
+                         [](const ::testing::TestParamInfo<std::string_view>& param) {
+                           std::string name(param.param);
                            std::replace(name.begin(), name.end(), '-', '_');
                            return name;
                          });
