@@ -225,10 +225,12 @@ TEST_F(FakeTables, PrincipalLineFollowsBestMoves) {
         EXPECT_EQ(line.last, pos);
         EXPECT_EQ(line.last_mover, mover);
         MoveWorth next;
-        if (line.end == LineEnd::kGameOver)
+        if (line.end == LineEnd::kGameOver) {
           EXPECT_EQ(set->best_move(pos, next), ProbeStatus::kGameOver);
-        if (line.end == LineEnd::kMaxPlies)
+        }
+        if (line.end == LineEnd::kMaxPlies) {
           EXPECT_EQ(static_cast<int>(line.steps.size()), max_plies);
+        }
       }
     }
   }
