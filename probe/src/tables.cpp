@@ -309,7 +309,7 @@ ProbeStatus choose_best_move(const TableSet::Impl& impl,
       return ga;
     return a.depth < b.depth;
   };
-  bool found = false;
+  std::optional<MoveWorth> best;  // `out` is written only on success
   for (int i = 0; i < list.size; ++i) {
     if (worth[i] != v)
       continue;
@@ -322,10 +322,10 @@ ProbeStatus choose_best_move(const TableSet::Impl& impl,
       if (s != ProbeStatus::kOk)
         return s;
     }
-    if (!found || better(mw, out))
-      out = mw;
-    found = true;
+    if (!best || better(mw, *best))
+      best = mw;
   }
+  out = *best;
   return ProbeStatus::kOk;
 }
 
