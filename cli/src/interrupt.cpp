@@ -24,6 +24,10 @@ struct Prepared {
 Prepared g_prepared[2];
 std::atomic<int> g_current{0};
 std::filesystem::path g_dir;
+// Set by a handler that ends the process, before it removes anything: another thread may then
+// fail on the temporary the handler removed, and that failure is no error to report.
+std::atomic<int> g_ending{0};
+static_assert(std::atomic<int>::is_always_lock_free, "the handlers need a lock-free atomic");
 
 void copy(char (&to)[4096], const std::string& from) {
   const std::size_t n = std::min(from.size(), sizeof to - 1);
@@ -32,6 +36,7 @@ void copy(char (&to)[4096], const std::string& from) {
 }
 
 extern "C" void on_interrupt(int signal) {
+  g_ending.store(1);
   const Prepared& p = g_prepared[g_current.load()];
   if (p.layer_temp[0] != '\0')
     ::unlink(p.layer_temp);
@@ -46,6 +51,7 @@ extern "C" void on_interrupt(int signal) {
 // one line (the exit code the README promises), not death by SIGPIPE (141). The temporaries of
 // a run that writes tables go as on an interrupt.
 extern "C" void on_broken_pipe(int) {
+  g_ending.store(1);
   const Prepared& p = g_prepared[g_current.load()];
   if (p.layer_temp[0] != '\0')
     ::unlink(p.layer_temp);
@@ -64,6 +70,14 @@ void catch_broken_pipe() {
   action.sa_handler = on_broken_pipe;
   sigemptyset(&action.sa_mask);
   sigaction(SIGPIPE, &action, nullptr);
+}
+
+void await_ending_handler() {
+  if (g_ending.load() == 0)
+    return;
+  // The handler runs on another thread and ends the process with _exit; this thread waits.
+  for (;;)
+    ::pause();
 }
 
 void interrupt_progress(int complete) {

@@ -19,6 +19,12 @@ void catch_interrupts(const std::filesystem::path& dir);
 /// at the start of main.
 void catch_broken_pipe();
 
+/// Returns at once unless a handler installed by catch_interrupts or catch_broken_pipe has begun
+/// to end the process on another thread; then never returns (that handler exits). Call before
+/// reporting a failure: a write or rename that fails because the handler removed its temporary
+/// is part of the interrupt, and its error would be a second, misleading line.
+void await_ending_handler();
+
 /// Records that layers 0..`complete` are written (-1: none yet), for the handler's line and for
 /// the temporary it removes (that of layer complete + 1). Call from the thread running the job.
 void interrupt_progress(int complete);

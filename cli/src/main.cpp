@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
     const int rc = run ? run() : 2;
     return stdout_written(0) ? rc : 1;
   } catch (...) {
+    sowdb::cli::await_ending_handler();
     return sowdb::cli::report_failure(std::current_exception());
   }
 }

@@ -94,7 +94,7 @@ for sig in INT TERM HUP; do
     2>"${dir}/int-err" &
   pid=$!
   until compgen -G "${d}/layer-01[0-3].sdb.tmp.*" >/dev/null; do
-    kill -0 ${pid} 2>/dev/null || fail "${sig}: the run ended before it was caught writing"
+    running ${pid} || fail "${sig}: the run ended before it was caught writing"
   done
   kill -STOP ${pid}
   compgen -G "${d}/layer-*.sdb.tmp.${pid}" >/dev/null || fail "${sig}: no temporary while stopped"

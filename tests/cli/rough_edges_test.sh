@@ -19,7 +19,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/strict_lib.sh"
   2>"${dir}/int-err" &
 pid=$!
 until compgen -G "${dir}/v4/layer-01[0-2].sdb.tmp.*" >/dev/null; do
-  kill -0 ${pid} 2>/dev/null || fail "migrate ended before it was caught writing"
+  running ${pid} || fail "migrate ended before it was caught writing"
 done
 kill -INT ${pid}
 set +e

@@ -25,16 +25,6 @@ kalah_cache() {
   echo "${SOWDB_CACHE_DIR}/kalah_rules_$1_pits_per_side_skip_origin=off_capture_empty_opposite=on_end=empty_side"
 }
 
-# Waits until process $1 has a handler for SIGINT (bit 2 of SigCgt): a real event, no sleep.
-wait_for_handler() {
-  local pid=$1 mask
-  while kill -0 "${pid}" 2>/dev/null; do
-    mask=$(awk '/^SigCgt:/ {print $2}' "/proc/${pid}/status" 2>/dev/null || true)
-    [[ -n "${mask}" ]] && (((16#${mask} & 2) != 0)) && return 0
-  done
-  fail "process ${pid} ended before it caught SIGINT"
-}
-
 case "${case_name}" in
 damaged_cache)
   # 1. A damaged layer of the cache is checked and solved again, as gen's resume does: the
@@ -96,7 +86,7 @@ interrupt)
     "${sowdb}" solve --variant kalah-irving/4x4 --json >/dev/null 2>"${dir}/err" &
     pid=$!
     until compgen -G "${c}/layer-01[0-9].sdb.tmp.*" >/dev/null; do
-      kill -0 ${pid} 2>/dev/null || fail "${sig}: the build ended before it was caught writing"
+      running ${pid} || fail "${sig}: the build ended before it was caught writing"
     done
     kill -STOP ${pid}
     kill -${sig} ${pid}
