@@ -84,6 +84,21 @@ def norm(text):
 SERVED = ("oware", "kalah", "wari-kc", "wari-kc-coop", "abapa-gs", "kalah-4x3")
 
 
+# Where start_server keeps each server's output (main sets it), and (process, log file) of each.
+LOG_DIR = tempfile.gettempdir()
+SERVER_LOGS = []
+
+
+def server_logs():
+    """What each server started so far printed last, and whether it still runs: for a failure
+    that a server may have caused (a connection closed without an answer)."""
+    for proc, name in SERVER_LOGS:
+        state = "running" if proc.poll() is None else f"ended with {proc.returncode}"
+        with open(name, "rb") as f:
+            tail = f.read()[-3000:].decode(errors="replace")
+        print(f"--- server {proc.pid} ({state}), {name}:\n{tail}", file=sys.stderr)
+
+
 def start_server(sowdb, tables, names=SERVED, extra=()):
     """Starts `sowdb serve --port 0` over the table directories `names` (with the flags `extra`);
     returns (process, base URL) once it prints its URL. Its proof store is in SOWDB_CACHE_DIR,
@@ -105,8 +120,12 @@ def start_server(sowdb, tables, names=SERVED, extra=()):
         seen += chunk
         m = re.search(rb"listening on (http://[0-9.]+:[0-9]+)", seen)
         if m:
-            # The server logs on: drain its output so that a full pipe never blocks it.
-            threading.Thread(target=lambda: [None for _ in iter(
+            # The server logs on: drain its output so that a full pipe never blocks it, into a
+            # file that a failure shows (server_logs).
+            log = open(os.path.join(LOG_DIR, f"server-{proc.pid}.log"), "wb", buffering=0)
+            log.write(seen)
+            SERVER_LOGS.append((proc, log.name))
+            threading.Thread(target=lambda: [log.write(b) for b in iter(
                 lambda: os.read(proc.stdout.fileno(), 65536), b"")], daemon=True).start()
             return proc, m.group(1).decode()
     proc.kill()
@@ -1380,6 +1399,8 @@ def main():
     ap.add_argument("--url")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
+    global LOG_DIR
+    LOG_DIR = a.out
     t0 = time.monotonic()
     # The proof store of the servers and the probes: this run's own (no user cache is touched).
     proofs = tempfile.mkdtemp(prefix="sowdb-page-proofs-")
@@ -1405,7 +1426,7 @@ def main():
     try:
         viewport(driver, 1280, 800)
         timings = []
-        for name, run in [
+        tests = [
             ("random positions", lambda: random_positions_test(driver, base, a.sowdb, a.tables)),
             ("click and history", lambda: click_and_history_test(driver, base, a.sowdb, a.tables)),
             ("keyboard and line", lambda: keyboard_test(driver, base, a.sowdb, a.tables)),
@@ -1421,9 +1442,15 @@ def main():
             ("variant texts", lambda: variant_text_test(driver, base, a.sowdb, a.tables)),
             ("bad links", lambda: bad_link_test(driver, base)),
             ("screenshots", lambda: screenshots(driver, base, a.sowdb, a.tables, a.out)),
-        ]:
+        ]
+        for name, run in tests:
             s = time.monotonic()
-            run()
+            try:
+                run()
+            except Exception:
+                print(f"{name}: an exception; the servers' output follows", file=sys.stderr)
+                server_logs()
+                raise
             timings.append(f"{name} {time.monotonic() - s:.1f} s")
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE" and
                   "/api/v1/" not in e["message"]]
@@ -1441,6 +1468,7 @@ def main():
     print(f"screenshots: {os.path.join(a.out, 'page-desktop.png')}, "
           f"{os.path.join(a.out, 'page-phone.png')}")
     if failures:
+        server_logs()
         print(f"{failures} of {checks} checks failed ({time.monotonic() - t0:.1f} s)",
               file=sys.stderr)
         return 1
