@@ -89,28 +89,33 @@ class JsonText {
     first_ = false;
   }
 
+  // Runs of characters that need no escape are appended whole: a character at a time was a
+  // tenth of a served answer's cost (perf, issue 43).
   void quoted(std::string_view s) {
     out_ += '"';
-    for (const char c : s) {
+    std::size_t done = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const char c = s[i];
       const auto u = static_cast<unsigned char>(c);
-      if (c == '"' || c == '\\') {
+      if (u >= 0x20 && c != '"' && c != '\\')
+        continue;
+      out_.append(s.data() + done, i - done);
+      done = i + 1;
+      if (u >= 0x20) {
         out_ += '\\';
         out_ += c;
-      } else if (u < 0x20) {
+      } else if (u >= 0x08 && u <= 0x0d && u != 0x0b) {
         static constexpr char kShort[] = "btn?fr";  // \b \t \n, then \f \r (0x0b has none)
-        if (u >= 0x08 && u <= 0x0d && u != 0x0b) {
-          out_ += '\\';
-          out_ += kShort[u - 0x08];
-        } else {
-          static constexpr char kHex[] = "0123456789abcdef";
-          out_ += "\\u00";
-          out_ += kHex[u >> 4];
-          out_ += kHex[u & 15];
-        }
+        out_ += '\\';
+        out_ += kShort[u - 0x08];
       } else {
-        out_ += c;
+        static constexpr char kHex[] = "0123456789abcdef";
+        out_ += "\\u00";
+        out_ += kHex[u >> 4];
+        out_ += kHex[u & 15];
       }
     }
+    out_.append(s.data() + done, s.size() - done);
     out_ += '"';
   }
 

@@ -151,6 +151,27 @@ TEST(PositionReportJson, HalfSeedsAndGameOver) {
   EXPECT_EQ(j["game_over"], true);
 }
 
+// Strings are escaped as nlohmann escapes them: quotes, backslashes, every control character
+// (short forms where JSON has them), runs of plain and UTF-8 text between them.
+TEST(PositionReportJson, StringsAreEscapedAsNlohmannEscapes) {
+  const auto set = test::open_competitive("oware/6x4", 5);
+  PositionReport r = report_position(*set, Pits{}, 0, 0, 50);
+  r.search.emplace();
+  std::string text = "plain \"quoted\" back\\slash caf\xc3\xa9 ";
+  for (int c = 1; c < 0x20; ++c) {
+    text += static_cast<char>(c);
+    text += "ab";
+  }
+  text += "\"\"\\";
+  for (const std::string& s : {text, std::string(), std::string("\""), std::string("x")}) {
+    r.search->stopped_by = s;
+    check_json_text(r);
+    if (!s.empty()) {
+      EXPECT_EQ(nlohmann::json::parse(to_json_text(r))["search"]["stopped_by"], s);
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Variants,
                          PositionReportTest,
                          testing::Values(Tables{"kalah_4x3", "kalah/4x3", 8},
