@@ -35,13 +35,20 @@ void copy(char (&to)[4096], const std::string& from) {
   to[n] = '\0';
 }
 
-extern "C" void on_interrupt(int signal) {
+// What both handlers that end the process do first (async-signal-safe): say it is ending, then
+// remove the temporaries this process may be writing. Returns what the line may be written from.
+const Prepared& end_and_remove_temporaries() noexcept {
   g_ending.store(1);
   const Prepared& p = g_prepared[g_current.load()];
   if (p.layer_temp[0] != '\0')
     ::unlink(p.layer_temp);
   if (p.manifest_temp[0] != '\0')
     ::unlink(p.manifest_temp);
+  return p;
+}
+
+extern "C" void on_interrupt(int signal) {
+  const Prepared& p = end_and_remove_temporaries();
   const ssize_t written = ::write(STDERR_FILENO, p.line, p.line_size);
   (void)written;  // nothing more can be done about a failed write here
   ::_exit(128 + signal);
@@ -51,12 +58,7 @@ extern "C" void on_interrupt(int signal) {
 // one line (the exit code the README promises), not death by SIGPIPE (141). The temporaries of
 // a run that writes tables go as on an interrupt.
 extern "C" void on_broken_pipe(int) {
-  g_ending.store(1);
-  const Prepared& p = g_prepared[g_current.load()];
-  if (p.layer_temp[0] != '\0')
-    ::unlink(p.layer_temp);
-  if (p.manifest_temp[0] != '\0')
-    ::unlink(p.manifest_temp);
+  end_and_remove_temporaries();
   static const char kLine[] = "sowdb: error: writing standard output: Broken pipe\n";
   const ssize_t written = ::write(STDERR_FILENO, kLine, sizeof kLine - 1);
   (void)written;  // stderr may be the closed pipe: nothing more can be done
