@@ -109,8 +109,10 @@ std::uint64_t CyclicSearcher::key_of(const Pits& pos, int n) const {
 }
 
 int CyclicSearcher::probe(const Pits& pos, int n) const {
-  if (values_) {
-    const int v = values_->layer(n)[index_of(pos)];
+  // A layer not read yet (values read beside the searches: PreloadedValues::read_beside) is
+  // probed through the tables.
+  if (const std::int8_t* layer = values_ ? values_->layer(n) : nullptr) {
+    const int v = layer[index_of(pos)];
     if (v != kRecomputeValue)
       return v;
     const int r = recompute(pos, n);
@@ -126,13 +128,15 @@ int CyclicSearcher::probe(const Pits& pos, int n) const {
 
 int CyclicSearcher::recompute(const Pits& pos, int n) const {
   // A recompute entry's value is the best worth of its moves (true values obey that, cycles or
-  // not); a child that is itself a recompute entry sends the lookup to the tables' own probe.
+  // not); a child that is itself a recompute entry, or of a layer not read yet, sends the lookup
+  // to the tables' own probe.
   MoveList moves;
   if (rules_.legal_moves(pos, moves) == 0)
     return rules_.final_value(pos);
   int best = -kMaxBoardStones - 1;
   for (const Move& m : moves) {
-    const int v = values_->layer(n - m.gain())[index_of(m.child)];
+    const std::int8_t* layer = values_->layer(n - m.gain());
+    const int v = layer ? layer[index_of(m.child)] : kRecomputeValue;
     if (v == kRecomputeValue)
       return kRecomputeValue;
     best = std::max(best, Rules::worth(m, v));

@@ -107,7 +107,8 @@ enum class TestResult : std::uint8_t {
 /// THREAD SAFETY one thread; the table is its own.
 class CyclicSearcher {
  public:
-  /// `values`, when not null, holds every value of `tables` (read whole).
+  /// `values`, when not null, holds the values of `tables`: every layer, or (built deferred,
+  /// read beside the search) those read so far, the others probed through `tables`.
   /// `endless`: score repetitions as endless play (false: a repetition is unknown, which proves
   /// less; kept to measure what scoring them is worth).
   CyclicSearcher(const Rules& rules,

@@ -63,7 +63,7 @@ TableValues::TableValues(const TableSet& tables, bool deferred) {
   read_bytes_ = total;
 }
 
-void TableValues::read_layers(const TableSet& tables, const std::atomic<bool>& cancel) {
+void TableValues::read_layers(const TableSet& tables, const std::atomic<bool>& cancel, int lowest) {
   const int pits = tables.rules().pits();
   ReadLayerOptions read;
   // One block at a time on this thread, so that a cancel is seen within a block's decoding.
@@ -77,7 +77,7 @@ void TableValues::read_layers(const TableSet& tables, const std::atomic<bool>& c
   read.resolve = false;  // as the constructor's
   // The top layers first: a search above the tables probes them the most, and they are the
   // ones the block caches hold least of.
-  for (int n = tables.max_stones(); n >= 0; --n) {
+  for (int n = tables.max_stones(); n >= std::max(lowest, 0); --n) {
     const auto k = static_cast<std::size_t>(n);
     if (layers_[k].load(std::memory_order_relaxed))
       continue;

@@ -49,11 +49,11 @@ class TableValues {
   }
 
   /// (Built deferred) Reads the layers of `tables`, the top one first, on the calling thread,
-  /// each published (layer() set) once read whole, until every one is read or `cancel` is set
-  /// (checked at every block). A layer that does not read stays unpublished: its lookups go to
-  /// the tables, which report the failure as they would without this. Never throws: memory that
-  /// cannot be had ends the reading.
-  void read_layers(const TableSet& tables, const std::atomic<bool>& cancel);
+  /// each published (layer() set) once read whole, until every one down to `lowest` is read or
+  /// `cancel` is set (checked at every block). A layer that does not read stays unpublished: its
+  /// lookups go to the tables, which report the failure as they would without this. Never throws:
+  /// memory that cannot be had ends the reading.
+  void read_layers(const TableSet& tables, const std::atomic<bool>& cancel, int lowest = 0);
 
   /// Bytes held: every layer's, or (built deferred) those of the layers read so far.
   std::uint64_t bytes() const { return read_bytes_.load(std::memory_order_relaxed); }

@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <memory>
@@ -25,10 +26,12 @@
 #include <string>
 #include <vector>
 
+#include "cyclic_searcher.h"
 #include "generated_tables.h"
 #include "sowdb/format/index.h"
 #include "sowdb/probe/tables.h"
 #include "sowdb/probe/variant.h"
+#include "table_values.h"
 
 namespace sowdb::test {
 namespace {
@@ -272,6 +275,47 @@ TEST_P(CyclicSearch, ValueOnly) {
     EXPECT_TRUE(s.complete);
     EXPECT_EQ(s.lower, s.upper);
     check(pos, s, false);
+  }
+}
+
+// Values read in part (a server's or a Python session's reading beside its searches, met by a
+// search before it ends: PreloadedValues::read_beside): no layer, the top one, the upper half,
+// every one. A layer not read is probed through the tables (a search once dereferenced its
+// missing bytes: `sowdb serve` ended on SIGSEGV), and every test the search decides is true.
+TEST_P(CyclicSearch, ValuesReadInPartProbeTheTablesForTheRest) {
+  const Case c = GetParam();
+  if (c.partial < 0)
+    GTEST_SKIP() << "no tables below the searched positions";
+  const int pits = engine_->board_pits();
+  for (const int lowest : {c.partial + 1, c.partial, c.partial / 2, 0}) {
+    SCOPED_TRACE("layers " + std::to_string(lowest) + ".." + std::to_string(c.partial) + " read");
+    gen::TableValues values(*partial_, true);
+    values.read_layers(*partial_, std::atomic<bool>{false}, lowest);
+    for (int n = 0; n <= c.partial; ++n) {
+      EXPECT_EQ(values.layer(n) != nullptr, n >= lowest) << n;
+    }
+    gen::CyclicTable table(10);
+    gen::CyclicSearcher searcher(*engine_, partial_.get(), &values, table);
+    int decided = 0;
+    for (int n = c.from; n <= c.complete; ++n) {
+      for (const Pits& pos : layer_positions(pits, n, 5, 12)) {
+        MoveList moves;
+        if (engine_->legal_moves(pos, moves) == 0)
+          continue;
+        const int want = truth(pos);
+        for (const int beta : {want, want + 1}) {
+          int v = 0;
+          const gen::TestResult r = searcher.test(pos, n, beta, 16, v);
+          if (r == gen::TestResult::kHigh) {
+            EXPECT_GE(want, beta) << "layer " << n << ", value " << v;
+          } else if (r == gen::TestResult::kLow) {
+            EXPECT_LT(want, beta) << "layer " << n << ", value " << v;
+          }
+          decided += r != gen::TestResult::kUnknown ? 1 : 0;
+        }
+      }
+    }
+    EXPECT_GT(decided, 0);
   }
 }
 
