@@ -134,6 +134,19 @@ ProofStoreCensus ProofStore::census() {
   return ProofStoreCensus{};
 }
 
+bool ProofStore::for_each(const std::function<void(const ProofRecord&)>& visit) {
+  if (!readable_)
+    return false;
+  const auto each = [&visit](RecordState state, const ProofRecord& r) {
+    if (state == RecordState::kValid)
+      visit(r);
+  };
+  if (scan_records(fd_, buckets_, rules_hash_, rules_.pits_per_side, each))
+    return true;
+  fail("cannot read a record: " + std::generic_category().message(errno), false);
+  return false;
+}
+
 bool ProofStore::read_bucket(std::uint64_t bucket, Bucket& out) {
   if (read_at(fd_, out.data(), out.size(), kHeaderBytes + bucket * out.size()))
     return true;

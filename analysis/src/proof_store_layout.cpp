@@ -181,10 +181,21 @@ bool scan_records(int fd,
   constexpr std::uint64_t kBucketBytes = ProofStore::kBucketRecords * ProofStore::kRecordBytes;
   constexpr std::uint64_t kChunk = 4096;  // Buckets a read: few system calls, 1 MiB of memory.
   std::vector<std::byte> chunk(kChunk * kBucketBytes);
+  const ProofRecord none;
   for (std::uint64_t first = 0; first < buckets; first += kChunk) {
     const std::uint64_t n = std::min(kChunk, buckets - first);
-    if (!read_at(
-            fd, chunk.data(), n * kBucketBytes, ProofStore::kHeaderBytes + first * kBucketBytes))
+    const std::uint64_t at = ProofStore::kHeaderBytes + first * kBucketBytes;
+    // The file is sparse: a chunk with no data in it (a hole, read as zeros) holds only empty
+    // slots, and is not read. WHY: a store of a few records is a 256 MiB file, which a resumed
+    // solve reads whole. SEEK_DATA's errors (ENXIO: no data from here on; EINVAL: not
+    // supported) leave the chunk to be read.
+    const off_t data = ::lseek(fd, static_cast<off_t>(at), SEEK_DATA);
+    if (data < 0 ? errno == ENXIO : static_cast<std::uint64_t>(data) >= at + n * kBucketBytes) {
+      for (std::uint64_t i = 0; i < n * ProofStore::kBucketRecords; ++i)
+        visit(RecordState::kEmpty, none);
+      continue;
+    }
+    if (!read_at(fd, chunk.data(), n * kBucketBytes, at))
       return false;
     for (std::uint64_t i = 0; i < n * ProofStore::kBucketRecords; ++i) {
       RecordBytes bytes;

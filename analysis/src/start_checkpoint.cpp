@@ -124,7 +124,8 @@ StartCheckpoint SolveCheckpoint::resume(gen::SolveStartOptions& options,
   c.lower = -stones_;
   c.upper = stones_;
   std::vector<gen::KnownWorth> known;
-  if (const std::optional<ProofRecord> root = store_.lookup(position_))
+  const std::optional<ProofRecord> root = store_.lookup(position_);
+  if (root)
     std::tie(c.lower, c.upper) = closed(root->value, stones_);
   if (c.lower > c.upper || !read_worths(known)) {
     notes.push_back("the proof store " + c.store +
@@ -153,7 +154,27 @@ StartCheckpoint SolveCheckpoint::resume(gen::SolveStartOptions& options,
       }
     }
   }
-  c.resumed = c.lower > -stones_ || c.upper < stones_ || !known.empty();
+  // Every position of the board the store holds bounds on, for the search's table, when the
+  // position was searched before (its record is there) and is not known whole: the proofs
+  // inside the first moves' searches that a stopped search had finished, and any other
+  // search's of the same rules (a book's). WHY not for every solve: it reads the whole file
+  // (256 MiB by default). A store that cannot be read gives none.
+  const int board = engine_.board_pits();
+  options.known_positions.clear();
+  const bool whole = c.lower == c.upper && c.exact == c.total;
+  if (root && !whole) {
+    store_.for_each([&](const ProofRecord& r) {
+      int n = 0;
+      for (int i = 0; i < board; ++i)
+        n += r.position[static_cast<std::size_t>(i)];
+      if (n > stones_ || (r.value.lower == -128 && r.value.upper == 127))
+        return;
+      const auto [lo, hi] = closed(r.value, n);
+      options.known_positions.push_back(gen::ProvedPosition{r.position, lo, hi, r.work});
+    });
+  }
+  c.positions = options.known_positions.size();
+  c.resumed = c.lower > -stones_ || c.upper < stones_ || !known.empty() || c.positions > 0;
   options.known_lower = c.lower;
   options.known_upper = c.upper;
   options.known_worths = std::move(known);
@@ -171,8 +192,17 @@ void SolveCheckpoint::write(const gen::StartSolution& s) {
   for (const gen::StartMove& m : s.moves)
     root.moves[static_cast<std::size_t>(m.pit)] = bounds(m.lower, m.upper, stones_);
   root.work = s.nodes;
-  if (proves_something(root, stones_))
+  if (proves_something(root, stones_)) {
     store_.store(root);
+  } else if (!s.proved.empty()) {
+    // Nothing proved of the position itself yet, but of positions below it: its record, bounds
+    // that say nothing, tells a later solve of it that the store holds them (resume).
+    ProofRecord marker;
+    marker.position = position_;
+    marker.value = bounds(-stones_, stones_, stones_);
+    marker.work = s.nodes;
+    store_.store(marker);
+  }
   // After an extra turn, the position it leads to: its value for the same player is the move's
   // worth less its gain, each of its moves' worth a continuation's less the gain.
   for (const gen::StartMove& m : s.moves) {
@@ -194,6 +224,22 @@ void SolveCheckpoint::write(const gen::StartSolution& s) {
     if (proves_something(then, n))
       store_.store(then);
   }
+  // The search's costliest proofs inside the first moves, so that a search stopped in the
+  // middle of one does not start it from nothing. Bounds only: the table's move is the
+  // search's guess, not a move proved best.
+  for (const gen::ProvedPosition& p : s.proved) {
+    ProofRecord r;
+    r.position = p.position;
+    int n = 0;
+    for (std::uint8_t v : p.position)
+      n += v;
+    r.value = bounds(p.lower, p.upper, n);
+    r.work = p.work;
+    if (proves_something(r, n))
+      store_.store(r);
+  }
+  if (!s.proved.empty())
+    kept_ = s.proved.size();
 }
 
 }  // namespace sowdb

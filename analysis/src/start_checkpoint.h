@@ -33,19 +33,27 @@ class SolveCheckpoint {
                   double seconds,
                   std::vector<std::string>& notes);
 
+  /// Records the store holds room for.
+  std::uint64_t capacity_records() const { return store_.capacity_records(); }
+
   /// Whether checkpoints can be written (else `notes` said why).
   bool usable() const { return store_.writable(); }
 
   /// Reads what the store holds of the position and its continuations into `options`
-  /// (known_lower, known_upper, known_worths) and returns what was read. Records that
+  /// (known_lower, known_upper, known_worths), and every position of at most the position's
+  /// seeds it holds bounds on (known_positions), and returns what was read. Records that
   /// contradict each other (a bug of whoever wrote them) are all left out, with a note.
   StartCheckpoint resume(gen::SolveStartOptions& options, std::vector<std::string>& notes);
 
-  /// Writes what `s`, an answer (partial or whole) for the position, proved.
+  /// Writes what `s`, an answer (partial or whole) for the position, proved, StartSolution::proved
+  /// included.
   void write(const gen::StartSolution& s);
 
   /// Checkpoints written so far.
   int writes() const { return writes_.load(); }
+  /// Proved positions of the search's table the last write that carried any kept
+  /// (StartSolution::proved).
+  std::uint64_t kept() const { return kept_.load(); }
 
  private:
   // The worth bounds (pit, continuation -1 or its pit) the store holds, into `known`; false
@@ -58,6 +66,7 @@ class SolveCheckpoint {
   int stones_;
   double seconds_;
   std::atomic<int> writes_{0};
+  std::atomic<std::uint64_t> kept_{0};
 };
 
 }  // namespace sowdb

@@ -31,6 +31,12 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+// The positions of the search's table a checkpoint keeps in a store of `records`: a quarter,
+// so that one search's proofs leave room for other searches' (a book's).
+std::size_t keep_positions(std::uint64_t records) {
+  return static_cast<std::size_t>(records / 4);
+}
+
 // The search probes values only, again and again across every layer: keep every decoded value
 // block (about 1 byte a position of the tables), no depth block.
 TableSetOptions search_table_options() {
@@ -447,7 +453,11 @@ class StartSolver {
       // The last checkpoint: the answer, whole or (stopped) as far as it was proved.
       checkpoint->write(report_.solution);
       report_.checkpoint->writes = checkpoint->writes();
+      report_.checkpoint->kept = checkpoint->kept();
+      report_.checkpoint->positions = report_.solution.seeded;
     }
+    // Kept in the store; the report's reader has no use for a million positions.
+    report_.solution.proved = {};
     report_.outcome = decided_outcome(request_, report_.solution);
     report_.search_seconds = since(start);
     if (!report_.solution.complete)
@@ -480,12 +490,14 @@ class StartSolver {
     if (!c->usable())
       return nullptr;
     report_.checkpoint = c->resume(options, report_.notes);
-    if (report_.checkpoint->resumed && events_.on_resume)
+    options.keep_positions = keep_positions(c->capacity_records());
+    if ((report_.checkpoint->resumed || report_.checkpoint->positions > 0) && events_.on_resume)
       events_.on_resume(*report_.checkpoint);
     options.checkpoint_seconds = request_.checkpoint_seconds;
     options.checkpoint = [this, c = c.get()](const gen::StartSolution& s) {
       c->write(s);
       report_.checkpoint->writes = c->writes();
+      report_.checkpoint->kept = c->kept();
       if (events_.on_checkpoint)
         events_.on_checkpoint(*report_.checkpoint, s);
     };

@@ -99,7 +99,9 @@ nlohmann::json to_json(const StartSolveReport& r) {
                        {"known", c->known},
                        {"exact", c->exact},
                        {"total", c->total},
-                       {"writes", c->writes}};
+                       {"writes", c->writes},
+                       {"positions", c->positions},
+                       {"kept", c->kept}};
   }
   return j;
 }

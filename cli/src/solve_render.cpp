@@ -289,25 +289,27 @@ std::pair<int, int> exact_searches(const gen::StartSolution& s) {
 void print_resume(const StartCheckpoint& c) {
   std::fprintf(stderr,
                "sowdb: resumed from the proof store %s: value in [%+d, %+d], %d of %d first "
-               "moves and continuations bounded, %d exact\n",
+               "moves and continuations bounded, %d exact, %llu proved positions\n",
                c.store.c_str(),
                c.lower,
                c.upper,
                c.known,
                c.total,
-               c.exact);
+               c.exact,
+               static_cast<unsigned long long>(c.positions));
 }
 
 void print_checkpoint(const StartCheckpoint& c, const gen::StartSolution& s) {
   const auto [exact, total] = exact_searches(s);
   std::fprintf(stderr,
                "sowdb: checkpoint: value in [%+d, %+d], %d of %d first moves and continuations "
-               "exact, %llu positions, kept in %s\n",
+               "exact, %llu positions searched, %llu proved positions kept in %s\n",
                s.lower,
                s.upper,
                exact,
                total,
                static_cast<unsigned long long>(s.nodes),
+               static_cast<unsigned long long>(s.proved.size()),
                c.store.c_str());
   std::fflush(stderr);
 }

@@ -171,6 +171,7 @@ class StartSearch {
       every_worth();
     } else {
       make_table(options_.table_bits);
+      seed_table();
       // Every worth known beforehand (a proof store's): nothing to read or search.
       const bool known = all_known();
       if (!tasks_.empty() && !known)
@@ -197,6 +198,11 @@ class StartSearch {
   // The moves of the start position, the tasks, and the checks on the request.
   void plan();
   void make_table(int bits);
+  // SolveStartOptions::known_positions into the table (start_search_kept.cpp).
+  void seed_table();
+  // StartSolution::proved: the table's costliest bounds, SolveStartOptions::keep_positions of
+  // them at most. Safe during the search.
+  std::vector<ProvedPosition> kept_positions() const;
   // The tables' values read whole, when they fit SolveStartOptions::preload_limit.
   void preload();
   // Stops the reading of preload_delay, keeping the layers read, and reports what it read.
@@ -286,6 +292,7 @@ class StartSearch {
   std::mutex progress_mutex_;
   std::mutex checkpoint_mutex_;
   std::atomic<Clock::rep> next_checkpoint_{0};  // when the next checkpoint is due
+  Clock::time_point next_gather_{};  // when a checkpoint may gather kept positions again
 };
 
 }  // namespace sowdb::gen::start_detail

@@ -78,13 +78,8 @@ class TranspositionTable {
     const std::uint64_t check = h & check_mask();
     for (int i = 0; i < 4; ++i) {
       const std::uint64_t w = load(bucket[i]);
-      if ((w & kValid) && (w >> kCheckShift) == check) {
-        return {true,
-                static_cast<int>(w & 0xFF) - 128,
-                static_cast<int>((w >> 8) & 0xFF) - 128,
-                static_cast<int>((w >> 16) & 0xF) - 1,
-                static_cast<int>((w >> 26) & 63)};
-      }
+      if ((w & kValid) && (w >> kCheckShift) == check)
+        return decode(w);
     }
     return {};
   }
@@ -126,12 +121,48 @@ class TranspositionTable {
     std::atomic_ref<std::uint64_t>(bucket[victim]).store(w, std::memory_order_relaxed);
   }
 
+  /// Calls `f(key, entry, effort)` for every entry whose bounds hold (depth kExact) and whose
+  /// work was at least 2^(min_effort - 1) positions; `effort` is the bit width of that work
+  /// (at most 31). Thread safe: entries written meanwhile are seen or not, never half.
+  template <class F>
+  void for_each_exact(int min_effort, F&& f) const {
+    for (std::size_t i = 0; i < entries_; ++i) {
+      const std::uint64_t w = load(slots_[i]);
+      if (!(w & kValid) || static_cast<int>((w >> 26) & 63) != kExact)
+        continue;
+      const int effort = static_cast<int>((w >> 20) & 31);
+      if (effort < min_effort)
+        continue;
+      // The bucket gives the hash's high bits, the entry its low ones: the key, exactly.
+      const std::uint64_t h = ((i / 4) << shift_) | (w >> kCheckShift);
+      f(unhash(h), decode(w), effort);
+    }
+  }
+
   /// Bits of the key a bucket's entry keeps.
   static constexpr int kCheckBits = 32;
 
  private:
   static constexpr int kCheckShift = 64 - kCheckBits;
   static constexpr std::uint64_t kValid = std::uint64_t{1} << 25;
+  static constexpr std::uint64_t kHashFactor = 0x9E3779B97F4A7C15ULL;
+  // The inverse of kHashFactor modulo 2^64 (Newton's iteration: each step doubles the bits that
+  // are right, and an odd factor is its own inverse modulo 8).
+  static constexpr std::uint64_t kUnhashFactor = [] {
+    std::uint64_t x = kHashFactor;
+    for (int i = 0; i < 5; ++i)
+      x *= 2 - kHashFactor * x;
+    return x;
+  }();
+  static_assert(kHashFactor * kUnhashFactor == 1);
+
+  static TableEntry decode(std::uint64_t w) {
+    return {true,
+            static_cast<int>(w & 0xFF) - 128,
+            static_cast<int>((w >> 8) & 0xFF) - 128,
+            static_cast<int>((w >> 16) & 0xF) - 1,
+            static_cast<int>((w >> 26) & 63)};
+  }
 
   // Threads share every word: each is read and written whole, without ordering (an entry is
   // checked against its own key bits, never against another word).
@@ -139,8 +170,12 @@ class TranspositionTable {
     return std::atomic_ref<std::uint64_t>(word).load(std::memory_order_relaxed);
   }
   std::uint64_t hash(std::uint64_t key) const {
-    const std::uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+    const std::uint64_t h = key * kHashFactor;
     return key_bits_ >= 64 ? h : h & ((std::uint64_t{1} << key_bits_) - 1);
+  }
+  std::uint64_t unhash(std::uint64_t h) const {
+    const std::uint64_t key = h * kUnhashFactor;
+    return key_bits_ >= 64 ? key : key & ((std::uint64_t{1} << key_bits_) - 1);
   }
   std::uint64_t check_mask() const { return (std::uint64_t{1} << shift_) - 1; }
 

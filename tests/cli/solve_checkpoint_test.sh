@@ -38,6 +38,8 @@ j = json.load(open(sys.argv[1]))
 assert j["complete"] and j["value"] == 8 and j["nodes"] > 0, j
 c = j["checkpoint"]
 assert c["resumed"] is False and c["lower"] is None and c["total"] == 8 and c["writes"] >= 1, c
+# A fresh store holds no position; the search's costliest proofs are kept in it.
+assert c["positions"] == 0 and c["kept"] > 0, c
 PY
 
 # 2. A checkpoint at every chance; SIGTERM once one holds half the worths exact (an event on
@@ -68,7 +70,7 @@ grep -q "^interrupted by SIGTERM after" "${dir}/part.txt" || fail "$(cat "${dir}
 # 3. Resumed: the same answer, from the bounds the store kept, with fewer positions searched.
 solve part --json >"${dir}/resumed.json"
 same "${dir}/whole.json" "${dir}/resumed.json" \
-  "j['checkpoint']['resumed'] and j['checkpoint']['exact'] >= 4 and 0 < j['nodes'] < w['nodes']"
+  "j['checkpoint']['resumed'] and j['checkpoint']['exact'] >= 4 and 0 < j['nodes'] < w['nodes'] and j['checkpoint']['positions'] > 0"
 python3 -c 'import json, sys
 w, j = (json.load(open(f)) for f in sys.argv[1:])
 print("positions: uninterrupted", w["nodes"], "resumed", j["nodes"],
@@ -80,7 +82,7 @@ solve part --json >"${dir}/again.json"
 same "${dir}/whole.json" "${dir}/again.json" \
   "j['nodes'] == 0 and j['checkpoint']['exact'] == j['checkpoint']['total'] == 8"
 solve part >"${dir}/again.txt" 2>"${dir}/again.err"
-grep -q "^sowdb: resumed from the proof store ${dir}/part/proofs/.*\.sowproof: value in \[+8, +8\], 8 of 8 first moves and continuations bounded, 8 exact$" \
+grep -q "^sowdb: resumed from the proof store ${dir}/part/proofs/.*\.sowproof: value in \[+8, +8\], 8 of 8 first moves and continuations bounded, 8 exact, [0-9][0-9]* proved positions$" \
   "${dir}/again.err" || fail "resume line: $(cat "${dir}/again.err")"
 # --no-checkpoint: the store neither read nor written.
 solve part --no-checkpoint --json >"${dir}/fresh.json"

@@ -211,6 +211,11 @@ class ProofStore {
   /// may write meanwhile: the counts are of the moment each bucket was read. An unusable store, or
   /// one whose read fails (it then becomes unusable), gives zeros.
   ProofStoreCensus census();
+  /// Calls `visit` with every valid record of the file, bucket by bucket (a position stored in
+  /// two records twice), from the calling thread. Other processes may write meanwhile: each
+  /// bucket is as it was when read. Returns false when the store is unusable or the read fails
+  /// (the store then becomes unusable). Added 2026-11-30 (issue 44).
+  bool for_each(const std::function<void(const ProofRecord&)>& visit);
 
   static constexpr std::uint64_t kHeaderBytes = 4096;
   static constexpr std::uint64_t kRecordBytes = 64;

@@ -147,6 +147,12 @@ struct StartCheckpoint {
   int exact = 0;   ///< Of them, those whose worth it held exact.
   int total = 0;   ///< First moves and continuations in all (one search each).
   int writes = 0;  ///< Checkpoints written, during the search and at its end.
+  /// Positions the store held bounds on that the search started from (in its transposition
+  /// table; gen::SolveStartOptions::known_positions). Added 2026-11-30.
+  std::uint64_t positions = 0;
+  /// Positions of the search's transposition table the last checkpoint that carried any kept
+  /// in the store (gen::StartSolution::proved; not every checkpoint does). Added 2026-11-30.
+  std::uint64_t kept = 0;
 };
 
 /// What the cache build is about to do, for StartSolveEvents::on_build.

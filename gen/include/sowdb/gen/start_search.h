@@ -32,6 +32,17 @@ struct NeedsCompleteTables : InvalidRequest {
   Objective objective;
 };
 
+/// Bounds on a position's value that a search proved (an entry of its transposition table that
+/// holds to the end of the game): what a checkpoint keeps of the search besides its first moves
+/// (StartSolution::proved), and what a later search starts from
+/// (SolveStartOptions::known_positions). Added 2026-11-30 (issue 44).
+struct ProvedPosition {
+  Pits position{};         ///< The mover's pits first (2P of them; the rest 0).
+  int lower = 0;           ///< The position's value for its mover is at least this...
+  int upper = 0;           ///< ...and at most this.
+  std::uint64_t work = 0;  ///< About the positions searched to prove them (a power of two).
+};
+
 struct StartMove {
   int pit = 0;              ///< The pit sown, 0..P-1, from the first player's side.
   int gain = 0;             ///< Seeds the move sends to the first player's store.
@@ -78,6 +89,11 @@ struct StartSolution {
   /// hold (their own line goes on from there), at the end of the game, or where nothing proved
   /// says which move is best. Empty unless the value is exact.
   std::vector<int> line;
+  /// The costliest proved bounds of the search's transposition table
+  /// (SolveStartOptions::keep_positions of them at most, costliest first); empty unless asked.
+  std::vector<ProvedPosition> proved;
+  /// Positions of SolveStartOptions::known_positions put into the transposition table.
+  std::size_t seeded = 0;
 };
 
 /// What a search is doing (SolveProgress::phase).
@@ -178,6 +194,12 @@ struct KnownWorth {
   int upper = kMaxBoardStones + 1;   ///< ...and at most this.
 };
 
+/// The least work (positions searched) of a bound that StartSolution::proved carries: proving a
+/// cheaper one again costs less than keeping it. WHY 256: Kalah(4,4) stopped half way kept 877
+/// positions, which saved 54.6 K of the 110.6 K positions searched; 16 kept 13,031 (15x) to save
+/// 63.8 K (tests/gen/solve_resume_test.cpp's search, 2026-11-30).
+inline constexpr std::uint64_t kKeepLeastWork = 256;
+
 /// Options of `solve_start`.
 struct SolveStartOptions {
   /// Tables of the variant's rules, probed at every position of at most max_stones() seeds; when
@@ -243,6 +265,20 @@ struct SolveStartOptions {
   /// ones; bounds of one move (or continuation) that do not intersect are refused
   /// (InvalidRequest). Used by the Kalah-family search only. Added 2026-11-29.
   std::vector<KnownWorth> known_worths;
+  /// Bounds proved beforehand on positions the search may meet (a proof store's records, a
+  /// checkpoint's StartSolution::proved): they go into the transposition table before the
+  /// search, the costliest first and at most a quarter of its entries, so that a search stopped
+  /// and started again does not prove again what it had proved. Positions of another board, of
+  /// more seeds than the position solved or of at most the tables' seeds are ignored. Wrong
+  /// bounds give wrong answers: pass only proved ones. Used by the Kalah-family search only.
+  /// Added 2026-11-30 (issue 44).
+  std::vector<ProvedPosition> known_positions;
+  /// The StartSolution solve_start returns, and those given to `checkpoint` (as often as a
+  /// tenth of the search's time allows: gathering them reads the whole table), carry in
+  /// StartSolution::proved up to this many of the costliest bounds the transposition table
+  /// holds (of positions whose proof took at least kKeepLeastWork positions); 0 (the default):
+  /// none. Used by the Kalah-family search only. Added 2026-11-30 (issue 44).
+  std::size_t keep_positions = 0;
   /// Called with what the search has proved so far, at most once every checkpoint_seconds,
   /// from one of the search's threads, one call at a time, while the search waits: the
   /// StartSolution solve_start would return if it were stopped then (complete false; `line`
