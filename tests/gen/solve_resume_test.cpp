@@ -137,19 +137,40 @@ TEST(SolveStartResume, ProvedPositionsCarryAStoppedSearchOver) {
       options.keep_positions = std::size_t{1} << 20;
       const gen::StartSolution whole = gen::solve_start(v, options);
       ASSERT_TRUE(whole.complete);
-      ASSERT_GT(whole.proved.size(), 10u);
-      ASSERT_LT(whole.proved.size(), whole.nodes / 50);
+      EXPECT_TRUE(whole.proved.empty());  // a finished search keeps its answer only
+
+      // Stopped half way, in the middle of a null-window test.
+      int calls = 0;
+      const std::uint64_t ticks = whole.nodes / 2 / 4096;
+      ASSERT_GT(ticks, 2u);
+      options.stop = [&] { return static_cast<std::uint64_t>(++calls) > ticks; };
+      // Checkpoints at every chance: the first carries the table's positions.
+      int checkpoints = 0;
+      int carrying = 0;
+      options.checkpoint_seconds = 1e-9;
+      options.checkpoint = [&](const gen::StartSolution& s) {
+        ++checkpoints;
+        carrying += s.proved.empty() ? 0 : 1;
+      };
+      const gen::StartSolution stopped = gen::solve_start(v, options);
+      options.stop = nullptr;
+      options.checkpoint = nullptr;
+      EXPECT_GE(checkpoints, 1);
+      EXPECT_GE(carrying, 1);
+      ASSERT_FALSE(stopped.complete);
+      ASSERT_GT(stopped.proved.size(), 10u);
+      ASSERT_LT(stopped.proved.size(), stopped.nodes / 50);
       // Each kept bound holds: one position in ten, solved again from nothing (complete
       // tables of a board of 32 seeds on 8 pits would take 77 M positions).
       gen::SolveStartOptions fresh;
       fresh.tables = tables.get();
       fresh.table_bits = 18;
       fresh.worths = false;
-      for (std::size_t i = 0; i < whole.proved.size(); ++i) {
-        const gen::ProvedPosition& p = whole.proved[i];
+      for (std::size_t i = 0; i < stopped.proved.size(); ++i) {
+        const gen::ProvedPosition& p = stopped.proved[i];
         EXPECT_GE(p.work, gen::kKeepLeastWork) << i;
         if (i > 0) {
-          EXPECT_LE(p.work, whole.proved[i - 1].work) << i;
+          EXPECT_LE(p.work, stopped.proved[i - 1].work) << i;
         }
         if (i % 10 != 5)
           continue;
@@ -158,16 +179,6 @@ TEST(SolveStartResume, ProvedPositionsCarryAStoppedSearchOver) {
         EXPECT_LE(p.lower, s.value) << i;
         EXPECT_GE(p.upper, s.value) << i;
       }
-
-      // Stopped half way, in the middle of a null-window test.
-      int calls = 0;
-      const std::uint64_t ticks = whole.nodes / 2 / 4096;
-      ASSERT_GT(ticks, 2u);
-      options.stop = [&] { return static_cast<std::uint64_t>(++calls) > ticks; };
-      const gen::StartSolution stopped = gen::solve_start(v, options);
-      options.stop = nullptr;
-      ASSERT_FALSE(stopped.complete);
-      ASSERT_FALSE(stopped.proved.empty());
 
       // Both from the start's bounds proved before the stop; one from the positions too.
       options.keep_positions = 0;

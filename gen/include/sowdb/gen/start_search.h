@@ -273,8 +273,9 @@ struct SolveStartOptions {
   /// bounds give wrong answers: pass only proved ones. Used by the Kalah-family search only.
   /// Added 2026-11-30 (issue 44).
   std::vector<ProvedPosition> known_positions;
-  /// The StartSolution solve_start returns, and those given to `checkpoint` (as often as a
-  /// tenth of the search's time allows: gathering them reads the whole table), carry in
+  /// The StartSolution solve_start returns when stopped (not complete), and those given to
+  /// `checkpoint` (as often as a tenth of the search's time allows: gathering them reads the
+  /// whole table), carry in
   /// StartSolution::proved up to this many of the costliest bounds the transposition table
   /// holds (of positions whose proof took at least kKeepLeastWork positions); 0 (the default):
   /// none. Used by the Kalah-family search only. Added 2026-11-30 (issue 44).
