@@ -85,12 +85,13 @@ std::vector<ProvedPosition> StartSearch::kept_positions() const {
         found.begin(), found.begin() + static_cast<std::ptrdiff_t>(most), found.end(), costlier);
     found.resize(most);
   };
-  table_->for_each_exact(effort_of(kKeepLeastWork), [&](std::uint64_t key, const TableEntry& t, int e) {
-    found.push_back(Candidate{key, static_cast<std::int16_t>(t.lower),
-                              static_cast<std::int16_t>(t.upper), e});
-    if (found.size() >= 4 * most)
-      cut();
-  });
+  table_->for_each_exact(
+      effort_of(kKeepLeastWork), [&](std::uint64_t key, const TableEntry& t, int e) {
+        found.push_back(Candidate{
+            key, static_cast<std::int16_t>(t.lower), static_cast<std::int16_t>(t.upper), e});
+        if (found.size() >= 4 * most)
+          cut();
+      });
   if (found.size() > most)
     cut();
   std::sort(found.begin(), found.end(), costlier);

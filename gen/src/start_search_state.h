@@ -292,7 +292,7 @@ class StartSearch {
   std::mutex progress_mutex_;
   std::mutex checkpoint_mutex_;
   std::atomic<Clock::rep> next_checkpoint_{0};  // when the next checkpoint is due
-  Clock::time_point next_gather_{};  // when a checkpoint may gather kept positions again
+  Clock::time_point next_gather_{};             // when a checkpoint may gather kept positions again
 };
 
 }  // namespace sowdb::gen::start_detail
