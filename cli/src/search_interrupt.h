@@ -1,6 +1,7 @@
 // Interrupting a search (`sowdb solve`) so that its work is not lost: the first SIGINT, SIGTERM
 // or SIGHUP asks the search to stop, and the command prints the bounds proved so far before it
-// exits with 128 + the signal; a second signal ends the process at once.
+// exits with 128 + the signal; a second signal ends the process at once, unless it is the same
+// signal within a quarter of a second (one interruption delivered twice, as timeout(1) does).
 #pragma once
 
 namespace sowdb::cli {

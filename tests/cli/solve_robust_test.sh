@@ -132,6 +132,26 @@ interrupt)
   set -e
   [[ ${rc} -eq 130 ]] || fail "INT with --json: exit ${rc}"
   json "${dir}/out.json" "not j['complete'] and j['stopped_by'] == 'interrupt' and j['lower'] < j['upper']"
+  # 3c. The same signal twice at once (as timeout(1) delivers it: to the command, then to its
+  # process group) is one interruption: the bounds are still printed.
+  "${sowdb}" solve --variant kalah-irving/6x6 --tables "${dir}/six" --json >"${dir}/twice.json" \
+    2>"${dir}/twice.err" &
+  pid=$!
+  wait_for_handler ${pid}
+  kill -TERM ${pid}
+  # The second once the first is delivered (no longer pending: ShdPnd's bit 14), so that the
+  # two are not merged into one by the kernel.
+  while running ${pid}; do
+    pending=$(awk '/^ShdPnd:/ {print $2}' "/proc/${pid}/status" 2>/dev/null || echo 0)
+    (((16#${pending:-0} & 16#4000) == 0)) && break
+  done
+  kill -TERM ${pid} 2>/dev/null || true # it may have ended already
+  set +e
+  wait ${pid}
+  rc=$?
+  set -e
+  [[ ${rc} -eq 143 ]] || fail "TERM twice: exit ${rc}: $(cat "${dir}/twice.err")"
+  json "${dir}/twice.json" "not j['complete'] and j['stopped_by'] == 'interrupt'"
   ;;
 time_limit)
   # 4. --time-limit counts the search only: on a fresh cache the search still gets its time
