@@ -42,6 +42,35 @@ int proved_best(const std::vector<gen::StartMove>& moves) {
   return -1;
 }
 
+// One entry per position (a store read whole gives a position once per record of it), its
+// bounds the intersection of the records'; a position whose records contradict each other (a
+// bug of whoever wrote them) is left out, and the result is false.
+bool merge_positions(std::vector<gen::ProvedPosition>& positions) {
+  std::sort(positions.begin(),
+            positions.end(),
+            [](const gen::ProvedPosition& a, const gen::ProvedPosition& b) {
+              return a.position < b.position;
+            });
+  bool sound = true;
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < positions.size();) {
+    gen::ProvedPosition p = positions[i];
+    std::size_t j = i + 1;
+    for (; j < positions.size() && positions[j].position == p.position; ++j) {
+      p.lower = std::max(p.lower, positions[j].lower);
+      p.upper = std::min(p.upper, positions[j].upper);
+      p.work = std::max(p.work, positions[j].work);
+    }
+    if (p.lower <= p.upper)
+      positions[out++] = p;
+    else
+      sound = false;
+    i = j;
+  }
+  positions.resize(out);
+  return sound;
+}
+
 }  // namespace
 
 SolveCheckpoint::SolveCheckpoint(const std::filesystem::path& root,
@@ -172,6 +201,11 @@ StartCheckpoint SolveCheckpoint::resume(gen::SolveStartOptions& options,
       const auto [lo, hi] = closed(r.value, n);
       options.known_positions.push_back(gen::ProvedPosition{r.position, lo, hi, r.work});
     });
+    if (!merge_positions(options.known_positions)) {
+      notes.push_back("the proof store " + c.store +
+                      " holds records of a position that contradict each other: they are not "
+                      "used");
+    }
   }
   c.positions = options.known_positions.size();
   c.resumed = c.lower > -stones_ || c.upper < stones_ || !known.empty() || c.positions > 0;
