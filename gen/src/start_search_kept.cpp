@@ -2,6 +2,7 @@
 // the costliest bounds that hold, as positions (StartSolution::proved), and the bounds a search
 // is given beforehand put back into its table (SolveStartOptions::known_positions).
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <numeric>
 #include <span>
