@@ -42,6 +42,14 @@ int proved_best(const std::vector<gen::StartMove>& moves) {
   return -1;
 }
 
+// The seeds on `board` (pits 2P and beyond are 0 on every board of the store).
+int seeds_of(const Pits& board) {
+  int n = 0;
+  for (const std::uint8_t v : board)
+    n += v;
+  return n;
+}
+
 // One entry per position (a store read whole gives a position once per record of it), its
 // bounds the intersection of the records'; a position whose records contradict each other (a
 // bug of whoever wrote them) is left out, and the result is false.
@@ -188,14 +196,11 @@ StartCheckpoint SolveCheckpoint::resume(gen::SolveStartOptions& options,
   // inside the first moves' searches that a stopped search had finished, and any other
   // search's of the same rules (a book's). WHY not for every solve: it reads the whole file
   // (256 MiB by default). A store that cannot be read gives none.
-  const int board = engine_.board_pits();
   options.known_positions.clear();
   const bool whole = c.lower == c.upper && c.exact == c.total;
   if (root && !whole) {
     store_.for_each([&](const ProofRecord& r) {
-      int n = 0;
-      for (int i = 0; i < board; ++i)
-        n += r.position[static_cast<std::size_t>(i)];
+      const int n = seeds_of(r.position);
       if (n > stones_ || (r.value.lower == -128 && r.value.upper == 127))
         return;
       const auto [lo, hi] = closed(r.value, n);
@@ -264,9 +269,7 @@ void SolveCheckpoint::write(const gen::StartSolution& s) {
   for (const gen::ProvedPosition& p : s.proved) {
     ProofRecord r;
     r.position = p.position;
-    int n = 0;
-    for (std::uint8_t v : p.position)
-      n += v;
+    const int n = seeds_of(p.position);
     r.value = bounds(p.lower, p.upper, n);
     r.work = p.work;
     if (proves_something(r, n))

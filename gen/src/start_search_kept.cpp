@@ -30,26 +30,31 @@ void StartSearch::seed_table() {
   const PositionKeys keys(board);
   // The positions this search can meet, costliest first, up to a quarter of the table: more
   // would push out the entries of the search itself.
-  std::vector<std::size_t> order;
+  struct Seed {
+    std::size_t index;  // into `known`
+    int stones;
+  };
+  std::vector<Seed> order;
   order.reserve(known.size());
   for (std::size_t i = 0; i < known.size(); ++i) {
     const Pits& p = known[i].position;
     const int n = std::accumulate(p.begin(), p.begin() + board, 0);
     const bool on_board = std::all_of(p.begin() + board, p.end(), [](auto v) { return v == 0; });
     if (on_board && n > out_.tables_max && n <= out_.stones && known[i].lower <= known[i].upper)
-      order.push_back(i);
+      order.push_back(Seed{i, n});
   }
   const std::size_t most = table_->bytes() / sizeof(std::uint64_t) / 4;
   if (order.size() > most) {
-    std::nth_element(order.begin(),
-                     order.begin() + static_cast<std::ptrdiff_t>(most),
-                     order.end(),
-                     [&](std::size_t a, std::size_t b) { return known[a].work > known[b].work; });
+    std::nth_element(
+        order.begin(),
+        order.begin() + static_cast<std::ptrdiff_t>(most),
+        order.end(),
+        [&](const Seed& a, const Seed& b) { return known[a.index].work > known[b.index].work; });
     order.resize(most);
   }
-  for (const std::size_t i : order) {
-    const ProvedPosition& k = known[i];
-    const int n = std::accumulate(k.position.begin(), k.position.begin() + board, 0);
+  for (const Seed& seed : order) {
+    const ProvedPosition& k = known[seed.index];
+    const int n = seed.stones;
     const std::uint64_t key = keys.key(k.position, n);
     int lower = std::max(k.lower, -n);
     int upper = std::min(k.upper, n);
