@@ -4,17 +4,15 @@
 #include <exception>
 #include <optional>
 
+#include "elapsed.h"
 #include "sowdb/gen/parallel.h"
 #include "sowdb/verify/verify_reach.h"
 
 namespace sowdb {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+using analysis_internal::Clock;
+using analysis_internal::since;
 
 // Runs `job` and turns whatever it throws into Refused: the one boundary where these jobs'
 // library exceptions become refusals.

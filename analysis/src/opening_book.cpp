@@ -9,17 +9,15 @@
 #include <string>
 #include <utility>
 
+#include "elapsed.h"
 #include "sowdb/analysis/position_search.h"
 #include "sowdb/analysis/refusal.h"
 
 namespace sowdb {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+using analysis_internal::Clock;
+using analysis_internal::since;
 
 // A position of the walk: whose turn it is (the book side's or the other's) is part of it, since
 // the same board is settled differently for each.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "elapsed.h"
 #include "sowdb/analysis/refusal.h"
 #include "sowdb/analysis/start_solve.h"
 #include "sowdb/gen/parallel.h"
@@ -19,11 +20,8 @@
 namespace sowdb {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+using analysis_internal::Clock;
+using analysis_internal::since;
 
 // The game's outcome with the stores for a value in [lower, upper]: set when the bounds agree
 // on the result (and then the final score of `lower`, which is exact when they meet).

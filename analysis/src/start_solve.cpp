@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "elapsed.h"
 #include "sowdb/analysis/refusal.h"
 #include "sowdb/format/index.h"
 #include "sowdb/gen/directory_lock.h"
@@ -25,11 +26,8 @@ namespace sowdb {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+using analysis_internal::Clock;
+using analysis_internal::since;
 
 // The positions of the search's table a checkpoint keeps in a store of `records`: a quarter,
 // so that one search's proofs leave room for other searches' (a book's).

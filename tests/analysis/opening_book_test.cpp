@@ -27,7 +27,7 @@ struct BookCase {
   int plies;
 };
 
-std::string name_of(const ::testing::TestParamInfo<BookCase>& info) {
+std::string book_case_name(const ::testing::TestParamInfo<BookCase>& info) {
   std::string n = info.param.variant;
   for (char& c : n) {
     if (c == '/' || c == '-')
@@ -223,7 +223,7 @@ INSTANTIATE_TEST_SUITE_P(Boards,
                                            BookCase{"wari-us/3x3", 8, 6},
                                            BookCase{"oware/3x2", 5, 6},
                                            BookCase{"abapa/2x3", 7, 6}),
-                         name_of);
+                         book_case_name);
 
 }  // namespace
 }  // namespace sowdb::test

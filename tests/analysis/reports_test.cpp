@@ -33,7 +33,7 @@ void PrintTo(const Tables& t, std::ostream* os) {
 class PositionReportTest : public testing::TestWithParam<Tables> {};
 
 // Every position of layer n of `set`, in index order.
-std::vector<Pits> layer_positions(const TableSet& set, int n) {
+std::vector<Pits> every_position_of_layer(const TableSet& set, int n) {
   const int k = set.rules().pits();
   std::vector<Pits> out(layer_size(k, n));
   for (std::uint64_t i = 0; i < out.size(); ++i)
@@ -88,7 +88,7 @@ TEST_P(PositionReportTest, EveryPositionMatchesTheProbe) {
   const Tables& t = GetParam();
   const auto set = test::open_competitive(t.variant, t.max_stones);
   for (int n = 0; n <= t.max_stones; ++n) {
-    for (const Pits& board : layer_positions(*set, n)) {
+    for (const Pits& board : every_position_of_layer(*set, n)) {
       check_report(*set, board, 0, 0);
       if (HasFatalFailure() || HasNonfatalFailure()) {
         ADD_FAILURE() << "at n = " << n;
@@ -105,7 +105,7 @@ TEST_P(PositionReportTest, CategoriesFollowTheStores) {
   const auto set = test::open_competitive(t.variant, t.max_stones);
   const int total = set->variant().total_stones();
   const int n = t.max_stones;
-  for (const Pits& board : layer_positions(*set, n)) {
+  for (const Pits& board : every_position_of_layer(*set, n)) {
     // Every seed not on the board in the mover's store.
     check_report(*set, board, total - n, 0);
     if (HasFatalFailure() || HasNonfatalFailure())
@@ -130,7 +130,7 @@ TEST_P(PositionReportTest, JsonTextIsItsOwnCompactDump) {
   const Tables& t = GetParam();
   const auto set = test::open_competitive(t.variant, t.max_stones);
   const int n = t.max_stones;
-  for (const Pits& board : layer_positions(*set, n)) {
+  for (const Pits& board : every_position_of_layer(*set, n)) {
     check_json_text(report_position(*set, board, 1, 2, 50));
     if (HasFatalFailure() || HasNonfatalFailure())
       return;
@@ -185,7 +185,7 @@ INSTANTIATE_TEST_SUITE_P(Variants,
 TEST(CooperativeReportTest, EveryPositionMatchesTheProbe) {
   const auto set = test::open_cooperative();
   for (int n = 0; n <= 8; ++n) {
-    for (const Pits& board : layer_positions(*set, n)) {
+    for (const Pits& board : every_position_of_layer(*set, n)) {
       const CooperativeReport r = report_cooperative(*set, board, 1, 3, 60);
       ReachSet reach;
       ASSERT_EQ(set->reach(board, reach), ProbeStatus::kOk);

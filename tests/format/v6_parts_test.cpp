@@ -34,7 +34,7 @@ WriteOptions v6_options(std::uint32_t block_entries) {
 }
 
 // The layer cut at whole 64-block groups into 3 unequal parts (one empty), written both ways.
-void expect_parts_give_the_same_bytes(const Layer& l, const WriteOptions& o) {
+void expect_v6_parts_give_the_same_bytes(const Layer& l, const WriteOptions& o) {
   TempDir dir;
   write_layer(dir / "whole.sdb", l.rules, l.stones, l.source(), o);
   const auto want = read_bytes(dir / "whole.sdb");
@@ -138,10 +138,10 @@ TEST(V6Parts, PartsOfWholeGroupsGiveWriteLayersBytes) {
   const RuleSet rules{Family::kOware, 6, true, GrandSlam::kForbidden, false, KalahEnd::kNoMove};
   Layer l = make_layer(rules, 7, 21);  // 31824 entries
   // 30 entries a block: 1061 blocks, 17 groups, the last block short.
-  expect_parts_give_the_same_bytes(l, v6_options(30));
+  expect_v6_parts_give_the_same_bytes(l, v6_options(30));
   test::mark_recompute(l, 100);
   l.all_moves = true;
-  expect_parts_give_the_same_bytes(l, v6_options(7));
+  expect_v6_parts_give_the_same_bytes(l, v6_options(7));
 }
 
 TEST(V6Parts, RefusesPartsOffTheGroupsAndShortFiles) {

@@ -19,21 +19,21 @@
 namespace sowdb::test {
 namespace {
 
-struct Case {
+struct ReachCase {
   std::string variant;
   int pits_per_side;
   int max_stones;
 };
 
 // The parameter as a failure list shows it ("oware 3 pits, 8 seeds"), not as bytes.
-void PrintTo(const Case& c, std::ostream* os) {
+void PrintTo(const ReachCase& c, std::ostream* os) {
   *os << c.variant << " " << c.pits_per_side << " pits, " << c.max_stones << " seeds";
 }
 
-class ReachVsBruteForce : public testing::TestWithParam<Case> {};
+class ReachVsBruteForce : public testing::TestWithParam<ReachCase> {};
 
 TEST_P(ReachVsBruteForce, EverySetMatches) {
-  const Case& c = GetParam();
+  const ReachCase& c = GetParam();
   Variant v = *parse_variant(c.variant);
   v.rules.pits_per_side = static_cast<std::uint8_t>(c.pits_per_side);
   const RuleSet rules = v.rules.normalised();
@@ -93,8 +93,8 @@ TEST(ReachStart, AgreesWithTheBruteForce) {
   EXPECT_THROW(gen::solve_reach_start(*parse_variant("oware"), 1000), gen::TooLarge);
 }
 
-std::vector<Case> cases() {
-  std::vector<Case> out;
+std::vector<ReachCase> cases() {
+  std::vector<ReachCase> out;
   for (const Preset& p : presets()) {
     for (int pits = 1; pits <= 3; ++pits)
       out.push_back({std::string(p.name), pits, pits == 1 ? 14 : (pits == 2 ? 12 : 10)});
@@ -105,7 +105,7 @@ std::vector<Case> cases() {
 INSTANTIATE_TEST_SUITE_P(Presets,
                          ReachVsBruteForce,
                          testing::ValuesIn(cases()),
-                         [](const testing::TestParamInfo<Case>& param) {
+                         [](const testing::TestParamInfo<ReachCase>& param) {
                            return param_name(param.param.variant, param.param.pits_per_side);
                          });
 

@@ -24,7 +24,7 @@ namespace sowdb::test {
 namespace {
 namespace fs = std::filesystem;
 
-std::string bytes_of(const fs::path& path) {
+std::string file_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
@@ -47,11 +47,11 @@ std::vector<int> migrate(const fs::path& from, const fs::path& out, bool recompu
 // Every layer file and the manifest of `got` has the bytes of `want`'s.
 void expect_same_files(const fs::path& want, const fs::path& got, int max_stones) {
   for (int n = 0; n <= max_stones; ++n) {
-    EXPECT_EQ(bytes_of(want / gen::layer_file_name(n)), bytes_of(got / gen::layer_file_name(n)))
+    EXPECT_EQ(file_bytes(want / gen::layer_file_name(n)), file_bytes(got / gen::layer_file_name(n)))
         << "layer " << n;
   }
   EXPECT_FALSE(fs::exists(got / gen::layer_file_name(max_stones + 1)));
-  EXPECT_EQ(bytes_of(want / gen::kManifestName), bytes_of(got / gen::kManifestName));
+  EXPECT_EQ(file_bytes(want / gen::kManifestName), file_bytes(got / gen::kManifestName));
 }
 
 class Migrate : public testing::TestWithParam<const char*> {};
@@ -174,7 +174,7 @@ TEST(MigrateRefuses, AnOutputDirectoryThatIsNotEmpty) {
   options.from = generated_dir({"kalah/3x3", 6});
   options.out = tmp / "out";
   EXPECT_THROW(gen::migrate(options), gen::InvalidRequest);
-  EXPECT_EQ(bytes_of(tmp / "out" / "note.txt"), "mine");
+  EXPECT_EQ(file_bytes(tmp / "out" / "note.txt"), "mine");
   options.from = tmp / "nowhere";
   options.out = tmp / "new";
   EXPECT_THROW(gen::migrate(options), gen::InvalidRequest);
@@ -186,7 +186,7 @@ TEST(MigrateRefuses, ALayerThatDoesNotRead) {
   TempDir tmp("migrate-corrupt");
   generate_into(tmp / "from", {"kalah/3x3", 8});
   const fs::path six = tmp / "from" / gen::layer_file_name(6);
-  std::string bytes = bytes_of(six);
+  std::string bytes = file_bytes(six);
   bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x55);
   std::ofstream(six, std::ios::binary | std::ios::trunc) << bytes;
   gen::MigrateOptions options;
@@ -200,8 +200,8 @@ TEST(MigrateRefuses, ALayerThatDoesNotRead) {
   }
   EXPECT_FALSE(fs::exists(tmp / "out" / gen::layer_file_name(6)));
   for (int n = 0; n < 6; ++n) {
-    EXPECT_EQ(bytes_of(tmp / "from" / gen::layer_file_name(n)),
-              bytes_of(tmp / "out" / gen::layer_file_name(n)));
+    EXPECT_EQ(file_bytes(tmp / "from" / gen::layer_file_name(n)),
+              file_bytes(tmp / "out" / gen::layer_file_name(n)));
   }
 }
 
