@@ -4,8 +4,6 @@
 // reach every reachable difference, ending the game whenever some line does.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <iterator>
 #include <ostream>
 #include <set>
 #include <string>
@@ -33,11 +31,6 @@ struct Case {
 void PrintTo(const Case& c, std::ostream* os) {
   *os << c.variant << " " << c.pits_per_side << " pits, " << c.max_stones << " seeds, lines to "
       << c.line_stones;
-}
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 Variant variant_of(const Case& c) {
@@ -180,7 +173,7 @@ TEST(CooperativeTables, ResumeAndOneObjectivePerDirectory) {
   generate_cooperative(v, 8, a.path());
   generate_cooperative(v, 8, b.path());
   for (int n = 0; n <= 8; ++n) {
-    EXPECT_EQ(read_file(a / layer_file_name(n)), read_file(b / layer_file_name(n))) << n;
+    EXPECT_EQ(file_bytes(a / layer_file_name(n)), file_bytes(b / layer_file_name(n))) << n;
   }
   gen::GenerateOptions competitive;
   competitive.variant = v;

@@ -6,8 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -25,11 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kMax = 10;
-
-std::string bytes_of(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 std::vector<int> migrate(const fs::path& from, const fs::path& out, std::uint16_t version) {
   gen::MigrateOptions options;
@@ -116,8 +109,8 @@ TEST_P(FormatV6, MigratedTablesProbeAsVersionFour) {
   // Back to version 4: the generator's bytes.
   migrate(tmp / "v6", tmp / "back", 0);
   for (int n = 0; n <= kMax; ++n) {
-    EXPECT_EQ(bytes_of(v4 / gen::layer_file_name(n)),
-              bytes_of(tmp / "back" / gen::layer_file_name(n)))
+    EXPECT_EQ(file_bytes(v4 / gen::layer_file_name(n)),
+              file_bytes(tmp / "back" / gen::layer_file_name(n)))
         << n;
   }
 }
@@ -130,8 +123,8 @@ TEST_P(FormatV6, GeneratorWritesWhatMigrateWrites) {
   spec.block_entries = kDefaultV6BlockEntries;
   generate_into(tmp / "gen", spec, [](gen::GenerateOptions& o) { o.write.format_version = 6; });
   for (int n = 0; n <= kMax; ++n) {
-    EXPECT_EQ(bytes_of(tmp / "migrated" / gen::layer_file_name(n)),
-              bytes_of(tmp / "gen" / gen::layer_file_name(n)))
+    EXPECT_EQ(file_bytes(tmp / "migrated" / gen::layer_file_name(n)),
+              file_bytes(tmp / "gen" / gen::layer_file_name(n)))
         << n;
   }
 }

@@ -6,8 +6,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -21,13 +19,9 @@
 namespace sowdb {
 namespace {
 
+using test::file_bytes;
 using test::generate_into;
 using test::TempDir;
-
-std::string file_bytes(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 long double positions(int pits, int n) {
   return static_cast<long double>(layer_size(pits, n));

@@ -24,11 +24,6 @@ namespace sowdb::test {
 namespace {
 namespace fs = std::filesystem;
 
-std::string file_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 std::vector<int> migrate(const fs::path& from, const fs::path& out, bool recompute) {
   gen::MigrateOptions options;
   options.from = from;

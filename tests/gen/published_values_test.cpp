@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,11 +92,6 @@ TEST(PublishedValues, KalahSeed001FourByThree) {
   std::printf("kalah/4x3 (seed 001 end rule) start value: %+d\n", v);
 }
 
-std::vector<char> read_bytes(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // The generator's tables are the same bytes whatever the thread count: a sowing family with
 // cycles, one without, and one with the grand-slam and origin options (one case each, so that
 // scripts/tsan.sh can run two of them: each takes about 45 s under ThreadSanitizer).
@@ -116,9 +109,9 @@ TEST_P(Generate, TablesAreByteIdenticalForOneAndTwoThreads) {
   }
   for (int n = 0; n <= 12; ++n) {
     const auto name = gen::layer_file_name(n);
-    const auto one = read_bytes(dirs[0] / name);
+    const auto one = test::file_bytes(dirs[0] / name);
     ASSERT_FALSE(one.empty()) << name;
-    EXPECT_TRUE(one == read_bytes(dirs[1] / name)) << name << " differs";
+    EXPECT_TRUE(one == test::file_bytes(dirs[1] / name)) << name << " differs";
   }
 }
 

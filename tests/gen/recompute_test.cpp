@@ -9,8 +9,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <ostream>
 #include <span>
@@ -31,14 +29,10 @@ namespace sowdb {
 namespace {
 
 namespace fs = std::filesystem;
+using test::file_bytes;
 using test::generate_into;
 using test::generated_dir;
 using test::TempDir;
-
-std::vector<char> bytes_of(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // Every position of layers 0..max_stones: value, depth, moves and best move agree.
 void expect_same_answers(const TableSet& a, const TableSet& b, int max_stones) {
@@ -244,8 +238,8 @@ TEST(RecomputeEntries, LayersPastTheMarkedBytes) {
     generate_into(resumed.path(), {variant, 40});
     generate_into(resumed.path(), {variant, kTop});
     for (int n = 0; n <= kTop; ++n) {
-      EXPECT_EQ(bytes_of(resumed.path() / gen::layer_file_name(n)),
-                bytes_of(on / gen::layer_file_name(n)))
+      EXPECT_EQ(file_bytes(resumed.path() / gen::layer_file_name(n)),
+                file_bytes(on / gen::layer_file_name(n)))
           << n;
     }
   }
@@ -268,7 +262,7 @@ TEST(RecomputeResume, ResumedLayersMatchAFreshRun) {
       EXPECT_EQ(reports[static_cast<std::size_t>(n)].reused, n <= 7) << n;
       const auto name = gen::layer_file_name(n);
       if (first_with_recompute) {
-        EXPECT_EQ(bytes_of(resumed.path() / name), bytes_of(fresh / name)) << n;
+        EXPECT_EQ(file_bytes(resumed.path() / name), file_bytes(fresh / name)) << n;
       }
     }
     expect_one_ply(resumed.path(), 10);
@@ -284,7 +278,7 @@ TEST(RecomputeResume, ChainedLayerIsReportedAndRebuilt) {
   constexpr int kLayer = 9;
   generate_into(dir.path(), {"oware/3x4", kLayer});
   const fs::path path = dir.path() / gen::layer_file_name(kLayer);
-  const auto good = bytes_of(path);
+  const auto good = file_bytes(path);
   const RuleSet rules = parse_variant("oware/3x4")->rules;
   const std::uint64_t size = layer_size(6, kLayer);
   std::vector<std::int8_t> values(size);
@@ -336,7 +330,7 @@ TEST(RecomputeResume, ChainedLayerIsReportedAndRebuilt) {
     std::copy_n(depths.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
   };
   write_layer(path, rules, kLayer, source);
-  EXPECT_NE(bytes_of(path), good);  // the chaining rule marks other entries
+  EXPECT_NE(file_bytes(path), good);  // the chaining rule marks other entries
   {
     const auto tables = TableSet::open(dir.path());
     Pits board{};
@@ -359,7 +353,7 @@ TEST(RecomputeResume, ChainedLayerIsReportedAndRebuilt) {
   EXPECT_FALSE(reports.back().reused);
   for (int n = 0; n < kLayer; ++n)
     EXPECT_TRUE(reports[static_cast<std::size_t>(n)].reused) << n;
-  EXPECT_EQ(bytes_of(path), good);
+  EXPECT_EQ(file_bytes(path), good);
 }
 
 // A layer whose recompute entries do not resolve (a recompute entry with legal moves but no move
@@ -368,7 +362,7 @@ TEST(RecomputeResume, UnresolvableLayerIsRebuilt) {
   TempDir dir("dir");
   generate_into(dir.path(), {"oware/3x4", 6});
   const fs::path path = dir.path() / gen::layer_file_name(6);
-  const auto good = bytes_of(path);
+  const auto good = file_bytes(path);
   // Rewrite layer 6 with every entry of value >= 0 marked, depths as the format requires.
   const RuleSet rules = parse_variant("oware/3x4")->rules;
   std::vector<std::int8_t> values(layer_size(6, 6));
@@ -413,7 +407,7 @@ TEST(RecomputeResume, UnresolvableLayerIsRebuilt) {
   }
   const auto reports = generate_into(dir.path(), {"oware/3x4", 6});
   EXPECT_FALSE(reports.back().reused);
-  EXPECT_EQ(bytes_of(path), good);
+  EXPECT_EQ(file_bytes(path), good);
 }
 
 // The positions of layers 0..max_stones that the probe cannot answer (none when no layer breaks

@@ -7,7 +7,9 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <initializer_list>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -49,6 +51,13 @@ inline std::array<std::uint8_t, kMaxPits> board_of(std::initializer_list<int> pi
   for (int x : pits)
     b[i++] = static_cast<std::uint8_t>(x);
   return b;
+}
+
+/// Every byte of the file at `path`; empty when it cannot be read (a test comparing two files
+/// then sees the difference).
+inline std::string file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 }  // namespace sowdb::test
